@@ -1,0 +1,3 @@
+from netplatform.cli import main
+
+main()

@@ -1,0 +1,27 @@
+"""The bus controller's error body: ApiError ``{code, message, fields, is2xx}``."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+
+from ..web.errors import ApiError
+
+
+class ApiErrorBody(BaseModel):
+    code: int
+    message: str | None = None
+    fields: str | None = None
+    is2xx: bool
+
+
+def render_error(request: Request, error: ApiError) -> Response:
+    message = error.message
+    fields = error.fields
+    if error.status == 401:
+        user = error.extra.get("user") or "anonymous"
+        message = f"User {user} failed authentication/authorization for {request.url.path} {request.method}"
+        fields = "Authorization"
+    body = ApiErrorBody(code=error.status, message=message, fields=fields, is2xx=200 <= error.status < 300)
+    return JSONResponse(body.model_dump(exclude_none=True), status_code=error.status, headers=error.headers)

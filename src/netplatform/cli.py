@@ -1,0 +1,76 @@
+"""The ``netplatform`` command: serve the services, manage the database, print the version."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Annotated
+
+import typer
+from pydantic import ValidationError
+
+from . import __version__
+from .logs import configure_logging
+from .settings import SERVICE_NAMES, Settings
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, help=__doc__)
+db_app = typer.Typer(no_args_is_help=True, help="Database schema management.")
+app.add_typer(db_app, name="db")
+
+
+def _load_settings() -> Settings:
+    try:
+        return Settings()
+    except ValidationError as error:
+        problems = "; ".join(
+            f"NETPLATFORM_{'_'.join(map(str, e['loc'])).upper()}: {e['msg']}" for e in error.errors()
+        )
+        typer.echo(f"invalid configuration: {problems}", err=True)
+        raise typer.Exit(2) from None
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"netplatform {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def root(
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")
+    ] = False,
+) -> None:
+    """netplatform: blueprint catalog, file distribution, bus controller, policy design, config tree."""
+
+
+@app.command()
+def serve(
+    only: Annotated[
+        list[str] | None,
+        typer.Option("--only", help=f"Start only this service (repeatable): {', '.join(SERVICE_NAMES)}."),
+    ] = None,
+) -> None:
+    """Start the services (all five unless --only is given), each on its own port."""
+    from .server import serve as run_servers
+
+    selected = list(dict.fromkeys(only)) if only else list(SERVICE_NAMES)
+    unknown = [name for name in selected if name not in SERVICE_NAMES]
+    if unknown:
+        raise typer.BadParameter(f"unknown service(s): {', '.join(unknown)}", param_hint="--only")
+    settings = _load_settings()
+    configure_logging(settings)
+    asyncio.run(run_servers(settings, selected))
+
+
+@db_app.command("upgrade")
+def db_upgrade() -> None:
+    """Apply every pending migration (serve does this too at start)."""
+    from .store.migrate import upgrade
+
+    settings = _load_settings()
+    configure_logging(settings)
+    upgrade(settings)
+
+
+def main() -> None:
+    app()

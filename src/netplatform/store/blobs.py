@@ -1,0 +1,126 @@
+"""Files on disk that outlive the request: archives, published files.
+
+A blob is written to a temporary file in the blob directory, fsynced, renamed into place and
+its directory fsynced, so once :meth:`BlobWriter.commit` returns the bytes survive a crash, and
+a writer that fails or is abandoned leaves nothing behind. Blob names are generated here, never
+taken from a client, so no request can steer a write outside the directory.
+
+A blob belongs to the one database row that names it; whoever deletes the row deletes the blob.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import secrets
+from collections.abc import AsyncIterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import anyio
+
+CHUNK_SIZE = 1024 * 1024
+
+
+@dataclass(frozen=True)
+class BlobRef:
+    name: str
+    size: int
+    sha256: str
+
+
+class BlobTooLarge(Exception):
+    """The stream went past the writer's size limit (the partial blob is already removed)."""
+
+
+class BlobStore:
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    def path(self, name: str) -> Path:
+        if not _is_blob_name(name):
+            raise ValueError(f"not a blob name: {name!r}")
+        return self.root / name[:2] / name
+
+    def writer(self, max_bytes: int | None = None) -> BlobWriter:
+        return BlobWriter(self, max_bytes)
+
+    def put(self, data: bytes) -> BlobRef:
+        with self.writer() as writer:
+            writer.write(data)
+            return writer.commit()
+
+    async def put_stream(self, chunks: AsyncIterable[bytes], max_bytes: int | None = None) -> BlobRef:
+        """Stream chunks to a durable blob; memory use does not grow with the size of the stream."""
+        with self.writer(max_bytes) as writer:
+            async for chunk in chunks:
+                await anyio.to_thread.run_sync(writer.write, chunk)
+            return await anyio.to_thread.run_sync(writer.commit)
+
+    def read(self, name: str) -> bytes:
+        return self.path(name).read_bytes()
+
+    def iter_chunks(self, name: str, chunk_size: int = CHUNK_SIZE) -> Iterator[bytes]:
+        with open(self.path(name), "rb") as handle:
+            while chunk := handle.read(chunk_size):
+                yield chunk
+
+    def exists(self, name: str) -> bool:
+        return self.path(name).is_file()
+
+    def delete(self, name: str) -> None:
+        self.path(name).unlink(missing_ok=True)
+
+
+class BlobWriter:
+    """Context manager: write, then commit; leaving without commit removes the partial file."""
+
+    def __init__(self, store: BlobStore, max_bytes: int | None) -> None:
+        self.store = store
+        self.max_bytes = max_bytes
+        self.name = secrets.token_hex(16)
+        self.final_path = store.path(self.name)
+        if not self.final_path.parent.is_dir():
+            self.final_path.parent.mkdir(parents=True, exist_ok=True)
+            _fsync_directory(store.root)  # the new folder's entry must survive a crash too
+        self.temp_path = self.final_path.with_name(f".{self.name}.partial")
+        self._handle = open(self.temp_path, "wb")  # noqa: SIM115 - closed in commit/__exit__
+        self._digest = hashlib.sha256()
+        self._size = 0
+        self._committed = False
+
+    def __enter__(self) -> BlobWriter:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        if not self._committed:
+            self._handle.close()
+            self.temp_path.unlink(missing_ok=True)
+
+    def write(self, data: bytes) -> None:
+        self._size += len(data)
+        if self.max_bytes is not None and self._size > self.max_bytes:
+            raise BlobTooLarge(f"more than {self.max_bytes} bytes")
+        self._handle.write(data)
+        self._digest.update(data)
+
+    def commit(self) -> BlobRef:
+        self._handle.flush()
+        os.fsync(self._handle.fileno())
+        self._handle.close()
+        os.replace(self.temp_path, self.final_path)
+        _fsync_directory(self.final_path.parent)
+        self._committed = True
+        return BlobRef(self.name, self._size, self._digest.hexdigest())
+
+
+def _fsync_directory(path: Path) -> None:
+    descriptor = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(descriptor)
+    finally:
+        os.close(descriptor)
+
+
+def _is_blob_name(name: str) -> bool:
+    return len(name) == 32 and all(c in "0123456789abcdef" for c in name)

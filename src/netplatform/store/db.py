@@ -1,0 +1,151 @@
+"""The database every service shares: one engine per URL, read and write sessions.
+
+SQLite is the embedded default (WAL, foreign keys on, ``synchronous=FULL`` so an acknowledged
+commit survives a power cut); PostgreSQL is the scale-out store, chosen by URL. Services see
+only :meth:`Database.read` and :meth:`Database.write`:
+
+* ``write()`` is one transaction that commits on exit. On SQLite it starts with
+  ``BEGIN IMMEDIATE``, taking the write lock up front, so two writers queue on the busy
+  timeout instead of failing when one upgrades a read lock (SQLITE_BUSY_SNAPSHOT).
+* ``read()`` is a plain transaction that is rolled back on exit.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from sqlalchemy import Engine, MetaData, create_engine, event, text
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.orm import Session, sessionmaker
+
+from ..settings import Settings
+
+NAMING_CONVENTION = {
+    "ix": "ix_%(column_0_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+SQLITE_BUSY_TIMEOUT_MS = 30_000
+
+
+def new_metadata() -> MetaData:
+    """A MetaData with the project's constraint naming, so migrations name things stably."""
+    return MetaData(naming_convention=NAMING_CONVENTION)
+
+
+def normalize_url(url: str) -> str:
+    """Use psycopg 3 for PostgreSQL URLs that name no driver."""
+    for prefix in ("postgresql://", "postgres://"):
+        if url.startswith(prefix):
+            return "postgresql+psycopg://" + url[len(prefix) :]
+    return url
+
+
+class Database:
+    def __init__(self, url: str, *, pool_size: int = 10) -> None:
+        self.url = normalize_url(url)
+        self.engine = _create_engine(self.url, pool_size)
+        self._read = sessionmaker(self.engine, expire_on_commit=False)
+        immediate = self.engine.execution_options(sqlite_begin="IMMEDIATE")
+        self._write = sessionmaker(immediate, expire_on_commit=False)
+
+    @property
+    def is_sqlite(self) -> bool:
+        return self.engine.dialect.name == "sqlite"
+
+    @property
+    def is_postgresql(self) -> bool:
+        return self.engine.dialect.name == "postgresql"
+
+    @contextmanager
+    def read(self) -> Iterator[Session]:
+        with self._read() as session:
+            try:
+                yield session
+            finally:
+                session.rollback()
+
+    @contextmanager
+    def write(self) -> Iterator[Session]:
+        with self._write() as session, session.begin():
+            yield session
+
+    def ping(self) -> bool:
+        try:
+            with self.engine.connect() as connection:
+                connection.execute(text("SELECT 1"))
+            return True
+        except SQLAlchemyError:
+            return False
+
+    def dispose(self) -> None:
+        self.engine.dispose()
+
+
+def _create_engine(url: str, pool_size: int) -> Engine:
+    parsed = make_url(url)
+    if parsed.get_backend_name() != "sqlite":
+        return create_engine(url, pool_size=pool_size, max_overflow=pool_size * 2, pool_pre_ping=True)
+    engine = create_engine(
+        url,
+        pool_size=pool_size,
+        max_overflow=pool_size * 2,
+        connect_args={"check_same_thread": False, "timeout": SQLITE_BUSY_TIMEOUT_MS / 1000},
+    )
+    _take_over_sqlite_transactions(engine)
+    return engine
+
+
+def _take_over_sqlite_transactions(engine: Engine) -> None:
+    """Let SQLAlchemy, not pysqlite, emit BEGIN (pysqlite's implicit BEGIN cannot be IMMEDIATE)."""
+
+    @event.listens_for(engine, "connect")
+    def on_connect(dbapi_connection: Any, _record: Any) -> None:
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        for pragma in (
+            "journal_mode=WAL",
+            "foreign_keys=ON",
+            "synchronous=FULL",
+            f"busy_timeout={SQLITE_BUSY_TIMEOUT_MS}",
+        ):
+            cursor.execute(f"PRAGMA {pragma}")
+        cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def on_begin(connection: Any) -> None:
+        mode = connection.get_execution_options().get("sqlite_begin", "")
+        connection.exec_driver_sql(f"BEGIN {mode}".strip())
+
+
+_databases: dict[str, Database] = {}
+_databases_lock = threading.Lock()
+
+
+def database_for(settings: Settings) -> Database:
+    """The process-wide Database for the settings' URL (the five apps of one process share it)."""
+    url = normalize_url(settings.effective_database_url)
+    with _databases_lock:
+        database = _databases.get(url)
+        if database is None:
+            if url.startswith("sqlite"):
+                settings.data_dir.mkdir(parents=True, exist_ok=True)
+            database = Database(url, pool_size=settings.db_pool_size)
+            _databases[url] = database
+        return database
+
+
+def forget_database(settings: Settings) -> None:
+    """Close and drop the cached Database of these settings (tests and restarts)."""
+    url = normalize_url(settings.effective_database_url)
+    with _databases_lock:
+        database = _databases.pop(url, None)
+    if database is not None:
+        database.dispose()

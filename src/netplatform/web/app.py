@@ -1,0 +1,173 @@
+"""``build_app``: one FastAPI application per service, with the kernel around it.
+
+The kernel gives every service the same ground: Basic authentication, request ids, the
+access log, metrics, body limits, a health route, one OpenAPI document, and one path from any
+failure to the service's own error body (validation failures are 400, never the framework's
+422).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from typing import Any
+
+from fastapi import APIRouter, FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse, Response
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from ..settings import Settings
+from ..store.blobs import BlobStore
+from ..store.db import Database, database_for
+from . import errors
+from .auth import PUBLIC, UserDirectory
+from .metrics import CONTENT_TYPE_LATEST, Metrics
+from .middleware.auth import BasicAuthMiddleware
+from .middleware.bodylimit import BodyLimitMiddleware
+from .middleware.context import RequestContextMiddleware
+from .openapi import document_kernel_conventions
+from .routes import RouteTable
+from .service import ServiceSpec
+
+log = logging.getLogger("netplatform")
+
+Lifespan = Callable[[FastAPI], AbstractAsyncContextManager[None]]
+
+_STATUS_ERRORS: dict[int, type[errors.ApiError]] = {
+    400: errors.BadRequest,
+    401: errors.Unauthorized,
+    403: errors.Forbidden,
+    404: errors.NotFound,
+    405: errors.MethodNotAllowed,
+    406: errors.NotAcceptable,
+    409: errors.Conflict,
+    413: errors.PayloadTooLarge,
+    415: errors.UnsupportedMediaType,
+}
+
+
+def build_app(
+    spec: ServiceSpec,
+    settings: Settings,
+    routers: Sequence[APIRouter],
+    *,
+    lifespan: Lifespan | None = None,
+) -> FastAPI:
+    """Assemble a service app: its routers inside the kernel's middleware and handlers.
+
+    ``lifespan`` runs inside the kernel's own (so the database is ready when it starts and
+    still open while it stops); use it for background workers and preloaded data.
+    """
+    database = database_for(settings)
+    app = FastAPI(
+        title=spec.title,
+        version=spec.version,
+        lifespan=_kernel_lifespan(spec, database, lifespan),
+        docs_url="/docs",
+        redoc_url=None,
+        openapi_url="/openapi.json",
+    )
+    app.state.spec = spec
+    app.state.settings = settings
+    app.state.db = database
+    app.state.blobs = BlobStore(settings.blob_dir)
+    app.state.metrics = Metrics(spec.name)
+
+    all_routers = [_kernel_router(spec), *routers]
+    for router in all_routers:
+        app.include_router(router)
+    _install_error_handlers(app, spec)
+    app.state.route_table = RouteTable(all_routers)
+    _install_middleware(app, spec, settings, app.state.route_table)
+    app.openapi = lambda: document_kernel_conventions(app, spec)  # type: ignore[method-assign]
+    return app
+
+
+def _kernel_lifespan(spec: ServiceSpec, database: Database, inner: Lifespan | None) -> Lifespan:
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        log.info("%s service ready", spec.name)
+        if inner is None:
+            yield
+        else:
+            async with inner(app):
+                yield
+        log.info("%s service stopped", spec.name)
+
+    return lifespan
+
+
+def _install_middleware(app: FastAPI, spec: ServiceSpec, settings: Settings, routes: RouteTable) -> None:
+    # add_middleware wraps: the last added is the outermost.
+    app.add_middleware(
+        BodyLimitMiddleware,
+        routes=routes,
+        limit=spec.max_body_bytes if spec.max_body_bytes is not None else settings.max_body_bytes,
+        renderer=spec.render_error,
+    )
+    app.add_middleware(
+        BasicAuthMiddleware,
+        routes=routes,
+        directory=UserDirectory(settings.user_table),
+        realm=spec.realm or spec.name,
+        renderer=spec.render_error,
+    )
+    app.add_middleware(
+        RequestContextMiddleware,
+        spec=spec,
+        renderer=spec.render_error,
+        metrics=app.state.metrics,
+        access_log=settings.access_log,
+    )
+
+
+def _install_error_handlers(app: FastAPI, spec: ServiceSpec) -> None:
+    render = spec.render_error
+
+    async def on_api_error(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, errors.ApiError)
+        return render(request, exc)
+
+    async def on_validation_error(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, RequestValidationError)
+        return render(request, errors.BadRequest(describe_validation_errors(exc.errors())))
+
+    async def on_http_error(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, StarletteHTTPException)
+        error_class = _STATUS_ERRORS.get(exc.status_code, errors.ApiError)
+        message = exc.detail if isinstance(exc.detail, str) else str(exc.detail)
+        return render(request, error_class(message, status=exc.status_code, headers=dict(exc.headers or {})))
+
+    app.add_exception_handler(errors.ApiError, on_api_error)
+    app.add_exception_handler(RequestValidationError, on_validation_error)
+    app.add_exception_handler(StarletteHTTPException, on_http_error)
+
+
+def describe_validation_errors(problems: Sequence[Any]) -> str:
+    """One line per problem, naming the field: ``body.name: Field required``."""
+    lines = []
+    for problem in problems:
+        location = ".".join(str(part) for part in problem.get("loc", ()) if part != "body")
+        message = problem.get("msg", "invalid")
+        lines.append(f"{location}: {message}" if location else message)
+    return "; ".join(lines) or "Invalid request"
+
+
+def _kernel_router(spec: ServiceSpec) -> APIRouter:
+    router = APIRouter(tags=["operations"])
+
+    @router.get("/health", summary="Liveness and database reachability", openapi_extra=PUBLIC)
+    def health(request: Request) -> JSONResponse:
+        healthy = request.app.state.db.ping()
+        return JSONResponse(
+            {"service": spec.name, "status": "UP" if healthy else "DOWN"},
+            status_code=200 if healthy else 503,
+        )
+
+    @router.get("/metrics", summary="Prometheus metrics", response_class=Response)
+    def metrics(request: Request) -> Response:
+        return Response(request.app.state.metrics.exposition(), media_type=CONTENT_TYPE_LATEST)
+
+    return router

@@ -1,0 +1,1 @@
+"""The kernel's ASGI middleware, one module each (outermost first: context, auth, body limit)."""

@@ -1,0 +1,61 @@
+"""The service's OpenAPI document, telling the truth about the kernel's conventions.
+
+FastAPI documents 422 for validation failures and knows nothing of Basic authentication;
+the kernel answers 400 and 401 instead, so the document is corrected here, once for all
+services (schemathesis holds every service to its document).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import FastAPI
+from fastapi.openapi.utils import get_openapi
+from pydantic import TypeAdapter
+
+from .service import ServiceSpec
+
+_METHODS = {"get", "put", "post", "delete", "patch", "head", "options"}
+_ERROR_REF = "#/components/schemas/Error"
+
+
+def document_kernel_conventions(app: FastAPI, spec: ServiceSpec) -> dict[str, Any]:
+    if app.openapi_schema:
+        return app.openapi_schema
+    document = get_openapi(title=app.title, version=app.version, routes=app.routes)
+    components = document.setdefault("components", {})
+    schemas = components.setdefault("schemas", {})
+    components["securitySchemes"] = {"basicAuth": {"type": "http", "scheme": "basic"}}
+    document["security"] = [{"basicAuth": []}]
+    schemas["Error"] = _error_schema(spec, schemas)
+    for path_item in document.get("paths", {}).values():
+        for method, operation in path_item.items():
+            if method in _METHODS:
+                _document_errors(operation, spec)
+    for unused in ("HTTPValidationError", "ValidationError"):
+        schemas.pop(unused, None)
+    app.openapi_schema = document
+    return document
+
+
+def _error_schema(spec: ServiceSpec, schemas: dict[str, Any]) -> dict[str, Any]:
+    if spec.error_model is None:
+        return {"type": "string"} if spec.error_media_type.startswith("text/") else {}
+    schema = TypeAdapter(spec.error_model).json_schema(ref_template="#/components/schemas/{model}")
+    for name, definition in schema.pop("$defs", {}).items():
+        schemas.setdefault(name, definition)
+    return schema
+
+
+def _error_response(description: str, spec: ServiceSpec) -> dict[str, Any]:
+    return {"description": description, "content": {spec.error_media_type: {"schema": {"$ref": _ERROR_REF}}}}
+
+
+def _document_errors(operation: dict[str, Any], spec: ServiceSpec) -> None:
+    responses = operation.setdefault("responses", {})
+    responses.pop("422", None)
+    responses.setdefault("400", _error_response("Bad request: input that fails validation", spec))
+    if operation.get("security") != []:
+        responses.setdefault("401", _error_response("Missing or wrong credentials", spec))
+    if "requestBody" in operation:
+        responses.setdefault("413", _error_response("Request body too large", spec))

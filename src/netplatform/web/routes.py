@@ -1,0 +1,49 @@
+"""Which route a request is headed for, before the router runs.
+
+Middleware that must decide per route (is it public? may its body stream?) asks the
+:class:`RouteTable`, so those decisions are declared once on the route itself
+(``openapi_extra``) and nowhere else. The table is built from the routers a service hands to
+``build_app``; each router carries its own prefix (``APIRouter(prefix=...)``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from fastapi import APIRouter
+from fastapi.routing import APIRoute
+from starlette.routing import Match
+from starlette.types import Scope
+
+STREAMED_BODY: dict[str, Any] = {"x-streamed-body": True}
+"""Pass as ``openapi_extra`` to a route that reads its own (possibly large) body as a stream."""
+
+KERNEL_PUBLIC_PATHS = frozenset({"/openapi.json", "/docs", "/docs/oauth2-redirect"})
+
+
+class RouteTable:
+    def __init__(self, routers: Sequence[APIRouter]) -> None:
+        self.routes: list[APIRoute] = []
+        for router in routers:
+            for route in router.routes:
+                if not isinstance(route, APIRoute):
+                    raise TypeError(f"{route!r}: only plain API routes are supported (no nested routers)")
+                self.routes.append(route)
+
+    def lookup(self, scope: Scope) -> APIRoute | None:
+        for route in self.routes:
+            match, _ = route.matches(scope)
+            if match == Match.FULL:
+                return route
+        return None
+
+    def _extra(self, scope: Scope) -> dict[str, Any]:
+        route = self.lookup(scope)
+        return (route.openapi_extra or {}) if route else {}
+
+    def is_public(self, scope: Scope) -> bool:
+        return scope["path"] in KERNEL_PUBLIC_PATHS or self._extra(scope).get("security") == []
+
+    def streams_body(self, scope: Scope) -> bool:
+        return bool(self._extra(scope).get("x-streamed-body"))

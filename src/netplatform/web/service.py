@@ -1,0 +1,34 @@
+"""What a service tells the kernel about itself."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+from pydantic import BaseModel
+
+from .errors import ErrorRenderer
+
+
+def _no_headers(request_id: str) -> Iterable[tuple[str, str]]:
+    return ()
+
+
+@dataclass(frozen=True)
+class ServiceSpec:
+    """The identity and conventions of one service.
+
+    ``render_error`` is the service's documented error body; ``error_model`` describes that body
+    in the OpenAPI document; ``response_headers`` adds headers to every response (errors and 401s
+    included); ``max_body_bytes`` bounds request bodies (None: the settings' default).
+    """
+
+    name: str
+    title: str
+    version: str
+    render_error: ErrorRenderer
+    error_model: type[BaseModel] | None = None
+    error_media_type: str = "application/json"
+    response_headers: Callable[[str], Iterable[tuple[str, str]]] = field(default=_no_headers)
+    max_body_bytes: int | None = None
+    realm: str | None = None

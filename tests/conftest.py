@@ -1,0 +1,107 @@
+"""Fixtures shared by every suite: settings on a temporary data dir, live services, TLS, receivers."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from netplatform.services import create_service_app
+from netplatform.settings import Settings
+from netplatform.store.db import forget_database
+from netplatform.store.migrate import upgrade
+
+from .support.databases import temporary_database
+from .support.receiver import Receiver
+from .support.servers import LiveServer, http_client
+from .support.tls import TlsFiles, make_tls_files
+
+ADMIN = ("admin", "admin")
+OPERATOR = ("operator", "op-secret")
+TEST_USERS = "admin:admin,operator:op-secret"
+
+
+@pytest.fixture
+def database_url() -> Iterator[str | None]:
+    with temporary_database() as url:
+        yield url
+
+
+SettingsFactory = Callable[..., Settings]
+
+
+@pytest.fixture
+def make_settings(tmp_path: Path, database_url: str | None) -> Iterator[SettingsFactory]:
+    """Build Settings on this test's data dir and database; keyword arguments override fields."""
+    made: list[Settings] = []
+
+    def make(**overrides: Any) -> Settings:
+        values: dict[str, Any] = {
+            "data_dir": tmp_path / "var",
+            "database_url": database_url,
+            "users": TEST_USERS,
+            "access_log": False,
+            "instance_name": "test",
+        }
+        values.update(overrides)
+        settings = Settings(**values)
+        made.append(settings)
+        return settings
+
+    yield make
+    for settings in made:
+        forget_database(settings)
+
+
+@pytest.fixture
+def settings(make_settings: SettingsFactory) -> Settings:
+    return make_settings()
+
+
+@dataclass
+class RunningService:
+    name: str
+    url: str
+    settings: Settings
+    server: LiveServer
+
+    def client(self, auth: tuple[str, str] | None = ADMIN, **kwargs: Any) -> httpx.Client:
+        return http_client(self.url, auth=auth, **kwargs)
+
+
+ServiceStarter = Callable[..., RunningService]
+
+
+@pytest.fixture
+def start_service(settings: Settings) -> Iterator[ServiceStarter]:
+    """Start a service app (migrated, on a random port); ``start_service("policy")``."""
+    running: list[RunningService] = []
+
+    def start(name: str, service_settings: Settings | None = None) -> RunningService:
+        chosen = service_settings or settings
+        upgrade(chosen)
+        server = LiveServer(create_service_app(name, chosen)).start()
+        service = RunningService(name, server.url, chosen, server)
+        running.append(service)
+        return service
+
+    yield start
+    for service in reversed(running):
+        service.server.stop()
+
+
+@pytest.fixture(scope="session")
+def tls(tmp_path_factory: pytest.TempPathFactory) -> TlsFiles:
+    return make_tls_files(tmp_path_factory.mktemp("tls"))
+
+
+@pytest.fixture
+def receiver(tls: TlsFiles) -> Iterator[Receiver]:
+    """An HTTPS endpoint (trusted through ``tls.ca_bundle``) that records every request."""
+    endpoint = Receiver(tls).start()
+    yield endpoint
+    endpoint.stop()

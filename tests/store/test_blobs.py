@@ -1,0 +1,52 @@
+from __future__ import annotations
+
+import asyncio
+import hashlib
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from netplatform.store.blobs import BlobStore, BlobTooLarge
+
+
+def leftovers(root: Path) -> list[Path]:
+    return [p for p in root.rglob("*") if p.is_file()]
+
+
+def test_put_and_read_back(tmp_path: Path) -> None:
+    store = BlobStore(tmp_path)
+    ref = store.put(b"hello")
+    assert store.read(ref.name) == b"hello"
+    assert ref.size == 5
+    assert ref.sha256 == hashlib.sha256(b"hello").hexdigest()
+    store.delete(ref.name)
+    assert not store.exists(ref.name)
+
+
+def test_streamed_put_keeps_every_byte(tmp_path: Path) -> None:
+    store = BlobStore(tmp_path)
+    chunk = bytes(range(256)) * 4096
+
+    async def chunks() -> AsyncIterator[bytes]:
+        for _ in range(8):
+            yield chunk
+
+    ref = asyncio.run(store.put_stream(chunks()))
+    assert ref.size == len(chunk) * 8
+    assert b"".join(store.iter_chunks(ref.name)) == chunk * 8
+
+
+def test_abandoned_and_oversized_writes_leave_nothing(tmp_path: Path) -> None:
+    store = BlobStore(tmp_path)
+    with store.writer() as writer:
+        writer.write(b"partial")
+    with pytest.raises(BlobTooLarge), store.writer(max_bytes=4) as writer:
+        writer.write(b"too large")
+    assert leftovers(tmp_path) == []
+
+
+@pytest.mark.parametrize("name", ["../etc/passwd", "a" * 31, "/abs", "G" * 32])
+def test_names_from_outside_are_refused(tmp_path: Path, name: str) -> None:
+    with pytest.raises(ValueError):
+        BlobStore(tmp_path).path(name)

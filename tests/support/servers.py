@@ -1,0 +1,129 @@
+"""Real servers for tests: an app on a random port in a thread, or a whole ``netplatform serve``."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import httpx
+import uvicorn
+
+from netplatform.server import EmbeddedServer
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+class LiveServer:
+    """An ASGI app served by uvicorn on 127.0.0.1 with a port the OS picked."""
+
+    def __init__(self, app: Any, *, ssl: Mapping[str, str] | None = None) -> None:
+        self.sock = socket.socket()
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.sock.bind(("127.0.0.1", 0))
+        self.port = int(self.sock.getsockname()[1])
+        scheme = "https" if ssl else "http"
+        self.url = f"{scheme}://127.0.0.1:{self.port}"
+        config = uvicorn.Config(app, log_config=None, access_log=False, lifespan="on", **(ssl or {}))
+        self.server = EmbeddedServer(config)
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.error: BaseException | None = None
+
+    def _run(self) -> None:
+        try:
+            asyncio.run(self.server.serve(sockets=[self.sock]))
+        except BaseException as error:
+            self.error = error
+
+    def start(self) -> LiveServer:
+        self.thread.start()
+        deadline = time.monotonic() + 30
+        while not self.server.started:
+            if self.error is not None or not self.thread.is_alive():
+                raise RuntimeError(f"server failed to start: {self.error!r}")
+            if time.monotonic() > deadline:
+                raise TimeoutError("server did not start within 30 s")
+            time.sleep(0.01)
+        return self
+
+    def stop(self) -> None:
+        self.server.should_exit = True
+        self.thread.join(timeout=60)
+        self.sock.close()
+
+    def __enter__(self) -> LiveServer:
+        return self.start()
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.stop()
+
+
+def wait_for_port(
+    host: str, port: int, timeout: float = 60, process: subprocess.Popen[bytes] | None = None
+) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process is not None and process.poll() is not None:
+            raise RuntimeError(f"process exited with {process.returncode} before port {port} opened")
+        try:
+            with socket.create_connection((host, port), timeout=0.5):
+                return
+        except OSError:
+            time.sleep(0.05)
+    raise TimeoutError(f"port {port} did not open within {timeout} s")
+
+
+class ServeProcess:
+    """``python -m netplatform serve`` in a child process with its own environment."""
+
+    def __init__(
+        self, env: Mapping[str, str], args: list[str] | None = None, log_path: Path | None = None
+    ) -> None:
+        self.env = {**os.environ, **env}
+        self.args = args or []
+        self.log_path = log_path
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def start(self, wait_ports: list[int] | None = None) -> ServeProcess:
+        output = open(self.log_path, "ab") if self.log_path else subprocess.DEVNULL  # noqa: SIM115
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "netplatform", "serve", *self.args],
+            env=self.env,
+            stdout=output,
+            stderr=subprocess.STDOUT,
+        )
+        for port in wait_ports or []:
+            wait_for_port("127.0.0.1", port, process=self.process)
+        return self
+
+    def stop(self, sig: int = signal.SIGTERM, timeout: float = 60) -> int:
+        assert self.process is not None
+        if self.process.poll() is None:
+            self.process.send_signal(sig)
+        return self.process.wait(timeout=timeout)
+
+    def kill(self) -> None:
+        assert self.process is not None
+        self.process.kill()
+        self.process.wait(timeout=30)
+
+    def log(self) -> str:
+        return self.log_path.read_text(errors="replace") if self.log_path and self.log_path.exists() else ""
+
+
+def http_client(
+    base_url: str, auth: tuple[str, str] | None = ("admin", "admin"), **kwargs: Any
+) -> httpx.Client:
+    return httpx.Client(base_url=base_url, auth=auth, timeout=30, **kwargs)

@@ -1,0 +1,172 @@
+"""The ``netplatform`` command as an operator runs it: a real process, real ports, real signals."""
+
+from __future__ import annotations
+
+import signal
+import socket
+import ssl
+import subprocess
+import sys
+from pathlib import Path
+
+import httpx
+import pytest
+
+from netplatform import __version__
+from netplatform.settings import SERVICE_NAMES
+
+from .support.servers import ServeProcess, free_port
+
+
+def serve_env(
+    tmp_path: Path, database_url: str | None, **extra: str
+) -> tuple[dict[str, str], dict[str, int]]:
+    ports = {name: free_port() for name in SERVICE_NAMES}
+    env = {f"NETPLATFORM_{name.upper()}_PORT": str(port) for name, port in ports.items()}
+    env["NETPLATFORM_DATA_DIR"] = str(tmp_path / "data")
+    env["NETPLATFORM_USERS"] = "ops:s3cret"
+    if database_url:
+        env["NETPLATFORM_DATABASE_URL"] = database_url
+    env.update(extra)
+    return env, ports
+
+
+def port_is_open(port: int) -> bool:
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+            return True
+    except OSError:
+        return False
+
+
+def test_version() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "netplatform", "--version"], capture_output=True, text=True
+    )
+    assert result.returncode == 0
+    assert result.stdout.strip() == f"netplatform {__version__}"
+
+
+def test_db_upgrade_creates_the_database_in_the_data_dir(tmp_path: Path) -> None:
+    env, _ = serve_env(tmp_path, None)
+    result = subprocess.run(
+        [sys.executable, "-m", "netplatform", "db", "upgrade"],
+        env={**env, "PATH": ""},
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "data" / "netplatform.db").exists()
+
+
+def test_bad_configuration_is_reported_not_traced(tmp_path: Path) -> None:
+    env, _ = serve_env(tmp_path, None, NETPLATFORM_USERS="no-password")
+    result = subprocess.run(
+        [sys.executable, "-m", "netplatform", "serve"], env=env, capture_output=True, text=True
+    )
+    assert result.returncode == 2
+    assert "NETPLATFORM_USERS" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_serve_starts_all_five_with_configured_users_and_stops_gracefully(
+    tmp_path: Path, database_url: str | None
+) -> None:
+    env, ports = serve_env(tmp_path, database_url)
+    process = ServeProcess(env, log_path=tmp_path / "serve.log").start(wait_ports=list(ports.values()))
+    try:
+        for name, port in ports.items():
+            url = f"http://127.0.0.1:{port}"
+            assert httpx.get(f"{url}/health").json() == {"service": name, "status": "UP"}
+            assert httpx.get(f"{url}/metrics", auth=("ops", "s3cret")).status_code == 200
+            assert httpx.get(f"{url}/metrics", auth=("admin", "admin")).status_code == 401
+    finally:
+        code = process.stop(signal.SIGTERM)
+    assert code == 0, process.log()
+    assert "default admin:admin" not in process.log()
+    if not database_url:
+        assert (tmp_path / "data" / "netplatform.db").exists()
+
+
+def test_default_credentials_warn(tmp_path: Path) -> None:
+    env, ports = serve_env(tmp_path, None)
+    env.pop("NETPLATFORM_USERS")
+    process = ServeProcess(
+        {**env, "NETPLATFORM_USERS": "admin:admin"}, ["--only", "policy"], tmp_path / "log"
+    )
+    process.start(wait_ports=[ports["policy"]])
+    try:
+        assert (
+            httpx.get(f"http://127.0.0.1:{ports['policy']}/metrics", auth=("admin", "admin")).status_code
+            == 200
+        )
+    finally:
+        process.stop()
+    assert "default admin:admin credentials are in use" in process.log()
+
+
+def test_only_starts_the_named_services(tmp_path: Path, database_url: str | None) -> None:
+    env, ports = serve_env(tmp_path, database_url)
+    process = ServeProcess(env, ["--only", "policy", "--only", "bus"], tmp_path / "serve.log")
+    process.start(wait_ports=[ports["policy"], ports["bus"]])
+    try:
+        assert port_is_open(ports["policy"]) and port_is_open(ports["bus"])
+        for name in ("blueprints", "distribution", "configtree"):
+            assert not port_is_open(ports[name]), name
+    finally:
+        assert process.stop() == 0
+
+
+def test_unknown_service_name_is_refused(tmp_path: Path) -> None:
+    env, _ = serve_env(tmp_path, None)
+    result = subprocess.run(
+        [sys.executable, "-m", "netplatform", "serve", "--only", "nosuch"],
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode != 0
+    assert "nosuch" in result.stderr
+
+
+def test_taken_port_fails_fast_with_a_message(tmp_path: Path) -> None:
+    env, ports = serve_env(tmp_path, None)
+    with socket.socket() as blocker:
+        blocker.bind(("127.0.0.1", ports["policy"]))
+        blocker.listen()
+        result = subprocess.run(
+            [sys.executable, "-m", "netplatform", "serve", "--only", "policy"],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    assert result.returncode != 0
+    assert f"cannot listen on 127.0.0.1:{ports['policy']}" in result.stderr
+
+
+def test_tls_listeners(tmp_path: Path, tls) -> None:
+    env, ports = serve_env(
+        tmp_path, None, NETPLATFORM_TLS_CERT=str(tls.cert_chain), NETPLATFORM_TLS_KEY=str(tls.private_key)
+    )
+    process = ServeProcess(env, ["--only", "configtree"], tmp_path / "serve.log").start(
+        wait_ports=[ports["configtree"]]
+    )
+    try:
+        response = httpx.get(
+            f"https://127.0.0.1:{ports['configtree']}/health",
+            verify=ssl.create_default_context(cafile=str(tls.ca_bundle)),
+        )
+        assert response.status_code == 200
+        with pytest.raises(httpx.HTTPError):
+            httpx.get(f"http://127.0.0.1:{ports['configtree']}/health", timeout=5)
+    finally:
+        assert process.stop() == 0
+
+
+def test_sigterm_lets_the_process_exit_even_when_idle_connections_are_open(tmp_path: Path) -> None:
+    env, ports = serve_env(tmp_path, None)
+    process = ServeProcess(env, ["--only", "bus"], tmp_path / "serve.log").start(wait_ports=[ports["bus"]])
+    with socket.create_connection(("127.0.0.1", ports["bus"])):
+        code = process.stop(signal.SIGTERM, timeout=60)
+    assert code == 0

@@ -1,0 +1,45 @@
+"""Every service: it answers on its port, and every protected route refuses missing or wrong credentials."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from netplatform.settings import SERVICE_NAMES
+
+from .conftest import ServiceStarter
+
+
+def protected_operations(app) -> list[tuple[str, str]]:
+    operations = []
+    for route in app.state.route_table.routes:
+        if (route.openapi_extra or {}).get("security") == []:
+            continue
+        path = re.sub(r"\{([^}:]+)(:[^}]+)?\}", "x", route.path)
+        operations.extend((method, path) for method in sorted(route.methods - {"HEAD"}))
+    return operations
+
+
+@pytest.mark.parametrize("name", SERVICE_NAMES)
+def test_service_answers_health_without_credentials(start_service: ServiceStarter, name: str) -> None:
+    service = start_service(name)
+    with service.client(auth=None) as client:
+        response = client.get("/health")
+    assert response.status_code == 200
+    assert response.json() == {"service": name, "status": "UP"}
+
+
+@pytest.mark.parametrize("name", SERVICE_NAMES)
+def test_every_protected_route_refuses_missing_and_wrong_credentials(
+    start_service: ServiceStarter, name: str
+) -> None:
+    service = start_service(name)
+    operations = protected_operations(service.server.server.config.app)
+    assert ("GET", "/metrics") in operations
+    for auth in (None, ("admin", "not-the-password"), ("intruder", "admin")):
+        with service.client(auth=auth) as client:
+            for method, path in operations:
+                response = client.request(method, path)
+                assert response.status_code == 401, (method, path, auth, response.text)
+                assert response.headers["www-authenticate"].startswith("Basic ")

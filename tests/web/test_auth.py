@@ -1,0 +1,30 @@
+import pytest
+
+from netplatform.settings import parse_users
+from netplatform.web.auth import Credentials, UserDirectory, basic_header, parse_basic
+
+
+def test_basic_header_round_trip() -> None:
+    assert parse_basic(basic_header("ann", "pa:ss")) == Credentials("ann", "pa:ss")
+
+
+@pytest.mark.parametrize("value", [None, "", "Basic", "Basic ***", "Digest abc", "Basic " + "bm9jb2xvbg=="])
+def test_malformed_headers_give_no_credentials(value: str | None) -> None:
+    assert parse_basic(value) is None
+
+
+def test_directory_accepts_only_exact_pairs() -> None:
+    directory = UserDirectory({"ann": "one", "bob": "two"})
+    assert directory.authenticate(Credentials("ann", "one")) == "ann"
+    assert directory.authenticate(Credentials("bob", "two")) == "bob"
+    assert directory.authenticate(Credentials("ann", "two")) is None
+    assert directory.authenticate(Credentials("carl", "one")) is None
+    assert directory.authenticate(Credentials("ann", "one ")) is None
+    assert directory.authenticate(None) is None
+
+
+def test_users_setting_parses_pairs_and_rejects_garbage() -> None:
+    assert parse_users("a:1, b:2:3") == {"a": "1", "b": "2:3"}
+    for bad in ("", "nopassword", ":x", "a:"):
+        with pytest.raises(ValueError):
+            parse_users(bad)

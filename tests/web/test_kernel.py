@@ -1,0 +1,221 @@
+"""The kernel through real HTTP, on a small app built the way every service is built."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+
+import pytest
+from fastapi import APIRouter, Request
+from pydantic import BaseModel, Field
+
+from netplatform.settings import Settings
+from netplatform.store.migrate import upgrade
+from netplatform.web.app import build_app
+from netplatform.web.auth import PUBLIC
+from netplatform.web.errors import ApiError, Conflict
+from netplatform.web.requestid import REQUEST_ID_HEADER
+from netplatform.web.service import ServiceSpec
+
+from ..support.servers import LiveServer, http_client
+
+
+class Thing(BaseModel):
+    name: str = Field(max_length=5)
+    size: int
+
+
+def render(request: Request, error: ApiError):
+    from starlette.responses import JSONResponse
+
+    return JSONResponse(
+        {"kind": error.reason, "text": error.message}, status_code=error.status, headers=error.headers
+    )
+
+
+router = APIRouter()
+
+
+@router.post("/things")
+def create_thing(thing: Thing) -> Thing:
+    return thing
+
+
+@router.get("/things/{name}")
+def get_thing(name: str, verbose: bool = False) -> dict[str, object]:
+    if name == "taken":
+        raise Conflict("thing taken")
+    if name == "boom":
+        raise RuntimeError("unexpected")
+    return {"name": name, "verbose": verbose}
+
+
+@router.get("/open/{name}", openapi_extra=PUBLIC)
+def open_route(name: str, request: Request) -> dict[str, object]:
+    return {"name": name, "user": request.scope["state"].get("user")}
+
+
+@router.get("/whoami")
+def whoami(request: Request) -> dict[str, object]:
+    return {"user": request.scope["state"]["user"]}
+
+
+SPEC = ServiceSpec(
+    name="kernel-test",
+    title="kernel test",
+    version="0.0.1",
+    render_error=render,
+    response_headers=lambda rid: [("X-Test-Header", "yes")],
+    max_body_bytes=1000,
+)
+
+
+@pytest.fixture
+def service(settings: Settings) -> Iterator[str]:
+    upgrade(settings)
+    with LiveServer(build_app(SPEC, settings, [router])) as server:
+        yield server.url
+
+
+def test_valid_request_passes_with_credentials(service: str) -> None:
+    with http_client(service) as client:
+        response = client.post("/things", json={"name": "abc", "size": 3})
+    assert response.status_code == 200
+    assert response.json() == {"name": "abc", "size": 3}
+
+
+@pytest.mark.parametrize(
+    "body",
+    [{"name": "abc"}, {"name": "toolongname", "size": 1}, {"name": "abc", "size": "many"}, [1, 2]],
+)
+def test_validation_failures_are_400_in_the_service_shape(service: str, body: object) -> None:
+    with http_client(service) as client:
+        response = client.post("/things", json=body)
+    assert response.status_code == 400
+    assert response.json()["kind"] == "BAD_REQUEST"
+
+
+def test_malformed_json_is_400(service: str) -> None:
+    with http_client(service) as client:
+        response = client.post("/things", content=b"{not json", headers={"content-type": "application/json"})
+    assert response.status_code == 400
+
+
+def test_bad_query_parameter_is_400(service: str) -> None:
+    with http_client(service) as client:
+        response = client.get("/things/x", params={"verbose": "perhaps"})
+    assert response.status_code == 400
+    assert "verbose" in response.json()["text"]
+
+
+def test_missing_and_wrong_credentials_are_401_with_challenge(service: str) -> None:
+    for auth in (None, ("admin", "wrong"), ("nobody", "admin")):
+        with http_client(service, auth=auth) as client:
+            response = client.get("/whoami")
+        assert response.status_code == 401
+        assert response.headers["www-authenticate"] == 'Basic realm="kernel-test"'
+        assert response.json()["kind"] == "UNAUTHORIZED"
+
+
+def test_malformed_authorization_header_is_401(service: str) -> None:
+    for value in ("Basic !!!", "Bearer abc", "Basic " + "YWRtaW4="):  # last: no colon
+        with http_client(service, auth=None) as client:
+            response = client.get("/whoami", headers={"Authorization": value})
+        assert response.status_code == 401
+
+
+def test_unknown_paths_need_credentials_too(service: str) -> None:
+    with http_client(service, auth=None) as client:
+        assert client.get("/no/such/path").status_code == 401
+    with http_client(service) as client:
+        response = client.get("/no/such/path")
+    assert response.status_code == 404
+    assert response.json()["kind"] == "NOT_FOUND"
+
+
+def test_every_configured_user_is_accepted(service: str) -> None:
+    for user, password in (("admin", "admin"), ("operator", "op-secret")):
+        with http_client(service, auth=(user, password)) as client:
+            assert client.get("/whoami").json() == {"user": user}
+
+
+def test_public_routes_need_no_credentials(service: str) -> None:
+    with http_client(service, auth=None) as client:
+        response = client.get("/open/x")
+        assert response.status_code == 200
+        assert response.json() == {"name": "x", "user": None}
+        assert client.get("/health").json() == {"service": "kernel-test", "status": "UP"}
+        assert client.get("/openapi.json").status_code == 200
+
+
+def test_method_not_allowed_is_rendered_by_the_service(service: str) -> None:
+    with http_client(service) as client:
+        response = client.delete("/things")
+    assert response.status_code == 405
+    assert response.json()["kind"] == "METHOD_NOT_ALLOWED"
+
+
+def test_api_errors_keep_their_status(service: str) -> None:
+    with http_client(service) as client:
+        response = client.get("/things/taken")
+    assert response.status_code == 409
+    assert response.json() == {"kind": "CONFLICT", "text": "thing taken"}
+
+
+def test_unexpected_failures_are_500_in_the_service_shape_with_headers(service: str) -> None:
+    with http_client(service) as client:
+        response = client.get("/things/boom")
+    assert response.status_code == 500
+    assert response.json()["kind"] == "INTERNAL_SERVER_ERROR"
+    assert "unexpected" not in response.text
+    assert response.headers[REQUEST_ID_HEADER]
+    assert response.headers["X-Test-Header"] == "yes"
+
+
+def test_request_id_is_echoed_or_generated(service: str) -> None:
+    with http_client(service) as client:
+        given = client.get("/things/a", headers={REQUEST_ID_HEADER: "req-42"})
+        generated = client.get("/things/a")
+        unauthorised = client.get("/whoami", auth=("x", "y"), headers={REQUEST_ID_HEADER: "req-43"})
+    assert given.headers[REQUEST_ID_HEADER] == "req-42"
+    uuid.UUID(generated.headers[REQUEST_ID_HEADER])
+    assert unauthorised.headers[REQUEST_ID_HEADER] == "req-43"
+    assert unauthorised.headers["X-Test-Header"] == "yes"
+
+
+def test_oversized_bodies_are_413(service: str) -> None:
+    with http_client(service) as client:
+        announced = client.post("/things", content=b"x" * 2000, headers={"content-type": "application/json"})
+
+        def chunks() -> Iterator[bytes]:
+            for _ in range(20):
+                yield b"x" * 100
+
+        streamed = client.post("/things", content=chunks(), headers={"content-type": "application/json"})
+    assert announced.status_code == 413
+    assert streamed.status_code == 413
+
+
+def test_openapi_documents_400_and_401_instead_of_422(service: str) -> None:
+    with http_client(service) as client:
+        document = client.get("/openapi.json").json()
+    create = document["paths"]["/things"]["post"]
+    assert "422" not in create["responses"]
+    assert {"400", "401"} <= set(create["responses"])
+    assert document["components"]["securitySchemes"]["basicAuth"] == {"type": "http", "scheme": "basic"}
+    public = document["paths"]["/open/{name}"]["get"]
+    assert public["security"] == []
+    assert "401" not in public["responses"]
+    assert "HTTPValidationError" not in document["components"]["schemas"]
+
+
+def test_metrics_count_requests_by_route(service: str) -> None:
+    with http_client(service) as client:
+        client.get("/things/a")
+        client.get("/things/b")
+        text = client.get("/metrics").text
+    assert (
+        'http_requests_total{method="GET",route="/things/{name}",service="kernel-test",status="200"} 2.0'
+        in text
+    )
+    assert "http_request_duration_seconds_bucket" in text
