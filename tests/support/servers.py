@@ -17,7 +17,7 @@ from typing import Any
 import httpx
 import uvicorn
 
-from netplatform.server import EmbeddedServer
+from netplatform.server import EmbeddedServer, bind_socket
 
 
 def free_port() -> int:
@@ -30,9 +30,7 @@ class LiveServer:
     """An ASGI app served by uvicorn on 127.0.0.1 with a port the OS picked."""
 
     def __init__(self, app: Any, *, ssl: Mapping[str, str] | None = None) -> None:
-        self.sock = socket.socket()
-        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self.sock.bind(("127.0.0.1", 0))
+        self.sock = bind_socket("127.0.0.1", 0)
         self.port = int(self.sock.getsockname()[1])
         scheme = "https" if ssl else "http"
         self.url = f"{scheme}://127.0.0.1:{self.port}"
