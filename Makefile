@@ -21,9 +21,10 @@ run: $(STAMP)
 test: $(STAMP)
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
-# The API suites again, against the PostgreSQL server named by NETPLATFORM_TEST_DATABASE_URL.
+# The suite against PostgreSQL: NETPLATFORM_TEST_DATABASE_URL, else the server .ci/postgres
+# finds, starts or installs on 127.0.0.1:5432.
 test-postgres: $(STAMP)
-	NETPLATFORM_TEST_DATABASE_URL=$${NETPLATFORM_TEST_DATABASE_URL:-postgresql://postgres@127.0.0.1:5432/postgres} \
+	NETPLATFORM_TEST_DATABASE_URL=$${NETPLATFORM_TEST_DATABASE_URL:-$$(.ci/postgres)} \
 		$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 lint: $(STAMP)

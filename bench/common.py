@@ -1,0 +1,214 @@
+"""Shared benchmark machinery: start `netplatform serve` in a child process and drive load at it.
+
+Load comes from this process over loopback with aiohttp: ``concurrency`` workers each send
+requests back to back for ``seconds`` (or until ``max_requests``), and every latency is kept
+so p50/p99 are exact. The same driver measures the bare ASGI baseline, so figures compare.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import os
+import platform
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import aiohttp
+
+ROOT = Path(__file__).resolve().parent.parent
+DOCS = ROOT / "docs"
+FRAGMENTS = DOCS / "performance"
+AUTH = {"Authorization": "Basic " + base64.b64encode(b"admin:admin").decode()}
+CONCURRENCY_LEVELS = (1, 8, 32)
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def wait_for_port(port: int, timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                return
+        except OSError:
+            time.sleep(0.02)
+    raise TimeoutError(f"port {port} did not open")
+
+
+@dataclass
+class Served:
+    process: subprocess.Popen[bytes]
+    ports: dict[str, int]
+    data_dir: Path
+
+    def url(self, service: str) -> str:
+        return f"http://127.0.0.1:{self.ports[service]}"
+
+
+@contextmanager
+def serve(services: list[str], env: dict[str, str] | None = None) -> Iterator[Served]:
+    """``netplatform serve --only ...`` on free ports and a throwaway data dir."""
+    data_dir = Path(tempfile.mkdtemp(prefix="netplatform-bench-"))
+    ports = {name: free_port() for name in services}
+    child_env = {
+        **os.environ,
+        "NETPLATFORM_DATA_DIR": str(data_dir),
+        "NETPLATFORM_ACCESS_LOG": "false",
+        "NETPLATFORM_USERS": "admin:admin",
+        "NETPLATFORM_LOG_LEVEL": "WARNING",
+    }
+    child_env.update({f"NETPLATFORM_{name.upper()}_PORT": str(port) for name, port in ports.items()})
+    child_env.update(env or {})
+    args = [sys.executable, "-m", "netplatform", "serve"]
+    for name in services:
+        args += ["--only", name]
+    process = subprocess.Popen(args, env=child_env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        for port in ports.values():
+            wait_for_port(port)
+        yield Served(process, ports, data_dir)
+    finally:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            process.kill()
+        shutil.rmtree(data_dir, ignore_errors=True)
+
+
+@dataclass(frozen=True)
+class LoadResult:
+    label: str
+    concurrency: int
+    requests: int
+    errors: int
+    seconds: float
+    p50_ms: float
+    p99_ms: float
+
+    @property
+    def rps(self) -> float:
+        return self.requests / self.seconds if self.seconds else 0.0
+
+    def row(self) -> str:
+        return (
+            f"| {self.label} | {self.concurrency} | {self.rps:,.0f} | {self.p50_ms:.1f} | "
+            f"{self.p99_ms:.1f} | {self.requests} | {self.errors} |"
+        )
+
+
+TABLE_HEADER = (
+    "| operation | clients | requests/s | p50 ms | p99 ms | requests | errors |\n"
+    "|---|---:|---:|---:|---:|---:|---:|"
+)
+
+Request = Callable[[aiohttp.ClientSession, int], Awaitable[int]]
+"""Sends one request (the int is a running sequence number) and returns the HTTP status."""
+
+
+async def drive(
+    label: str,
+    request: Request,
+    concurrency: int,
+    seconds: float = 5.0,
+    max_requests: int = 100_000,
+    ok: Callable[[int], bool] = lambda s: s < 400,
+) -> LoadResult:
+    latencies: list[float] = []
+    errors = 0
+    counter = 0
+    deadline = time.perf_counter() + seconds
+    connector = aiohttp.TCPConnector(limit=concurrency, force_close=False)
+
+    async def worker(session: aiohttp.ClientSession) -> None:
+        nonlocal errors, counter
+        while time.perf_counter() < deadline and counter < max_requests:
+            counter += 1
+            started = time.perf_counter()
+            try:
+                status = await request(session, counter)
+            except aiohttp.ClientError:
+                status = -1
+            latencies.append(time.perf_counter() - started)
+            if not ok(status):
+                errors += 1
+
+    async with aiohttp.ClientSession(connector=connector, headers=AUTH) as session:
+        started = time.perf_counter()
+        await asyncio.gather(*(worker(session) for _ in range(concurrency)))
+        elapsed = time.perf_counter() - started
+    latencies.sort()
+    return LoadResult(
+        label,
+        concurrency,
+        len(latencies),
+        errors,
+        elapsed,
+        percentile(latencies, 50) * 1000,
+        percentile(latencies, 99) * 1000,
+    )
+
+
+def percentile(sorted_values: list[float], pct: float) -> float:
+    if not sorted_values:
+        return 0.0
+    if len(sorted_values) == 1:
+        return sorted_values[0]
+    return statistics.quantiles(sorted_values, n=100, method="inclusive")[int(pct) - 1]
+
+
+def machine() -> str:
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    memory = ""
+    try:
+        kib = int(Path("/proc/meminfo").read_text().split()[1])
+        memory = f", {kib / 1024 / 1024:.0f} GiB RAM"
+    except (OSError, ValueError, IndexError):
+        pass
+    return (
+        f"{os.cpu_count()} cores ({cpu}){memory}, {platform.system()} {platform.release()}, "
+        f"Python {platform.python_version()}"
+    )
+
+
+def write_fragment(name: str, title: str, body: str) -> Path:
+    FRAGMENTS.mkdir(parents=True, exist_ok=True)
+    path = FRAGMENTS / f"{name}.md"
+    stamp = time.strftime("%Y-%m-%d")
+    path.write_text(f"## {title}\n\nMeasured {stamp} on {machine()}.\n\n{body.strip()}\n")
+    return path
+
+
+RESULTS = ROOT / "bench" / "results"
+
+
+def write_results(name: str, results: list[LoadResult]) -> Path:
+    """Keep the raw figures beside the fragment; run_all.py plots them."""
+    import json
+
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    path = RESULTS / f"{name}.json"
+    path.write_text(json.dumps([r.__dict__ | {"rps": r.rps} for r in results], indent=1))
+    return path
