@@ -1,13 +1,30 @@
-"""HTTP routes of the config tree."""
+"""HTTP routes of the config tree: GET, POST, PUT and DELETE on every node under ``/config/``.
+
+One route per method takes any path below ``/config/``; the path is parsed against the YANG
+schema from the raw request path (so ``%2F`` inside a key stays part of the key). The OpenAPI
+document lists every node's path explicitly; it is generated from the same schema
+(:mod:`.openapi`).
+"""
 
 from __future__ import annotations
 
-from fastapi import FastAPI
+import json
+from typing import Any
+
+from anyio.to_thread import run_sync
+from fastapi import APIRouter, FastAPI, Request
+from fastapi.responses import Response
 
 from ..settings import Settings
 from ..web.app import build_app
 from ..web.service import ServiceSpec
-from .errors import RestconfErrors, render_error
+from .config import ConfigTree
+from .edits import creations, replacement
+from .errors import RestconfErrors, render_error, restconf_error
+from .media import require_json_request, response_media_type
+from .openapi import document_config_nodes
+from .paths import Target, parse_target
+from .schema import data_model
 
 SPEC = ServiceSpec(
     name="configtree",
@@ -17,6 +34,91 @@ SPEC = ServiceSpec(
     error_model=RestconfErrors,
 )
 
+MAX_DEPTH = 65535
+NODE_PATH = "/{path:path}"
+
+router = APIRouter(prefix="/config", tags=["config tree"])
+
 
 def create_app(settings: Settings) -> FastAPI:
-    return build_app(SPEC, settings, routers=[])
+    data_model()  # parse the YANG modules now, not on the first request
+    app = build_app(SPEC, settings, routers=[router])
+    app.state.config_tree = ConfigTree(app.state.db)
+    document_config_nodes(app)
+    return app
+
+
+@router.get(NODE_PATH, include_in_schema=False)
+async def read_node(request: Request) -> Response:
+    media_type = response_media_type(request.headers.get("accept"))
+    target = _target(request, keyless_list_allowed=False)
+    depth = _depth(request.query_params.get("depth"))
+    body = await run_sync(_tree(request).read, target, depth)
+    return Response(_json(body), media_type=media_type)
+
+
+@router.post(NODE_PATH, include_in_schema=False)
+async def create_node(request: Request) -> Response:
+    response_media_type(request.headers.get("accept"))
+    require_json_request(request.headers.get("content-type"))
+    target = _target(request, keyless_list_allowed=True)
+    body = await request.body()
+
+    def create() -> Target:
+        edits = creations(target, body)
+        _tree(request).create(edits)
+        return edits[0].addressable_target
+
+    created = await run_sync(create)
+    return Response(status_code=201, headers={"Location": _url(request, created)})
+
+
+@router.put(NODE_PATH, include_in_schema=False)
+async def replace_node(request: Request) -> Response:
+    response_media_type(request.headers.get("accept"))
+    require_json_request(request.headers.get("content-type"))
+    target = _target(request, keyless_list_allowed=False)
+    body = await request.body()
+    created = await run_sync(lambda: _tree(request).replace(replacement(target, body)))
+    return Response(status_code=201 if created else 204)
+
+
+@router.delete(NODE_PATH, include_in_schema=False)
+async def delete_node(request: Request) -> Response:
+    response_media_type(request.headers.get("accept"))
+    target = _target(request, keyless_list_allowed=False)
+    await run_sync(_tree(request).delete, target)
+    return Response(status_code=204)
+
+
+def _tree(request: Request) -> ConfigTree:
+    tree: ConfigTree = request.app.state.config_tree
+    return tree
+
+
+def _target(request: Request, *, keyless_list_allowed: bool) -> Target:
+    """The addressed node, from the raw path (the decoded ``path`` would turn ``%2F`` into ``/``)."""
+    raw_path: bytes = request.scope.get("raw_path") or request.url.path.encode()
+    below_config = raw_path.split(b"/", 2)[2] if raw_path.count(b"/") >= 2 else b""
+    target = parse_target(below_config)
+    if target.is_list_without_keys and not keyless_list_allowed:
+        message = f'Missing key for list "{target.node.name}".'
+        raise restconf_error("operation-not-supported", message, headers={"Allow": "POST"})
+    return target
+
+
+def _depth(text: str | None) -> int | None:
+    """The ``depth`` query parameter: 1..65535 levels, or ``unbounded`` (None)."""
+    if text is None or text == "unbounded":
+        return None
+    if text.isascii() and text.isdigit() and len(text) <= 5 and 1 <= int(text) <= MAX_DEPTH:
+        return int(text)
+    raise restconf_error("invalid-value", f"Invalid depth parameter: {text}")
+
+
+def _url(request: Request, target: Target) -> str:
+    return str(request.base_url).rstrip("/") + target.uri_path()
+
+
+def _json(body: Any) -> bytes:
+    return json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8")

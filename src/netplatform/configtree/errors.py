@@ -1,12 +1,56 @@
-"""RESTCONF error bodies: ``{"errors": {"error": [{error-type, error-tag, error-message}]}}``."""
+"""RESTCONF error bodies: ``{"errors": {"error": [{error-type, error-tag, error-message, ...}]}}``.
+
+The HTTP status of a RESTCONF error follows from its error-tag (RFC 8040 section 7), so domain
+code names the tag and :func:`restconf_error` picks the status; the kernel's exception family
+carries both to :func:`render_error`.
+"""
 
 from __future__ import annotations
+
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from ..web.errors import ApiError
+from ..web.errors import (
+    ApiError,
+    BadRequest,
+    Conflict,
+    Forbidden,
+    InternalError,
+    MethodNotAllowed,
+    NotAcceptable,
+    NotFound,
+    PayloadTooLarge,
+    UnsupportedMediaType,
+)
+
+ErrorType = Literal["transport", "rpc", "protocol", "application"]
+
+TAG_ERRORS: dict[str, type[ApiError]] = {
+    **dict.fromkeys(
+        (
+            "invalid-value",
+            "malformed-message",
+            "missing-element",
+            "bad-element",
+            "unknown-element",
+            "unknown-namespace",
+            "missing-attribute",
+            "bad-attribute",
+            "unknown-attribute",
+        ),
+        BadRequest,
+    ),
+    "access-denied": Forbidden,
+    "data-missing": NotFound,
+    "operation-not-supported": MethodNotAllowed,
+    **dict.fromkeys(("data-exists", "in-use", "lock-denied", "resource-denied"), Conflict),
+    "too-big": PayloadTooLarge,
+    **dict.fromkeys(("operation-failed", "partial-operation", "rollback-failed"), InternalError),
+}
+"""error-tag -> the kernel exception carrying its HTTP status."""
 
 _DEFAULT_TAGS = {
     400: "malformed-message",
@@ -20,14 +64,40 @@ _DEFAULT_TAGS = {
     415: "operation-not-supported",
     500: "operation-failed",
 }
+"""The tag of an error raised without one (by the kernel or the framework), by HTTP status."""
+
+
+def restconf_error(
+    tag: str,
+    message: str,
+    *,
+    error_type: ErrorType = "protocol",
+    info: str | None = None,
+    path: str | None = None,
+    headers: dict[str, str] | None = None,
+) -> ApiError:
+    """The exception for a RESTCONF error; its HTTP status follows from ``tag``."""
+    extra = {"error_type": error_type, "error_info": info, "error_path": path}
+    return TAG_ERRORS[tag](message, code=tag, extra=extra, headers=headers)
+
+
+def not_acceptable(message: str) -> ApiError:
+    return NotAcceptable(message, code="operation-not-supported")
+
+
+def unsupported_media_type(message: str) -> ApiError:
+    return UnsupportedMediaType(message, code="operation-not-supported")
 
 
 class RestconfError(BaseModel):
     model_config = ConfigDict(populate_by_name=True)
-    error_type: str = Field(alias="error-type")
+    error_type: ErrorType = Field(alias="error-type")
     error_tag: str = Field(alias="error-tag")
-    error_message: str = Field(alias="error-message")
     error_app_tag: str | None = Field(None, alias="error-app-tag")
+    error_path: str | None = Field(
+        None, alias="error-path", description="Instance identifier of the offending data node"
+    )
+    error_message: str = Field(alias="error-message")
     error_info: str | None = Field(None, alias="error-info")
 
 
@@ -41,8 +111,9 @@ class RestconfErrors(BaseModel):
 
 def render_error(request: Request, error: ApiError) -> Response:
     entry = RestconfError(
-        error_type=error.extra.get("error_type", "protocol"),
+        error_type=error.extra.get("error_type") or "protocol",
         error_tag=error.code or _DEFAULT_TAGS.get(error.status, "operation-failed"),
+        error_path=error.extra.get("error_path"),
         error_message=error.message,
         error_info=error.extra.get("error_info"),
     )

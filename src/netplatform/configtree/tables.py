@@ -1,0 +1,37 @@
+"""The config tree's tables: one row per top-level container, one row per entry of its lists.
+
+Each entry of a list directly under a top-level container (each allotted resource) is a row of
+its own, so a write to one entry never reads or rewrites another, and writers to different
+entries only meet on their own rows. The container row holds the container's other members
+(none in this model) and records that the container exists.
+"""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+
+from ..store.db import new_metadata
+
+metadata = new_metadata()
+
+Identifier = sa.BigInteger().with_variant(sa.Integer(), "sqlite")
+"""An auto-incrementing id on both databases (SQLite only auto-increments INTEGER keys)."""
+
+containers = sa.Table(
+    "configtree_containers",
+    metadata,
+    sa.Column("name", sa.String(255), primary_key=True, comment="module:container"),
+    sa.Column("document", sa.Text(), nullable=False, comment="RFC 7951 JSON of its unsharded members"),
+)
+
+entries = sa.Table(
+    "configtree_entries",
+    metadata,
+    sa.Column("id", Identifier, primary_key=True, autoincrement=True),
+    sa.Column("container", sa.String(255), nullable=False, comment="module:container"),
+    sa.Column("list", sa.String(255), nullable=False, comment="instance name of the list"),
+    sa.Column("key_digest", sa.String(64), nullable=False, comment="sha256 of key_text"),
+    sa.Column("key_text", sa.Text(), nullable=False, comment="JSON array of the entry's key values"),
+    sa.Column("document", sa.Text(), nullable=False, comment="RFC 7951 JSON of the entry"),
+    sa.UniqueConstraint("container", "list", "key_digest"),
+)
