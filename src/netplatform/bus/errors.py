@@ -1,12 +1,26 @@
-"""The bus controller's error body: ApiError ``{code, message, fields, is2xx}``."""
+"""The bus controller's error body: ApiError ``{code, message, fields, is2xx}`` (reference section 2).
+
+Also the errors the reference words the same way everywhere (a missing required field, a value
+that fails the no-whitespace check) and the OpenAPI ``responses`` entries for routes.
+"""
 
 from __future__ import annotations
+
+from typing import Any
 
 from pydantic import BaseModel
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from ..web.errors import ApiError
+from ..web.errors import ApiError, BadRequest
+
+NO_WHITESPACE = r"^\S+$"
+
+_DESCRIPTIONS = {
+    400: "Bad request: a required field is missing or a value is not acceptable",
+    404: "No object with that id",
+    409: "The object already exists",
+}
 
 
 class ApiErrorBody(BaseModel):
@@ -25,3 +39,12 @@ def render_error(request: Request, error: ApiError) -> Response:
         fields = "Authorization"
     body = ApiErrorBody(code=error.status, message=message, fields=fields, is2xx=200 <= error.status < 300)
     return JSONResponse(body.model_dump(exclude_none=True), status_code=error.status, headers=error.headers)
+
+
+def missing_field(name: str) -> BadRequest:
+    return BadRequest("missing required field", fields=name)
+
+
+def error_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
+    """OpenAPI ``responses`` entries for a route's error statuses (the kernel adds 400 and 401)."""
+    return {status: {"model": ApiErrorBody, "description": _DESCRIPTIONS[status]} for status in statuses}

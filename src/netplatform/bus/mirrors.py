@@ -1,0 +1,182 @@
+"""Mirror bridges in the database: recompute a topic's bridges; report and edit agents (reference 8).
+
+Every function here runs inside a write transaction that holds the bus lock
+(:func:`repository.bus_settings` ``for_update``), so agents are never assigned twice.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from dataclasses import dataclass
+
+from sqlalchemy.orm import Session
+
+from ..settings import Settings
+from ..web.errors import BadRequest, NotFound
+from . import repository as repo
+from .bridges import Topology, place_topic, plan_bridges, split_agent
+from .clock import last_mod
+from .schemas import BrTopic, MirrorMaker, Status, Topic
+
+
+@dataclass(frozen=True)
+class BridgeLimits:
+    max_topics: int
+    central_cname: str | None
+
+
+def limits_of(settings: Settings) -> BridgeLimits:
+    return BridgeLimits(settings.bus_max_topics_per_bridge, settings.bus_central_cname)
+
+
+def load_topology(session: Session, central_cname: str | None) -> Topology:
+    locations = {loc.svcLocationName or "": loc for loc in repo.list_all(session, repo.LOCATIONS)}
+    return Topology(locations, repo.list_all(session, repo.CLUSTERS), central_cname)
+
+
+def load_agents(session: Session) -> dict[str, MirrorMaker]:
+    return {agent.mmName or "": agent for agent in repo.list_all(session, repo.MIRROR_MAKERS)}
+
+
+class BridgeBook:
+    """The agents of one transaction: changed in memory, written once by :meth:`save`."""
+
+    def __init__(self, session: Session, limits: BridgeLimits) -> None:
+        self.session = session
+        self.limits = limits
+        self.topology = load_topology(session, limits.central_cname)
+        self.agents = load_agents(session)
+        self._stored = set(self.agents)
+        self._changed: set[str] = set()
+
+    def recompute(self, topic: Topic) -> None:
+        """Bring the agents in line with the topic's case and clients; set the topic's status."""
+        fqtn = topic.fqtn or ""
+        clients = repo.clients_of_topic(self.session, fqtn)
+        plan = plan_bridges(fqtn, topic.replicationCase, topic.globalMrURL, clients, self.topology)
+        for agent in self.agents.values():
+            pair = (agent.sourceCluster or "", agent.targetCluster or "")
+            if fqtn in (agent.topics or []) and pair not in plan.pairs:
+                agent.topics = [name for name in agent.topics or [] if name != fqtn]
+                self._touch(agent)
+        for pair in plan.pairs:
+            agent = place_topic(fqtn, pair, self.agents, self.limits.max_topics)
+            self._touch(agent)
+        topic.status = Status.INVALID.value if plan.problem else Status.VALID.value
+        topic.statusReason = plan.problem
+
+    def settle(self, topic: Topic) -> None:
+        """Recompute, and store the topic when its status or reason changed (call :meth:`save` after)."""
+        before = (topic.status, topic.statusReason)
+        self.recompute(topic)
+        if (topic.status, topic.statusReason) != before:
+            topic.lastMod = last_mod()
+            repo.update_object(self.session, repo.TOPICS, topic.fqtn or "", topic)
+
+    def forget(self, fqtn: str) -> None:
+        """The topic is gone: take its fqtn off every whitelist."""
+        for agent in self.agents.values():
+            if fqtn in (agent.topics or []):
+                agent.topics = [name for name in agent.topics or [] if name != fqtn]
+                self._touch(agent)
+
+    def _touch(self, agent: MirrorMaker) -> None:
+        agent.lastMod = last_mod()
+        agent.status = Status.VALID.value
+        self._changed.add(agent.mmName or "")
+
+    def save(self) -> None:
+        for name in self._changed:
+            repo.save_mirror_maker(self.session, self.agents[name], is_new=name not in self._stored)
+        self._stored |= self._changed
+        self._changed.clear()
+
+
+def recompute_topics(session: Session, limits: BridgeLimits, topics: list[Topic]) -> None:
+    """Recompute and store the bridges and status of several topics."""
+    book = BridgeBook(session, limits)
+    for topic in topics:
+        book.settle(topic)
+    book.save()
+
+
+# --- GET and PUT /bridge ---------------------------------------------------------------------
+
+
+def presented(agent: MirrorMaker) -> MirrorMaker:
+    """The agent as the wire shows it: topic count and the whitelist update message."""
+    topics = list(agent.topics or [])
+    message = {
+        "messageID": str(random.randint(0, 99999)),
+        "updateWhiteList": {"name": agent.mmName, "whitelist": ",".join(topics)},
+    }
+    return agent.model_copy(
+        update={"topicCount": len(topics), "whitelistUpdateJSON": json.dumps(message, separators=(",", ":"))}
+    )
+
+
+def summary(agent: MirrorMaker) -> BrTopic:
+    return BrTopic(
+        brSource=agent.sourceCluster or "",
+        brTarget=agent.targetCluster or "",
+        mmAgentName=agent.mmName or "",
+        topicCount=len(agent.topics or []),
+    )
+
+
+def chosen_agent_name(mmagent: str | None, source: str | None, target: str | None) -> str | None:
+    """The agent a request names: ``mmagent``, or ``source``+``target`` (agent ``S-To-T``)."""
+    if mmagent:
+        return mmagent
+    if (source is None) != (target is None):
+        raise BadRequest("Either both source and target or neither must be provided")
+    return f"{source}-To-{target}" if source is not None else None
+
+
+def report(session: Session, name: str | None, detail: bool) -> list[BrTopic] | MirrorMaker:
+    agents = repo.list_all(session, repo.MIRROR_MAKERS)
+    if name is None:
+        count = sum(len(agent.topics or []) for agent in agents)
+        total = BrTopic(brSource="all", brTarget="all", mmAgentName="n/a", topicCount=count)
+        return [*(summary(agent) for agent in agents), total] if detail else [total]
+    agent = next((a for a in agents if a.mmName == name), None)
+    if agent is None:
+        raise NotFound("Requested object not found")
+    return presented(agent) if detail else [summary(agent)]
+
+
+def edit(
+    session: Session,
+    limits: BridgeLimits,
+    mmagent: str | None,
+    body: MirrorMaker | None,
+    *,
+    refresh: bool,
+    split: bool,
+) -> MirrorMaker:
+    """PUT /bridge: split the agent, refresh it, or replace its whitelist from the body."""
+    if not mmagent:
+        raise BadRequest("mmagent is required for PUT", fields="mmagent")
+    repo.bus_settings(session, for_update=True)
+    agents = load_agents(session)
+    agent = agents.get(mmagent)
+    if agent is None:
+        raise NotFound("Requested object not found")
+    if split:
+        stored = set(agents)
+        for changed in split_agent(agent, agents, limits.max_topics):
+            changed.lastMod = last_mod()
+            repo.save_mirror_maker(session, changed, is_new=changed.mmName not in stored)
+        return presented(agent)
+    if refresh:
+        return presented(agent)
+    if body is None:
+        raise BadRequest("missing required field", fields="MirrorMaker")
+    if body.mmName != mmagent:
+        raise BadRequest("mmagent query param does not match mmName in body", fields="mmName")
+    agent.topics = list(dict.fromkeys(body.topics or []))
+    agent.lastMod = last_mod()
+    agent.status = Status.VALID.value
+    repo.save_mirror_maker(session, agent, is_new=False)
+    return presented(agent)

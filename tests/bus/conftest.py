@@ -1,0 +1,62 @@
+"""Fixtures of the bus controller suite: a running bus controller, initialised or not."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+
+from ..conftest import ServiceStarter
+
+NS_ROOT = "org.example.bus"
+BUS_NAME = "lab1"
+BUS_SETTINGS: dict[str, Any] = {
+    "busName": BUS_NAME,
+    "topicNsRoot": NS_ROOT,
+    "drProvUrl": "http://127.0.0.1:9/",
+    "bridgeAdminTopic": "org.example.bus.admin",
+    "loggingUrl": "",
+    "nodeKey": "key",
+    "accessKeyOwner": "ops",
+    "version": "2",
+}
+
+
+@pytest.fixture
+def bus(start_service: ServiceStarter) -> Iterator[httpx.Client]:
+    """A client of a fresh bus controller (settings not initialised)."""
+    service = start_service("bus")
+    with service.client() as client:
+        yield client
+
+
+@pytest.fixture
+def ready_bus(bus: httpx.Client) -> httpx.Client:
+    """A bus controller with its settings initialised."""
+    assert bus.put("/bus", json=BUS_SETTINGS).status_code == 200
+    return bus
+
+
+def ok(response: httpx.Response, status: int = 200) -> Any:
+    """The JSON body of a response that must have the given status."""
+    assert response.status_code == status, (response.status_code, response.text)
+    return response.json() if response.content else None
+
+
+def api_error(response: httpx.Response, status: int) -> dict[str, Any]:
+    """The ApiError body of a response that must have the given status."""
+    body = ok(response, status)
+    assert body["code"] == status
+    assert body["is2xx"] is False
+    return body
+
+
+def site(
+    client: httpx.Client, name: str, layer: str, cluster_fqdn: str | None = None, **cluster: Any
+) -> None:
+    """A site location, and a message-router cluster there when a fqdn is given."""
+    ok(client.post("/svcLocations", json={"svcLocationName": name, "svcLayer": layer}))
+    if cluster_fqdn:
+        ok(client.post("/mr_clusters", json={"svcLocationName": name, "fqdn": cluster_fqdn, **cluster}))
