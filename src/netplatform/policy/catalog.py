@@ -1,0 +1,201 @@
+"""Policy types and policies: create, read and delete with the version rules of spec 4.4.
+
+Each operation is one transaction. A create re-runs its rules when another instance stored
+one of its entities first (unique constraint), so two concurrent creates of the same
+name:version store exactly one row: the second sees it and answers as a re-post does
+(identical content: success; different content: 406).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from ..web.errors import Conflict, NotAcceptable, NotFound
+from .documents import echo, envelope, policies_document, policy_types_document
+from .errors import invalid_items, item_line
+from .model import Entity, Kind, newest, newest_per_name
+from .references import KnownEntities, check_references
+from .repository import ConcurrentInsert, PolicyStore, Repository
+from .tosca import Section, ServiceTemplate, parse_service_template
+from .versions import Reference
+
+INSERT_ATTEMPTS = 5
+Result = TypeVar("Result")
+Document = dict[str, Any]
+
+
+class Catalog:
+    def __init__(self, store: PolicyStore) -> None:
+        self.store = store
+
+    # --- create -------------------------------------------------------------------------------
+
+    def create(self, raw: Any, section: Section, *, policy_type: Reference | None = None) -> Document:
+        """POST of a service template; ``policy_type`` scopes a policy POST to one type version."""
+        template = parse_service_template(raw, section)
+
+        def store(repository: Repository) -> None:
+            new = new_entities(template, repository)
+            check_references(template, repository)
+            if policy_type is not None:
+                _require_policy_type(template, policy_type)
+            repository.insert(new)
+
+        self.write(store)
+        return echo(template)
+
+    def write(self, work: Callable[[Repository], Result]) -> Result:
+        """Run ``work`` in one transaction, again when a concurrent insert of the same key won."""
+        for attempt in range(1, INSERT_ATTEMPTS + 1):
+            try:
+                with self.store.writing() as repository:
+                    return work(repository)
+            except ConcurrentInsert:
+                if attempt == INSERT_ATTEMPTS:
+                    raise Conflict("the same entities are being changed concurrently, try again") from None
+        raise AssertionError("unreachable")
+
+    # --- policy types -------------------------------------------------------------------------
+
+    def policy_types(self) -> Document:
+        """Every policy type, one per name (its newest version), with ancestors and data types."""
+        with self.store.reading() as repository:
+            stored = repository.all(Kind.POLICY_TYPE)
+            known = KnownEntities(repository)
+            known.remember(Kind.POLICY_TYPE, stored)
+            return policy_types_document(newest_per_name(stored), known)
+
+    def policy_type_versions(self, name: str) -> Document:
+        """Every stored version of one policy type (none collapsed: keyed ``name:version``)."""
+        with self.store.reading() as repository:
+            versions = repository.named(Kind.POLICY_TYPE, [name])
+            if not versions:
+                raise NotFound(f"policy types for {name}:null do not exist")
+            known = KnownEntities(repository)
+            known.remember(Kind.POLICY_TYPE, versions)
+            return policy_types_document(versions, known)
+
+    def policy_type(self, name: str, version: str | None) -> Document:
+        """One version of a policy type; ``None`` selects the newest."""
+        with self.store.reading() as repository:
+            known = KnownEntities(repository)
+            found = known.resolve(Kind.POLICY_TYPE, Reference(name, version))
+            if found is None:
+                raise NotFound(f"policy types for {name}:{version or 'null'} do not exist")
+            return policy_types_document([found], known)
+
+    def delete_policy_type(self, name: str, version: str) -> Document:
+        def delete(repository: Repository) -> Entity:
+            found = repository.one(Kind.POLICY_TYPE, name, version, lock=True)
+            if found is None:
+                raise NotFound(f"policy type {name}:{version} not found")
+            if found.preloaded:
+                raise Conflict(f"policy type {found.id} is pre-defined and cannot be deleted")
+            children = [
+                child for child in repository.children(Kind.POLICY_TYPE, [name]) if child.key != found.key
+            ]
+            if children:
+                child = min(children, key=lambda entity: entity.key)
+                raise Conflict(
+                    f"policy type {found.id} is in use, it is referenced in policy type {child.id}"
+                )
+            policy = repository.first_policy_of_type(name, version)
+            if policy is not None:
+                raise Conflict(f"policy type {found.id} is in use, it is referenced in policy {policy.id}")
+            repository.delete(found)
+            return found
+
+        return envelope(types=[self.write(delete)])
+
+    # --- policies -----------------------------------------------------------------------------
+
+    def policies(self, *, referenced: bool) -> Document:
+        with self.store.reading() as repository:
+            stored = repository.all(Kind.POLICY)
+            if not stored:
+                raise NotFound("No policies found")
+            return policies_document(stored, KnownEntities(repository), referenced=referenced)
+
+    def policy(self, name: str, version: str | None, *, referenced: bool) -> Document:
+        """One version of a policy (any type); ``None`` selects the newest."""
+        with self.store.reading() as repository:
+            found = _select(repository.named(Kind.POLICY, [name]), version)
+            if found is None:
+                raise NotFound(f"policies for {name}:{version or 'null'} do not exist")
+            return policies_document([found], KnownEntities(repository), referenced=referenced)
+
+    def policies_of_type(self, policy_type: Reference, *, referenced: bool) -> Document:
+        with self.store.reading() as repository:
+            found = repository.of_type(Kind.POLICY, policy_type.name, str(policy_type.version))
+            if not found:
+                raise NotFound(
+                    "policies for filter ToscaTypedEntityFilter(name=null, version=null, versionPrefix=null, "
+                    f"type={policy_type.name}, typeVersion={policy_type.version}) do not exist"
+                )
+            return policies_document(found, KnownEntities(repository), referenced=referenced)
+
+    def policy_versions_of_type(self, policy_type: Reference, name: str, *, referenced: bool) -> Document:
+        with self.store.reading() as repository:
+            found = repository.of_type(Kind.POLICY, policy_type.name, str(policy_type.version), name)
+            if not found:
+                raise NotFound(f"policies for {name}:null do not exist")
+            return policies_document(found, KnownEntities(repository), referenced=referenced)
+
+    def policy_of_type(
+        self, policy_type: Reference, name: str, version: str | None, *, referenced: bool
+    ) -> Document:
+        with self.store.reading() as repository:
+            candidates = repository.of_type(Kind.POLICY, policy_type.name, str(policy_type.version), name)
+            found = _select(candidates, version)
+            if found is None:
+                raise NotFound(f"policies for {name}:{version or 'null'} do not exist")
+            return policies_document([found], KnownEntities(repository), referenced=referenced)
+
+    def delete_policy(self, name: str, version: str, *, policy_type: Reference | None = None) -> Document:
+        """Delete one policy version; with ``policy_type``, only when it is of that type."""
+
+        def delete(repository: Repository) -> Entity:
+            found = repository.one(Kind.POLICY, name, version, lock=True)
+            if found is None or (policy_type is not None and found.type_reference != policy_type):
+                raise NotFound(f"policy {name}:{version} not found")
+            repository.delete(found)
+            return found
+
+        return envelope(policies=[self.write(delete)])
+
+
+def new_entities(template: ServiceTemplate, repository: Repository) -> list[Entity]:
+    """The payload's entities not yet stored; 406 when one is stored with other content (step 7)."""
+    new: list[Entity] = []
+    problems: list[str] = []
+    for kind in Kind:
+        incoming = template.of(kind)
+        if not incoming:
+            continue
+        stored = {
+            entity.key: entity for entity in repository.named(kind, {entity.name for entity in incoming})
+        }
+        for entity in incoming:
+            existing = stored.get(entity.key)
+            if existing is None:
+                new.append(entity)
+            elif existing.body != entity.body:
+                problems.append(item_line("entity", entity.id, "does not equal existing entity"))
+    if problems:
+        raise invalid_items(problems)
+    return new
+
+
+def _require_policy_type(template: ServiceTemplate, policy_type: Reference) -> None:
+    for policy in template.of(Kind.POLICY):
+        if policy.type_reference != policy_type:
+            raise NotAcceptable(
+                f"policy {policy.id} is not of policy type {policy_type.name}:{policy_type.version}"
+            )
+
+
+def _select(versions: list[Entity], version: str | None) -> Entity | None:
+    if version is None:
+        return newest(versions)
+    return next((entity for entity in versions if entity.version == version), None)

@@ -1,0 +1,219 @@
+"""Every query of the policy service; the only module that talks to the database.
+
+:class:`PolicyStore` opens transactions; :class:`Repository` is one transaction's view. A
+unique-constraint violation (two instances inserting the same entity at once) surfaces as
+:class:`ConcurrentInsert`, so the caller can re-run its rules against what the other stored.
+"""
+
+from __future__ import annotations
+
+import datetime
+from collections.abc import Collection, Iterable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from sqlalchemy import Select, delete, func, insert, select, update
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from ..store.db import Database
+from .model import Entity, Kind
+from .tables import catalog_loads, entities, statistics
+from .versions import is_name, is_version
+
+
+class ConcurrentInsert(Exception):
+    """Another transaction stored the same entity first."""
+
+
+class PolicyStore:
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    @contextmanager
+    def writing(self) -> Iterator[Repository]:
+        """One committed transaction (row locks taken inside it hold until the commit)."""
+        try:
+            with self.db.write() as session:
+                yield Repository(session)
+        except IntegrityError as error:
+            raise ConcurrentInsert(str(error.orig)) from error
+
+    @contextmanager
+    def reading(self) -> Iterator[Repository]:
+        with self.db.read() as session:
+            yield Repository(session)
+
+    def bump(self, counters: Collection[str]) -> None:
+        with self.writing() as repository:
+            repository.bump(counters)
+
+    def reachable(self) -> bool:
+        return self.db.ping()
+
+
+_COLUMNS = (entities.c.kind, entities.c.name, entities.c.version, entities.c.body, entities.c.preloaded)
+
+
+def _entity(row: Any) -> Entity:
+    return Entity(Kind(row.kind), row.name, row.version, row.body, preloaded=bool(row.preloaded))
+
+
+class Repository:
+    def __init__(self, session: Session) -> None:
+        self.session = session
+
+    def _all(self, query: Select[Any]) -> list[Entity]:
+        return [_entity(row) for row in self.session.execute(query)]
+
+    # --- entities ---------------------------------------------------------------------------
+
+    def one(self, kind: Kind, name: str, version: str, *, lock: bool = False) -> Entity | None:
+        """One entity; ``lock`` holds it against concurrent change until the commit."""
+        query = select(*_COLUMNS).where(
+            entities.c.kind == kind.value, entities.c.name == name, entities.c.version == version
+        )
+        if lock:
+            query = query.with_for_update()
+        found = self._all(query)
+        return found[0] if found else None
+
+    def named(self, kind: Kind, names: Collection[str], *, share_lock: bool = False) -> list[Entity]:
+        """Every version of these names; ``share_lock`` keeps them from being deleted meanwhile."""
+        if not names:
+            return []
+        query = select(*_COLUMNS).where(entities.c.kind == kind.value, entities.c.name.in_(sorted(names)))
+        if share_lock:
+            query = query.with_for_update(read=True)
+        return self._all(query)
+
+    def all(self, kind: Kind) -> list[Entity]:
+        return self._all(select(*_COLUMNS).where(entities.c.kind == kind.value))
+
+    def of_type(self, kind: Kind, type_name: str, type_version: str, name: str | None = None) -> list[Entity]:
+        """Policies (or node templates) of one exact type version, optionally of one name."""
+        query = select(*_COLUMNS).where(
+            entities.c.kind == kind.value,
+            entities.c.type_name == type_name,
+            entities.c.type_version == type_version,
+        )
+        if name is not None:
+            query = query.where(entities.c.name == name)
+        return self._all(query)
+
+    def children(self, kind: Kind, parent_names: Collection[str]) -> list[Entity]:
+        """The types whose derived_from names one of ``parent_names`` (any version)."""
+        if not parent_names:
+            return []
+        return self._all(
+            select(*_COLUMNS).where(
+                entities.c.kind == kind.value, entities.c.parent_name.in_(sorted(parent_names))
+            )
+        )
+
+    def first_policy_of_type(self, type_name: str, type_version: str) -> Entity | None:
+        found = self._all(
+            select(*_COLUMNS)
+            .where(
+                entities.c.kind == Kind.POLICY.value,
+                entities.c.type_name == type_name,
+                entities.c.type_version == type_version,
+            )
+            .order_by(entities.c.name, entities.c.version)
+            .limit(1)
+        )
+        return found[0] if found else None
+
+    def first_policy_naming_metadata_set(self, name: str, version: str) -> Entity | None:
+        found = self._all(
+            select(*_COLUMNS)
+            .where(
+                entities.c.kind == Kind.POLICY.value,
+                entities.c.metadata_set_name == name,
+                entities.c.metadata_set_version == version,
+            )
+            .order_by(entities.c.name, entities.c.version)
+            .limit(1)
+        )
+        return found[0] if found else None
+
+    def insert(self, new: Iterable[Entity], *, preloaded: bool = False) -> None:
+        rows = [_row(entity, preloaded) for entity in new]
+        if rows:
+            self.session.execute(insert(entities), rows)
+
+    def replace_body(self, entity: Entity) -> None:
+        row = _row(entity, preloaded=False)
+        del row["preloaded"]
+        self.session.execute(
+            update(entities)
+            .where(
+                entities.c.kind == entity.kind.value,
+                entities.c.name == entity.name,
+                entities.c.version == entity.version,
+            )
+            .values(row)
+        )
+
+    def delete(self, entity: Entity) -> None:
+        self.session.execute(
+            delete(entities).where(
+                entities.c.kind == entity.kind.value,
+                entities.c.name == entity.name,
+                entities.c.version == entity.version,
+            )
+        )
+
+    def count(self, kind: Kind) -> int:
+        return int(
+            self.session.scalar(
+                select(func.count()).select_from(entities).where(entities.c.kind == kind.value)
+            )
+            or 0
+        )
+
+    # --- statistics ---------------------------------------------------------------------------
+
+    def bump(self, counters: Collection[str]) -> None:
+        """Add one to each counter, atomically (instances sharing the database add up)."""
+        if counters:
+            self.session.execute(
+                update(statistics)
+                .where(statistics.c.name.in_(sorted(counters)))
+                .values(value=statistics.c.value + 1)
+            )
+
+    def counters(self) -> dict[str, int]:
+        return {row.name: int(row.value) for row in self.session.execute(select(statistics))}
+
+    # --- preloaded catalog ------------------------------------------------------------------
+
+    def catalog_loaded(self, name: str) -> bool:
+        return (
+            self.session.scalar(select(catalog_loads.c.name).where(catalog_loads.c.name == name)) is not None
+        )
+
+    def mark_catalog_loaded(self, name: str) -> None:
+        self.session.execute(
+            insert(catalog_loads).values(name=name, loaded_at=datetime.datetime.now(datetime.UTC))
+        )
+
+
+def _row(entity: Entity, preloaded: bool) -> dict[str, Any]:
+    parent = entity.parent if entity.kind.is_type else None
+    type_reference = entity.type_reference if not entity.kind.is_type else None
+    metadata_set = entity.metadata_set if entity.kind is Kind.POLICY else None
+    if metadata_set is not None and not (is_name(metadata_set.name) and is_version(metadata_set.version)):
+        metadata_set = None  # names no node template can have: it can never block a delete
+    return {
+        "kind": entity.kind.value,
+        "name": entity.name,
+        "version": entity.version,
+        "parent_name": parent.name if parent else None,
+        "type_name": type_reference.name if type_reference else None,
+        "type_version": type_reference.version if type_reference else None,
+        "metadata_set_name": metadata_set.name if metadata_set else None,
+        "metadata_set_version": metadata_set.version if metadata_set else None,
+        "preloaded": preloaded,
+        "body": entity.body,
+    }
