@@ -1,0 +1,134 @@
+"""HTTP details shared by the routes: path ids, media types, the on-behalf-of headers, docs."""
+
+from __future__ import annotations
+
+import re
+from http import HTTPStatus
+from typing import Annotated, Any
+
+from fastapi import Header, Request
+from pydantic import BaseModel
+
+from ..web.errors import BadRequest, NotAcceptable, UnsupportedMediaType
+from .access import ON_BEHALF_OF, ON_BEHALF_OF_GROUP, Caller
+
+FEED_MEDIA_TYPE = "application/vnd.bus-dr.feed"
+SUBSCRIPTION_MEDIA_TYPE = "application/vnd.bus-dr.subscription"
+LOG_LIST_MEDIA_TYPE = "application/vnd.bus-dr.log-list"
+LOG_LIST_CONTENT_TYPE = f"{LOG_LIST_MEDIA_TYPE}; version=1.0"
+_VERSIONS = {None, "1.0", "2.0"}
+_ACCEPTABLE_LOG_TYPES = {"*/*", "application/*", "application/json", LOG_LIST_MEDIA_TYPE}
+
+
+def provisioning_caller(
+    on_behalf_of: Annotated[
+        str | None,
+        Header(alias=ON_BEHALF_OF, description="Identity of the caller (1-8 characters); required"),
+    ] = None,
+    on_behalf_of_group: Annotated[
+        str | None, Header(alias=ON_BEHALF_OF_GROUP, description="Group id; same group counts as owner")
+    ] = None,
+    exclude_authz: Annotated[
+        str | None,
+        Header(alias="X-EXCLUDE-AUTHZ", description="Accepted; no authorization framework is enabled"),
+    ] = None,
+) -> Caller:
+    """The caller of a feed or subscription route (400 when the on-behalf-of header is unusable)."""
+    return Caller.from_headers(on_behalf_of, on_behalf_of_group)
+
+
+async def raw_body(request: Request) -> bytes:
+    """The request body as bytes; parsing waits until the checks that come first have passed."""
+    return await request.body()
+
+
+def parse_object_id(text: str, message: str) -> int:
+    """A feed or subscription id from the path: a positive integer, else 400 ``message``."""
+    if not re.fullmatch(r"[0-9]{1,9}", text) or int(text) == 0:
+        raise BadRequest(message)
+    return int(text)
+
+
+def _media_type(value: str) -> tuple[str, dict[str, str]]:
+    kind, *raw_params = value.split(";")
+    params = {}
+    for raw in raw_params:
+        name, _, param_value = raw.partition("=")
+        params[name.strip().lower()] = param_value.strip().strip('"')
+    return kind.strip().lower(), params
+
+
+def require_content_type(request: Request, vendor_type: str) -> None:
+    """The vendor media type (version absent, 1.0 or 2.0) or application/json, else 415."""
+    kind, params = _media_type(request.headers.get("content-type", ""))
+    if kind == "application/json" or (kind == vendor_type and params.get("version") in _VERSIONS):
+        return
+    raise UnsupportedMediaType("Incorrect content-type")
+
+
+def require_log_list_acceptable(request: Request) -> None:
+    """406 unless the Accept header (when present) takes the log-list type or JSON."""
+    accept = request.headers.get("accept")
+    if accept is None or not accept.strip():
+        return
+    for entry in accept.split(","):
+        kind, params = _media_type(entry)
+        if kind in _ACCEPTABLE_LOG_TYPES and _quality(params) > 0:
+            return
+    raise NotAcceptable(f"The Accept header does not allow {LOG_LIST_MEDIA_TYPE}")
+
+
+def _quality(params: dict[str, str]) -> float:
+    try:
+        return float(params.get("q", "1"))
+    except ValueError:
+        return 0.0
+
+
+def public_base_url(request: Request, configured: str | None) -> str:
+    """Where links point: the configured public URL, else scheme://host:port of the request."""
+    return (configured or str(request.base_url)).rstrip("/")
+
+
+# --- OpenAPI ---------------------------------------------------------------------------------
+
+
+def errors(*statuses: int) -> dict[int | str, dict[str, Any]]:
+    """OpenAPI responses for error statuses, each a text/plain message."""
+    return {
+        status: {
+            "description": HTTPStatus(status).phrase,
+            "content": {"text/plain": {"schema": {"type": "string"}}},
+        }
+        for status in statuses
+    }
+
+
+def inline_schema(model: type[BaseModel]) -> dict[str, Any]:
+    """The model's JSON schema with its nested models written in place (no components needed)."""
+    schema = model.model_json_schema()
+    definitions = schema.pop("$defs", {})
+
+    def resolve(node: Any) -> Any:
+        if isinstance(node, dict):
+            reference = node.get("$ref")
+            if isinstance(reference, str) and reference.startswith("#/$defs/"):
+                return resolve(definitions[reference.removeprefix("#/$defs/")])
+            return {key: resolve(value) for key, value in node.items()}
+        if isinstance(node, list):
+            return [resolve(item) for item in node]
+        return node
+
+    resolved: dict[str, Any] = resolve(schema)
+    return resolved
+
+
+def json_request_body(model: type[BaseModel], vendor_type: str) -> dict[str, Any]:
+    """``openapi_extra`` documenting a JSON body sent as the vendor type or application/json."""
+    schema = inline_schema(model)
+    return {
+        "requestBody": {
+            "required": True,
+            "content": {vendor_type: {"schema": schema}, "application/json": {"schema": schema}},
+        }
+    }

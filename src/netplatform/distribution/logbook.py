@@ -1,0 +1,23 @@
+"""Log queries: the records of a feed or subscription that match a query (spec 4.2 feedlog/sublog)."""
+
+from __future__ import annotations
+
+from ..store.db import Database
+from .logquery import LogQuery
+from .records import LogRecord
+from .repository import logs
+from .repository.provisioning import find_subscription
+
+
+def feed_log(db: Database, feed_id: int, query: LogQuery) -> list[LogRecord]:
+    """Records of the feed, deleted or not; an id that never existed simply has none."""
+    with db.read() as session:
+        return logs.feed_log(session, feed_id, query)
+
+
+def subscription_log(db: Database, sub_id: int, query: LogQuery) -> list[LogRecord]:
+    with db.read() as session:
+        subscription = find_subscription(session, sub_id, include_deleted=True)
+        if subscription is None:
+            return []
+        return logs.subscription_log(session, sub_id, subscription.feed_id, query)

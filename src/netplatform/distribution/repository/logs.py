@@ -1,0 +1,90 @@
+"""Log records: written in the transaction of the event they record, queried per feed or subscription."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.orm import Session
+
+from ..logquery import LogQuery
+from ..records import ExpiryReason, LogRecord, RecordType
+from ..tables import logs
+
+
+def insert_log(session: Session, record: LogRecord) -> None:
+    session.execute(
+        sa.insert(logs).values(
+            type=str(record.type),
+            date_ms=record.date_ms,
+            feed_id=record.feed_id,
+            sub_id=record.sub_id,
+            publish_id=record.publish_id,
+            request_uri=record.request_uri,
+            method=record.method,
+            content_type=record.content_type,
+            content_length=record.content_length,
+            source_ip=record.source_ip,
+            endpoint_id=record.endpoint_id,
+            file_name=record.file_name,
+            status_code=record.status_code,
+            delivery_id=record.delivery_id,
+            expiry_reason=str(record.expiry_reason) if record.expiry_reason else None,
+            attempts=record.attempts,
+        )
+    )
+
+
+def feed_log(session: Session, feed_id: int, query: LogQuery) -> list[LogRecord]:
+    """The feed's publish records and the delivery and expiry records of all its subscriptions."""
+    return _select(session, logs.c.feed_id == feed_id, query)
+
+
+def subscription_log(session: Session, sub_id: int, feed_id: int, query: LogQuery) -> list[LogRecord]:
+    """The publish records of the subscription's feed and its own delivery and expiry records."""
+    scope = sa.or_(
+        sa.and_(logs.c.type == str(RecordType.PUBLISH), logs.c.feed_id == feed_id),
+        logs.c.sub_id == sub_id,
+    )
+    return _select(session, scope, query)
+
+
+def _select(session: Session, scope: sa.ColumnElement[bool], query: LogQuery) -> list[LogRecord]:
+    conditions = [
+        scope,
+        logs.c.type.in_([str(t) for t in query.types]),
+        logs.c.date_ms.between(query.start_ms, query.end_ms),
+    ]
+    if query.publish_id is not None:
+        conditions.append(logs.c.publish_id == query.publish_id)
+    if query.file_name is not None:
+        conditions.append(logs.c.file_name == query.file_name)
+    if query.expiry_reason is not None:
+        conditions.append(logs.c.expiry_reason == str(query.expiry_reason))
+    if query.status is not None:
+        conditions.append(logs.c.status_code >= query.status.lowest)
+        if query.status.highest is not None:
+            conditions.append(logs.c.status_code <= query.status.highest)
+    statement = sa.select(logs).where(*conditions).order_by(logs.c.date_ms, logs.c.id)
+    return [_record(row) for row in session.execute(statement).mappings()]
+
+
+def _record(row: Any) -> LogRecord:
+    return LogRecord(
+        type=RecordType(row["type"]),
+        date_ms=row["date_ms"],
+        feed_id=row["feed_id"],
+        sub_id=row["sub_id"],
+        publish_id=row["publish_id"],
+        request_uri=row["request_uri"],
+        method=row["method"],
+        content_type=row["content_type"],
+        content_length=row["content_length"],
+        source_ip=row["source_ip"],
+        endpoint_id=row["endpoint_id"],
+        file_name=row["file_name"],
+        status_code=row["status_code"],
+        delivery_id=row["delivery_id"],
+        expiry_reason=ExpiryReason(row["expiry_reason"]) if row["expiry_reason"] else None,
+        attempts=row["attempts"],
+    )

@@ -1,0 +1,161 @@
+"""The wire format of feeds, subscriptions and log records (spec 2.2), for rendering and OpenAPI.
+
+Request bodies are read by :mod:`.documents` (the reference's lenient reader with its exact
+error texts); the request models here document them. Responses are built through the response
+models, so what the service sends is what its OpenAPI document says.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from .feeds import Feed
+from .links import feed_links, subscription_links
+from .subscriptions import Subscription
+
+
+class EndpointIdentity(BaseModel):
+    id: str = Field(max_length=20)
+    password: str = Field(max_length=32)
+
+
+class FeedAuthorizationBody(BaseModel):
+    classification: str = Field(max_length=32)
+    endpoint_ids: list[EndpointIdentity] = Field(min_length=1)
+    endpoint_addrs: list[str] = Field(default_factory=list, description="IPv4/IPv6 hosts or addr/masklen")
+
+
+class FeedLinks(BaseModel):
+    model_config = ConfigDict(populate_by_name=True)
+
+    self_: str = Field(alias="self")
+    publish: str
+    subscribe: str
+    log: str
+
+
+class FeedRequest(BaseModel):
+    name: str = Field(min_length=1, max_length=20)
+    version: str | None = Field(default=None, max_length=20, description="required on create")
+    description: str | None = Field(default=None, max_length=256)
+    business_description: str | None = Field(default=None, max_length=256)
+    authorization: FeedAuthorizationBody
+    suspend: bool | None = None
+    groupid: int | None = None
+    authz_instance: str | None = Field(default=None, max_length=256)
+
+
+class FeedBody(BaseModel):
+    name: str
+    version: str
+    description: str
+    business_description: str
+    authorization: FeedAuthorizationBody
+    suspend: bool
+    groupid: int
+    authz_instance: str
+    publisher: str
+    links: FeedLinks
+
+
+class DeliveryBody(BaseModel):
+    url: str = Field(max_length=256, pattern="^https://")
+    user: str = Field(max_length=20)
+    password: str = Field(max_length=32)
+    use100: bool = False
+
+
+class SubLinks(BaseModel):
+    model_config = ConfigDict(populate_by_name=True)
+
+    self_: str = Field(alias="self")
+    feed: str
+    log: str
+
+
+class SubscriptionRequest(BaseModel):
+    delivery: DeliveryBody
+    metadataOnly: bool
+    groupid: int
+    follow_redirect: bool | None = None
+    suspend: bool | None = None
+    decompress: bool | None = None
+    privilegedSubscriber: bool | None = None
+    authz_instance: str | None = Field(default=None, max_length=256)
+
+
+class SubscriptionBody(BaseModel):
+    delivery: DeliveryBody
+    metadataOnly: bool
+    groupid: int
+    follow_redirect: bool
+    suspend: bool
+    decompress: bool
+    privilegedSubscriber: bool
+    authz_instance: str
+    subscriber: str
+    created_date: int
+    links: SubLinks
+
+
+class LogRecordBody(BaseModel):
+    """One log record; members that do not apply to the record's type are left out."""
+
+    type: str = Field(description="pub, del or exp")
+    date: str = Field(description="UTC, yyyy-MM-ddTHH:mm:ss.SSSZ")
+    publishId: str
+    requestURI: str
+    method: str
+    contentType: str | None = None
+    contentLength: int | None = None
+    sourceIP: str | None = None
+    endpointId: str | None = None
+    fileName: str | None = None
+    statusCode: int | None = None
+    deliveryId: str | None = None
+    expiryReason: str | None = None
+    attempts: int | None = None
+
+
+def render_feed(feed: Feed, base: str) -> dict[str, Any]:
+    authorization = feed.authorization
+    body = FeedBody(
+        name=feed.name,
+        version=feed.version,
+        description=feed.description,
+        business_description=feed.business_description,
+        authorization=FeedAuthorizationBody(
+            classification=authorization.classification,
+            endpoint_ids=[EndpointIdentity(id=e.id, password=e.password) for e in authorization.endpoint_ids],
+            endpoint_addrs=list(authorization.endpoint_addrs),
+        ),
+        suspend=feed.suspend,
+        groupid=feed.groupid,
+        authz_instance=feed.authz_instance,
+        publisher=feed.publisher,
+        links=FeedLinks.model_validate(feed_links(base, feed.id)),
+    )
+    return body.model_dump(by_alias=True, exclude_none=True)
+
+
+def render_subscription(subscription: Subscription, base: str) -> dict[str, Any]:
+    fields = subscription.fields
+    target = fields.delivery
+    body = SubscriptionBody(
+        delivery=DeliveryBody(
+            url=target.url, user=target.user, password=target.password, use100=target.use100
+        ),
+        metadataOnly=fields.metadata_only,
+        groupid=fields.groupid,
+        follow_redirect=fields.follow_redirect,
+        suspend=fields.suspend,
+        decompress=fields.decompress,
+        privilegedSubscriber=fields.privileged,
+        authz_instance=fields.authz_instance,
+        subscriber=subscription.subscriber,
+        created_date=subscription.created_date,
+        links=SubLinks.model_validate(subscription_links(base, subscription.id, subscription.feed_id)),
+    )
+    return body.model_dump(by_alias=True, exclude_none=True)

@@ -1,0 +1,136 @@
+"""The tables of the file-distribution service (all named ``distribution_*``).
+
+Feeds and subscriptions are soft-deleted (``deleted``): their ids are never reused and the log
+records of a deleted feed or subscription stay queryable through them. The delivery queue is
+three tables: ``files`` (one row per accepted publish or retraction, naming its spooled blob),
+``deliveries`` (one row per file and subscription still to be delivered) and ``queues`` (one row
+per subscription: who holds it, when it may be tried again, the learned redirect base).
+"""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+
+from ..store.db import new_metadata
+
+metadata = new_metadata()
+
+# SQLite only autoincrements an INTEGER PRIMARY KEY; PostgreSQL gets a BIGINT identity.
+BigId = sa.BigInteger().with_variant(sa.Integer(), "sqlite")
+
+counters = sa.Table(
+    "distribution_counters",
+    metadata,
+    sa.Column("name", sa.String(32), primary_key=True),
+    sa.Column("value", sa.BigInteger, nullable=False),
+)
+
+feeds = sa.Table(
+    "distribution_feeds",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=False),
+    sa.Column("name", sa.String(20), nullable=False),
+    sa.Column("version", sa.String(20), nullable=False),
+    sa.Column("description", sa.String(256), nullable=False),
+    sa.Column("business_description", sa.String(256), nullable=False),
+    sa.Column("classification", sa.String(32), nullable=False),
+    sa.Column("endpoint_ids", sa.JSON, nullable=False),
+    sa.Column("endpoint_addrs", sa.JSON, nullable=False),
+    sa.Column("suspend", sa.Boolean, nullable=False),
+    sa.Column("groupid", sa.BigInteger, nullable=False),
+    sa.Column("authz_instance", sa.String(256), nullable=False),
+    sa.Column("publisher", sa.String(8), nullable=False),
+    sa.Column("deleted", sa.Boolean, nullable=False),
+    sa.Column("created_ms", sa.BigInteger, nullable=False),
+    sa.Column("modified_ms", sa.BigInteger, nullable=False),
+    # "This feed already exists": name+version is unique among live feeds only, so a deleted
+    # feed frees its name for reuse.
+    sa.Index(
+        "uq_distribution_feeds_live_name_version",
+        "name",
+        "version",
+        unique=True,
+        sqlite_where=sa.text("deleted = 0"),
+        postgresql_where=sa.text("NOT deleted"),
+    ),
+)
+
+subscriptions = sa.Table(
+    "distribution_subscriptions",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=False),
+    sa.Column("feed_id", sa.Integer, sa.ForeignKey("distribution_feeds.id"), nullable=False, index=True),
+    sa.Column("delivery_url", sa.String(256), nullable=False),
+    sa.Column("delivery_user", sa.String(20), nullable=False),
+    sa.Column("delivery_password", sa.String(32), nullable=False),
+    sa.Column("use100", sa.Boolean, nullable=False),
+    sa.Column("metadata_only", sa.Boolean, nullable=False),
+    sa.Column("follow_redirect", sa.Boolean, nullable=False),
+    sa.Column("suspend", sa.Boolean, nullable=False),
+    sa.Column("decompress", sa.Boolean, nullable=False),
+    sa.Column("privileged", sa.Boolean, nullable=False),
+    sa.Column("groupid", sa.BigInteger, nullable=False),
+    sa.Column("authz_instance", sa.String(256), nullable=False),
+    sa.Column("subscriber", sa.String(8), nullable=False),
+    sa.Column("created_date", sa.BigInteger, nullable=False),
+    sa.Column("deleted", sa.Boolean, nullable=False),
+)
+
+queues = sa.Table(
+    "distribution_queues",
+    metadata,
+    sa.Column("sub_id", sa.Integer, sa.ForeignKey("distribution_subscriptions.id"), primary_key=True),
+    sa.Column("claimed_by", sa.String(128), nullable=True),
+    sa.Column("claimed_until_ms", sa.BigInteger, nullable=True),
+    sa.Column("retry_at_ms", sa.BigInteger, nullable=False),
+    sa.Column("retry_delay_s", sa.Float, nullable=False),
+    sa.Column("redirect_base", sa.Text, nullable=True),
+)
+
+files = sa.Table(
+    "distribution_files",
+    metadata,
+    sa.Column("id", BigId, primary_key=True, autoincrement=True),
+    sa.Column("publish_id", sa.String(160), nullable=False, unique=True),
+    sa.Column("feed_id", sa.Integer, nullable=False),
+    sa.Column("file_id", sa.Text, nullable=False),
+    sa.Column("method", sa.String(8), nullable=False),
+    sa.Column("blob", sa.String(32), nullable=True),
+    sa.Column("content_length", sa.BigInteger, nullable=False),
+    sa.Column("headers", sa.JSON, nullable=False),
+    sa.Column("published_ms", sa.BigInteger, nullable=False),
+)
+
+deliveries = sa.Table(
+    "distribution_deliveries",
+    metadata,
+    sa.Column("id", BigId, primary_key=True, autoincrement=True),
+    sa.Column("sub_id", sa.Integer, sa.ForeignKey("distribution_subscriptions.id"), nullable=False),
+    sa.Column("file_row", sa.BigInteger, sa.ForeignKey("distribution_files.id"), nullable=False, index=True),
+    sa.Column("attempts", sa.Integer, nullable=False),
+    sa.Index("ix_distribution_deliveries_sub_id_id", "sub_id", "id"),
+)
+
+logs = sa.Table(
+    "distribution_logs",
+    metadata,
+    sa.Column("id", BigId, primary_key=True, autoincrement=True),
+    sa.Column("type", sa.String(3), nullable=False),
+    sa.Column("date_ms", sa.BigInteger, nullable=False),
+    sa.Column("feed_id", sa.Integer, nullable=False),
+    sa.Column("sub_id", sa.Integer, nullable=True),
+    sa.Column("publish_id", sa.String(160), nullable=False),
+    sa.Column("request_uri", sa.Text, nullable=False),
+    sa.Column("method", sa.String(8), nullable=False),
+    sa.Column("content_type", sa.Text, nullable=True),
+    sa.Column("content_length", sa.BigInteger, nullable=True),
+    sa.Column("source_ip", sa.String(64), nullable=True),
+    sa.Column("endpoint_id", sa.String(20), nullable=True),
+    sa.Column("file_name", sa.Text, nullable=True),
+    sa.Column("status_code", sa.Integer, nullable=True),
+    sa.Column("delivery_id", sa.String(20), nullable=True),
+    sa.Column("expiry_reason", sa.String(20), nullable=True),
+    sa.Column("attempts", sa.Integer, nullable=True),
+    sa.Index("ix_distribution_logs_feed_id_date_ms", "feed_id", "date_ms"),
+    sa.Index("ix_distribution_logs_sub_id_date_ms", "sub_id", "date_ms"),
+)

@@ -1,0 +1,77 @@
+"""Request bodies and calls the distribution tests share."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import httpx
+
+FEED_TYPE = "application/vnd.bus-dr.feed"
+SUB_TYPE = "application/vnd.bus-dr.subscription"
+OWNER = "opsteam"
+PUBLISHER = ("collector1", "s3cret-pw")
+
+
+def feed_document(name: str = "pm-counters", version: str = "1.0", **overrides: Any) -> dict[str, Any]:
+    document: dict[str, Any] = {
+        "name": name,
+        "version": version,
+        "description": "hourly counters",
+        "authorization": {
+            "classification": "unclassified",
+            "endpoint_ids": [{"id": PUBLISHER[0], "password": PUBLISHER[1]}],
+            "endpoint_addrs": [],
+        },
+    }
+    document.update(copy.deepcopy(overrides))
+    return document
+
+
+def subscription_document(url: str = "https://sink.example:9443/in", **overrides: Any) -> dict[str, Any]:
+    document: dict[str, Any] = {
+        "delivery": {"url": url, "user": "rxuser", "password": "rx-pass", "use100": False},
+        "metadataOnly": False,
+        "groupid": 0,
+    }
+    document.update(copy.deepcopy(overrides))
+    return document
+
+
+def owner_headers(owner: str = OWNER, **extra: str) -> dict[str, str]:
+    return {"X-BUS-DR-ON-BEHALF-OF": owner, **extra}
+
+
+def post_feed(
+    client: httpx.Client, document: Any, owner: str = OWNER, content_type: str = FEED_TYPE
+) -> httpx.Response:
+    return client.post("/", json=document, headers={**owner_headers(owner), "Content-Type": content_type})
+
+
+def create_feed(client: httpx.Client, owner: str = OWNER, **overrides: Any) -> tuple[int, dict[str, Any]]:
+    """Create a feed; its id (from links.self) and body."""
+    response = post_feed(client, feed_document(**overrides), owner)
+    assert response.status_code == 200, response.text
+    body = response.json()
+    return int(body["links"]["self"].rsplit("/", 1)[1]), body
+
+
+def post_subscription(
+    client: httpx.Client, feed_id: int | str, document: Any, owner: str = OWNER, content_type: str = SUB_TYPE
+) -> httpx.Response:
+    return client.post(
+        f"/subscribe/{feed_id}", json=document, headers={**owner_headers(owner), "Content-Type": content_type}
+    )
+
+
+def create_subscription(
+    client: httpx.Client,
+    feed_id: int,
+    url: str = "https://sink.example:9443/in",
+    owner: str = OWNER,
+    **overrides: Any,
+) -> tuple[int, dict[str, Any]]:
+    response = post_subscription(client, feed_id, subscription_document(url, **overrides), owner)
+    assert response.status_code == 201, response.text
+    body = response.json()
+    return int(body["links"]["self"].rsplit("/", 1)[1]), body
