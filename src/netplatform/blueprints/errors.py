@@ -1,33 +1,47 @@
-"""The catalog's error payload: ``{code, status, timestamp, message, debugMessage, logLevel, subErrors}``."""
+"""The catalog's error payload: ``{code, status, timestamp, message, debugMessage, logLevel, subErrors}``.
+
+``status`` is the reference's error id. Domain code picks one through ``ApiError.code`` where the
+HTTP status alone is ambiguous (404: an unknown resource is ``RESOURCE_NOT_FOUND``, a path no
+route serves is ``REQUEST_NOT_FOUND``), and adds sub-errors through ``extra["subErrors"]``.
+"""
 
 from __future__ import annotations
-
-from datetime import UTC, datetime
 
 from pydantic import BaseModel
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from ..web.errors import ApiError
+from ..web.errors import ApiError, BadRequest, NotFound
+from .timestamps import utc_now, wire_timestamp
+
+DESIGNER_DOMAIN = "platform.blueprints.designer.api"
+CONFIGS_DOMAIN = "platform.blueprints.configs.api"
+RESOURCE_DOMAIN = "platform.blueprints.resource.api"
+
+RESOURCE_NOT_FOUND = "RESOURCE_NOT_FOUND"
+REQUEST_NOT_FOUND = "REQUEST_NOT_FOUND"
+DUPLICATE_DATA = "DUPLICATE_DATA"
+IO_FILE_INTERRUPT = "IO_FILE_INTERRUPT"
 
 _STATUS_IDS = {
     400: "INVALID_REQUEST_FORMAT",
     401: "UNAUTHORIZED_REQUEST",
-    404: "RESOURCE_NOT_FOUND",
-    405: "REQUEST_NOT_FOUND",
+    404: REQUEST_NOT_FOUND,  # no code given: the framework found no route
+    405: REQUEST_NOT_FOUND,
+    406: "INVALID_REQUEST_FORMAT",
     409: "CONFLICT_ADDING_RESOURCE",
     413: "INVALID_REQUEST_FORMAT",
     415: "INVALID_FILE_EXTENSION",
-    503: "IO_FILE_INTERRUPT",
+    503: IO_FILE_INTERRUPT,
 }
 
 ACTIONS = {
-    "RESOURCE_NOT_FOUND": "Provide the ID to find the resource.",
-    "IO_FILE_INTERRUPT": "Please reload your file and make sure it is in the right format.",
+    RESOURCE_NOT_FOUND: "Provide the ID to find the resource.",
+    IO_FILE_INTERRUPT: "Please reload your file and make sure it is in the right format.",
     "INVALID_REQUEST_FORMAT": "Verify the request payload.",
-    "REQUEST_NOT_FOUND": "Please verify your request.",
+    REQUEST_NOT_FOUND: "Please verify your request.",
     "CONFLICT_ADDING_RESOURCE": "Please make the saving model doesn't exist.",
-    "DUPLICATE_DATA": "Please provide single resource at a time.",
+    DUPLICATE_DATA: "Please provide single resource at a time.",
     "GENERIC_FAILURE": "Verify the request and try again.",
     "UNAUTHORIZED_REQUEST": "Provide valid credentials.",
     "INVALID_FILE_EXTENSION": "Verify the request payload.",
@@ -50,8 +64,17 @@ class ErrorPayload(BaseModel):
     subErrors: list[SubError] = []
 
 
-def timestamp_now() -> str:
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.") + f"{datetime.now(UTC).microsecond // 1000:03d}Z"
+def sub_error(message: str, cause: str, domain: str = DESIGNER_DOMAIN) -> dict[str, str]:
+    return {"domainId": domain, "message": message, "cause": cause}
+
+
+def resource_not_found(cause: str) -> NotFound:
+    """An unknown resource (as opposed to an unknown path)."""
+    return NotFound(cause, code=RESOURCE_NOT_FOUND)
+
+
+def invalid_request(cause: str, *sub_errors: dict[str, str]) -> BadRequest:
+    return BadRequest(cause, extra={"subErrors": list(sub_errors)})
 
 
 def render_error(request: Request, error: ApiError) -> Response:
@@ -60,7 +83,7 @@ def render_error(request: Request, error: ApiError) -> Response:
     payload = ErrorPayload(
         code=error.status,
         status=status_id,
-        timestamp=timestamp_now(),
+        timestamp=wire_timestamp(utc_now()),
         message=f"Cause: {error.message} \n Action : {action}",
         subErrors=[SubError(**e) for e in error.extra.get("subErrors", [])],
     )

@@ -1,0 +1,62 @@
+"""What every router of the catalog shares: response helpers and documented error statuses."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import Request
+from fastapi.responses import JSONResponse, Response
+
+from ...web.errors import BadRequest, UnsupportedMediaType
+from ..errors import ErrorPayload
+
+_DESCRIPTIONS = {
+    400: "Malformed input (INVALID_REQUEST_FORMAT)",
+    404: "No such resource (RESOURCE_NOT_FOUND)",
+    406: "The stored content cannot be rendered in the requested format",
+    409: "More than one record matches (DUPLICATE_DATA)",
+    413: "Archive or body too large",
+    415: "Not multipart/form-data (INVALID_FILE_EXTENSION)",
+    503: "The archive failed enrichment or validation (IO_FILE_INTERRUPT)",
+}
+
+EMPTY_OK: dict[int | str, dict[str, Any]] = {200: {"description": "Done (empty body)", "content": {}}}
+TEXT_BODY: dict[str, Any] = {
+    "requestBody": {
+        "required": True,
+        "content": {
+            media: {"schema": {"type": "string"}}
+            for media in ("text/plain", "application/json", "application/xml")
+        },
+    }
+}
+
+
+def errors(*statuses: int) -> dict[int | str, dict[str, Any]]:
+    """``responses=`` entries for the error statuses a route can answer with."""
+    return {status: {"model": ErrorPayload, "description": _DESCRIPTIONS[status]} for status in statuses}
+
+
+def ok(content: Any) -> JSONResponse:
+    return JSONResponse(content)
+
+
+def empty_ok() -> Response:
+    return Response(status_code=200)
+
+
+def require_multipart(request: Request) -> None:
+    """Archive uploads are multipart/form-data with a part named ``file``; anything else is a 415."""
+    content_type = request.headers.get("content-type", "")
+    if not content_type.lower().startswith("multipart/form-data"):
+        raise UnsupportedMediaType(
+            f"expected multipart/form-data with a part named file, got ({content_type})"
+        )
+
+
+async def text_body(request: Request) -> str:
+    """The raw request body as text, whatever its content type."""
+    try:
+        return (await request.body()).decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise BadRequest("request body is not UTF-8 text") from error

@@ -1,0 +1,31 @@
+"""Names a client chooses (blueprint names and versions, model types, dictionaries, config keys).
+
+They end up in URL paths and download file names, so they are bounded and may not carry path
+separators or control characters: a name that could not be asked for again is refused up front.
+"""
+
+from __future__ import annotations
+
+from ..web.errors import BadRequest
+
+MAX_NAME_LENGTH = 255
+
+
+def checked_name(kind: str, value: str | None, *, max_length: int = MAX_NAME_LENGTH) -> str:
+    """``value`` when it is a usable name, else a 400 naming ``kind``."""
+    if value is None or not value.strip():
+        raise BadRequest(f"{kind} is missing or blank")
+    if len(value) > max_length:
+        raise BadRequest(f"{kind} is longer than {max_length} characters")
+    if "/" in value or "\\" in value:
+        raise BadRequest(f"{kind} ({value}) must not contain a path separator")
+    if not value.isprintable():
+        raise BadRequest(f"{kind} must not contain control characters")
+    return value
+
+
+def bounded_text(kind: str, value: str, max_length: int) -> str:
+    """Free text (tags, authors) that goes into indexed columns."""
+    if len(value) > max_length:
+        raise BadRequest(f"{kind} is longer than {max_length} characters")
+    return value

@@ -1,0 +1,169 @@
+"""The catalog's tables. Every name starts with ``blueprints_`` so no other service can collide.
+
+Blueprint archives live in the blob store; ``blueprints_models`` holds their meta-data and the
+blob name, and ``blueprints_model_keywords`` the comma-separated items of the searchable fields,
+lower-cased, so a whole-keyword search is an index lookup rather than a scan. ``*_lower`` columns
+hold lower-cased tag text for case-insensitive substring search on both databases.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import (
+    BigInteger,
+    Column,
+    DateTime,
+    ForeignKey,
+    Index,
+    Integer,
+    String,
+    Table,
+    Text,
+    UniqueConstraint,
+)
+
+from ..store.db import new_metadata
+
+metadata = new_metadata()
+
+NAME = 255
+
+models = Table(
+    "blueprints_models",
+    metadata,
+    Column("id", String(36), primary_key=True),
+    Column("artifact_name", String(NAME), nullable=False),
+    Column("artifact_version", String(NAME), nullable=False),
+    Column("artifact_type", String(64), nullable=False),
+    Column("artifact_description", Text, nullable=False),
+    Column("published", String(1), nullable=False),
+    Column("updated_by", String(NAME), nullable=False),
+    Column("tags", Text, nullable=False),
+    Column("tags_lower", Text, nullable=False),
+    Column("created_date", DateTime, nullable=False),
+    Column("blob_name", String(32), nullable=False),
+    Column("blob_size", BigInteger, nullable=False),
+    Column("workflows", Text, nullable=False),
+    UniqueConstraint("artifact_name", "artifact_version", name="uq_blueprints_models_name_version"),
+    Index("ix_blueprints_models_created_date", "created_date"),
+    Index("ix_blueprints_models_artifact_version", "artifact_version"),
+    Index("ix_blueprints_models_published", "published"),
+)
+
+model_keywords = Table(
+    "blueprints_model_keywords",
+    metadata,
+    Column(
+        "model_id",
+        String(36),
+        ForeignKey("blueprints_models.id", ondelete="CASCADE", name="fk_blueprints_model_keywords_model"),
+        primary_key=True,
+    ),
+    Column("keyword", String(1024), primary_key=True),
+    Index("ix_blueprints_model_keywords_keyword", "keyword"),
+)
+
+model_types = Table(
+    "blueprints_model_types",
+    metadata,
+    Column("name", String(NAME), primary_key=True),
+    Column("derived_from", String(NAME), nullable=False),
+    Column("definition_type", String(32), nullable=False),
+    Column("definition", Text, nullable=False),
+    Column("description", Text, nullable=False),
+    Column("version", String(NAME), nullable=False),
+    Column("tags", Text),
+    Column("tags_lower", Text),
+    Column("creation_date", DateTime, nullable=False),
+    Column("updated_by", String(NAME), nullable=False),
+    Index("ix_blueprints_model_types_definition_type", "definition_type"),
+)
+
+dictionaries = Table(
+    "blueprints_dictionaries",
+    metadata,
+    Column("name", String(NAME), primary_key=True),
+    Column("data_type", String(NAME), nullable=False),
+    Column("entry_schema", String(NAME)),
+    Column("dictionary_group", String(NAME), nullable=False),
+    Column("definition", Text, nullable=False),
+    Column("description", Text, nullable=False),
+    Column("tags", Text, nullable=False),
+    Column("tags_lower", Text, nullable=False),
+    Column("creation_date", DateTime, nullable=False),
+    Column("updated_by", String(NAME), nullable=False),
+    Index("ix_blueprints_dictionaries_group", "dictionary_group"),
+)
+
+configs = Table(
+    "blueprints_configs",
+    metadata,
+    # Insertion order: a replaced snapshot is re-inserted, so the highest seq is the newest.
+    Column("seq", Integer, primary_key=True, autoincrement=True),
+    Column("id", String(36), nullable=False, unique=True),
+    Column("resource_type", String(NAME), nullable=False),
+    Column("resource_id", String(NAME), nullable=False),
+    Column("status", String(16), nullable=False),
+    Column("config_snapshot", Text, nullable=False),
+    Column("created_date", DateTime, nullable=False),
+    UniqueConstraint("resource_type", "resource_id", "status", name="uq_blueprints_configs_key"),
+    Index("ix_blueprints_configs_resource_id", "resource_id"),
+    Index("ix_blueprints_configs_resource_type", "resource_type"),
+)
+
+templates = Table(
+    "blueprints_templates",
+    metadata,
+    Column("id", String(36), primary_key=True),
+    Column("blueprint_name", String(NAME), nullable=False),
+    Column("blueprint_version", String(NAME), nullable=False),
+    Column("artifact_name", String(NAME), nullable=False),
+    Column("resolution_key", String(NAME), nullable=False),
+    Column("resource_type", String(NAME), nullable=False),
+    Column("resource_id", String(NAME), nullable=False),
+    Column("occurrence", Integer, nullable=False),
+    Column("result", Text, nullable=False),
+    Column("created_date", DateTime, nullable=False),
+    UniqueConstraint(
+        "blueprint_name",
+        "blueprint_version",
+        "artifact_name",
+        "resolution_key",
+        "resource_type",
+        "resource_id",
+        "occurrence",
+        name="uq_blueprints_templates_key",
+    ),
+)
+
+resources = Table(
+    "blueprints_resources",
+    metadata,
+    Column("id", String(36), primary_key=True),
+    Column("blueprint_name", String(NAME), nullable=False),
+    Column("blueprint_version", String(NAME), nullable=False),
+    Column("artifact_name", String(NAME), nullable=False),
+    Column("name", String(NAME), nullable=False),
+    Column("value", Text, nullable=False),
+    Column("status", String(16), nullable=False),
+    Column("resolution_key", String(NAME), nullable=False),
+    Column("resource_type", String(NAME), nullable=False),
+    Column("resource_id", String(NAME), nullable=False),
+    Column("occurrence", Integer, nullable=False),
+    Column("dictionary_name", String(NAME)),
+    Column("dictionary_source", String(NAME)),
+    Column("dictionary_version", Integer),
+    Column("created_date", DateTime, nullable=False),
+    UniqueConstraint(
+        "blueprint_name",
+        "blueprint_version",
+        "artifact_name",
+        "resolution_key",
+        "resource_type",
+        "resource_id",
+        "occurrence",
+        "name",
+        name="uq_blueprints_resources_key",
+    ),
+    Index("ix_blueprints_resources_by_key", "blueprint_name", "blueprint_version", "resolution_key"),
+    Index("ix_blueprints_resources_by_resource", "blueprint_name", "resource_type", "resource_id"),
+)
