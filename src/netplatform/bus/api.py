@@ -10,9 +10,11 @@ from fastapi import FastAPI
 from ..settings import Settings
 from ..web.app import build_app
 from ..web.service import ServiceSpec
+from .drprov import Account, DistributionClient
 from .errors import ApiErrorBody, render_error
 from .paths import CanonicalPathMiddleware
-from .routes import bridge, clients, clusters, locations, nodes, settings, topics
+from .provisioning import Provisioner
+from .routes import bridge, clients, clusters, feeds, locations, nodes, pubs, settings, subs, topics
 
 SPEC = ServiceSpec(
     name="bus",
@@ -30,13 +32,31 @@ ROUTERS = [
     topics.router,
     clients.router,
     bridge.router,
+    feeds.router,
+    pubs.router,
+    subs.router,
 ]
+
+
+def distribution_account(service_settings: Settings) -> Account:
+    """The credentials for the distribution service: the bus_dr_* settings, else the first user."""
+    first_user, first_password = service_settings.first_user()
+    return Account(
+        user=service_settings.bus_dr_user or first_user,
+        password=service_settings.bus_dr_password or first_password,
+        subscriber=service_settings.bus_dr_subscriber,
+    )
 
 
 def create_app(service_settings: Settings) -> FastAPI:
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        yield
+        client = DistributionClient(distribution_account(service_settings), service_settings.bus_dr_timeout_s)
+        app.state.bus_provisioner = Provisioner(app.state.db, client, service_settings)
+        try:
+            yield
+        finally:
+            client.close()
 
     app = build_app(SPEC, service_settings, routers=ROUTERS, lifespan=lifespan)
     app.router.redirect_slashes = False

@@ -13,6 +13,7 @@ from ...settings import Settings
 from ...store.db import Database
 from ..errors import error_responses
 from ..paths import refuse_nul
+from ..provisioning import Provisioner
 from ..schemas import WireModel
 
 DELETE_DONE: dict[str, Any] = {"status_code": 204, "response_class": Response}
@@ -25,6 +26,11 @@ def new_router(prefix: str, tag: str) -> APIRouter:
 def database(request: Request) -> Database:
     db: Database = request.app.state.db
     return db
+
+
+def provisioner_of(request: Request) -> Provisioner:
+    provisioner: Provisioner = request.app.state.bus_provisioner
+    return provisioner
 
 
 def settings_of(request: Request) -> Settings:

@@ -1,0 +1,160 @@
+"""Feeds: create (or retry), read, filter, update and delete, provisioned through :mod:`.provisioning`."""
+
+from __future__ import annotations
+
+from sqlalchemy.orm import Session
+
+from ..web.errors import Conflict, NotFound
+from . import repository as repo
+from .checks import require, require_all
+from .clock import last_mod
+from .provisioning import Provisioner, new_publisher
+from .repository import FeedState, Held
+from .schemas import DrSub, Feed, Status
+
+REQUIRED = ("feedName", "feedVersion", "owner", "asprClassification")
+DEFAULT_PUB_LOCATION = "aCentralLocation"
+UNSPECIFIED_LOCATION = "notSpecified"
+SUB_FIELDS = (
+    "svcLocationName",
+    "deliveryURL",
+    "username",
+    "userpwd",
+    "use100",
+    "suspended",
+    "privilegedSubscriber",
+    "decompress",
+    "guaranteedDelivery",
+    "guaranteedSequence",
+)
+RETRYABLE = (Status.INVALID.value, Status.DELETED.value)
+
+
+def feed_not_found(feed_id: str) -> NotFound:
+    return NotFound("feed not found", fields=f"feedId={feed_id}")
+
+
+def new_subscriber(body: DrSub) -> DrSub:
+    values = {name: getattr(body, name) for name in SUB_FIELDS}
+    return DrSub(**values, status=Status.NEW, lastMod=last_mod())
+
+
+# --- reads ---------------------------------------------------------------------------------------
+
+
+def list_feeds(session: Session, name: str | None, version: str | None, match: str | None) -> list[Feed]:
+    return [
+        state.assembled()
+        for state in repo.feed_states(session, repo.feed_name_condition(name, version, match))
+    ]
+
+
+def held_feed(session: Session, feed_id: str, *, live: bool = False) -> Held[Feed]:
+    """The feed with this distribution id; ``live``: a feed being deleted counts as absent."""
+    found = repo.feed_by_id(session, feed_id)
+    if found is None or (live and found.obj.status == Status.DELETED.value):
+        raise feed_not_found(feed_id)
+    return found
+
+
+def get(session: Session, feed_id: str) -> Feed:
+    ref = held_feed(session, feed_id).ref or 0
+    state = repo.load_feed_state(session, ref)
+    if state is None:
+        raise feed_not_found(feed_id)
+    return state.assembled()
+
+
+# --- changes -------------------------------------------------------------------------------------
+
+
+def _new_state(session: Session, body: Feed) -> FeedState:
+    feed = Feed(
+        feedName=body.feedName,
+        feedVersion=body.feedVersion,
+        feedDescription=body.feedDescription,
+        owner=body.owner,
+        asprClassification=body.asprClassification,
+        formatUuid=body.formatUuid,
+        suspended=bool(body.suspended),
+        status=Status.NEW,
+        lastMod=last_mod(),
+    )
+    if body.pubs:
+        pubs = [
+            new_publisher(p.svcLocationName or UNSPECIFIED_LOCATION, p.username, p.userpwd) for p in body.pubs
+        ]
+    else:
+        pubs = [new_publisher(repo.first_central_location(session) or DEFAULT_PUB_LOCATION)]
+    subs = [new_subscriber(sub) for sub in body.subs or []]
+    return FeedState(0, feed, [Held(pub) for pub in pubs], [Held(sub) for sub in subs])
+
+
+def create(provisioner: Provisioner, body: Feed, use_existing: bool) -> Feed:
+    """A new feed, or a retry of one whose provisioning failed, or (useExisting) the stored one."""
+    require_all(body, REQUIRED)
+    name, version = body.feedName or "", body.feedVersion or ""
+    conflict = Conflict("feed already exists", fields=f"feedName={name} + feedVersion={version}")
+    with provisioner.database.write() as session:
+        found = repo.find_feed(session, name, version)
+        if found is not None and found.obj.status not in RETRYABLE:
+            if not use_existing:
+                raise conflict
+            state = repo.load_feed_state(session, found.ref or 0)
+            return state.assembled() if state else found.obj
+        if found is None:
+            try:
+                repo.insert_feed(session, _new_state(session, body))
+            except repo.Duplicate:
+                raise conflict from None
+            found = repo.find_feed(session, name, version)
+    assert found is not None and found.ref is not None
+    state = provisioner.provision(found.ref, lambda state: None, new=found.obj.status == Status.NEW.value)
+    if state is None:
+        raise NotFound("feed not found", fields="feedName")
+    return state.assembled()
+
+
+def update(provisioner: Provisioner, feed_id: str, body: Feed) -> Feed:
+    """Copy feedDescription and formatUuid, and suspended when present; push the feed."""
+    with provisioner.database.read() as session:
+        ref = held_feed(session, feed_id, live=True).ref or 0
+    given = body.model_fields_set
+
+    def change(state: FeedState) -> None:
+        for name in ("feedDescription", "formatUuid"):
+            if name in given:
+                setattr(state.feed, name, getattr(body, name))
+        if body.suspended is not None:
+            state.feed.suspended = body.suspended
+        state.feed.lastMod = last_mod()
+
+    state = provisioner.provision(ref, change)
+    if state is None:
+        raise feed_not_found(feed_id)
+    return state.assembled()
+
+
+def delete(provisioner: Provisioner, feed_id: str) -> None:
+    with provisioner.database.read() as session:
+        ref = held_feed(session, feed_id).ref or 0
+    provisioner.remove_feed(ref)
+
+
+def lookup_for_member(session: Session, body: DrSub | object, *, one_name_match: bool) -> Held[Feed]:
+    """The feed a new publisher or subscriber names: by feedId, else by feedName (+feedVersion)."""
+    feed_id = getattr(body, "feedId", None)
+    if feed_id is None:
+        name = require(getattr(body, "feedName", None), "feedName")
+        found = [held for held in repo.feeds_named(session, name, getattr(body, "feedVersion", None))]
+        found = [held for held in found if held.obj.status != Status.DELETED.value]
+        if not found:
+            raise NotFound("feed not found", fields="feedName")
+        if one_name_match and len(found) > 1:
+            raise Conflict(
+                f"feedName {name} matches {len(found)} feeds; give feedVersion or feedId", fields="feedName"
+            )
+        require(getattr(body, "svcLocationName", None), "svcLocationName")
+        return found[0]
+    require(getattr(body, "svcLocationName", None), "svcLocationName")
+    return held_feed(session, feed_id, live=True)

@@ -1,0 +1,216 @@
+"""Feeds, publishers and subscribers, provisioned into the file-distribution service (reference 7).
+
+Every change follows one pattern, under the feed's lock (:func:`repository.feed_lock`):
+
+1. read the stored state and apply the requested change in memory;
+2. call the distribution service with the result (no database transaction is open meanwhile);
+3. store the outcome: VALID with what the service answered; INVALID with the reason when the
+   service could not be reached (the change is kept here and retried by a later request); or,
+   when the service refused the input, nothing at all and a 400 with its message.
+
+DELETED marks a delete that is recorded here but not yet confirmed there (service unreachable);
+repeating the delete retries it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ..settings import Settings
+from ..store.db import Database
+from ..web.errors import BadRequest
+from . import repository as repo
+from .clock import last_mod
+from .credentials import publisher_id, publisher_password, publisher_username
+from .drdocs import accept_feed, accept_subscription, feed_document, subscription_document
+from .drprov import DistributionClient, Rejected, Unreachable
+from .repository import FeedState, Held
+from .schemas import DrPub, DrSub, Status
+
+Change = Callable[[FeedState], None]
+
+NOT_PROVISIONED = "the feed is not provisioned in the distribution service yet"
+
+
+def _stamp(obj: DrPub | DrSub, status: Status, reason: str | None = None) -> None:
+    obj.status = status.value
+    obj.statusReason = reason
+    obj.lastMod = last_mod()
+
+
+@dataclass
+class Provisioner:
+    database: Database
+    client: DistributionClient
+    settings: Settings
+
+    def _url(self) -> str:
+        with self.database.read() as session:
+            return repo.bus_settings(session).drProvUrl or ""
+
+    def _load(self, ref: int) -> FeedState | None:
+        with self.database.read() as session:
+            return repo.load_feed_state(session, ref)
+
+    def _store(self, state: FeedState) -> None:
+        with self.database.write() as session:
+            repo.save_feed_state(session, state)
+
+    # --- the feed itself -------------------------------------------------------------------------
+
+    def provision(self, ref: int, change: Change, *, new: bool = False) -> FeedState | None:
+        """Apply ``change`` to the stored feed and push the result; None if the feed is gone."""
+        with repo.feed_lock(self.database, ref):
+            state = self._load(ref)
+            if state is None:
+                return None
+            change(state)
+            url = self._url()
+            try:
+                answer = self._push_feed(url, state)
+            except Rejected as rejected:
+                if new:
+                    with self.database.write() as session:
+                        repo.delete_feed_row(session, ref)
+                raise BadRequest(rejected.message, fields="feed") from None
+            except Unreachable as failure:
+                self._feed_failed(state, failure.message)
+                return state
+            self._feed_accepted(state, answer)
+            self._reconcile_subs(url, state)
+            return state
+
+    def _push_feed(self, url: str, state: FeedState) -> dict[str, object]:
+        live = [held.obj for held in state.pubs if held.obj.status != Status.DELETED.value]
+        document = feed_document(state.feed, live)
+        owner = state.feed.owner or ""
+        if state.feed.feedId is None:
+            return self.client.create_feed(url, document, owner)
+        return self.client.update_feed(url, state.feed.feedId, document, owner)
+
+    def _feed_failed(self, state: FeedState, reason: str) -> None:
+        state.feed.status, state.feed.statusReason, state.feed.lastMod = (
+            Status.INVALID.value,
+            reason,
+            last_mod(),
+        )
+        for held in state.pubs:
+            if held.obj.status != Status.DELETED.value:
+                _stamp(held.obj, Status.INVALID, reason)
+        for held in state.subs:
+            if held.obj.status != Status.DELETED.value and held.obj.subId is None:
+                _stamp(held.obj, Status.INVALID, NOT_PROVISIONED)
+        self._store(state)
+
+    def _feed_accepted(self, state: FeedState, answer: dict[str, object]) -> None:
+        feed = state.feed
+        accept_feed(feed, answer)
+        feed.status, feed.statusReason, feed.lastMod = Status.VALID.value, None, last_mod()
+        kept = []
+        for held in state.pubs:
+            if held.obj.status == Status.DELETED.value:
+                if held.ref is not None:
+                    state.dropped_pubs.append(held.ref)
+                continue
+            held.obj.pubId = held.obj.pubId or publisher_id(feed.feedId or "")
+            _stamp(held.obj, Status.VALID)
+            kept.append(held)
+        state.pubs = kept
+        self._store(state)
+
+    # --- subscriptions -------------------------------------------------------------------------
+
+    def _send_sub(self, url: str, state: FeedState, held: Held[DrSub]) -> None:
+        """Create, update or delete one subscriber there and take in the answer (raises on failure)."""
+        sub = held.obj
+        if sub.status == Status.DELETED.value:
+            if sub.subId is not None:
+                self.client.delete_subscription(url, sub.subId)
+            state.subs.remove(held)
+            if held.ref is not None:
+                state.dropped_subs.append(held.ref)
+            return
+        document = subscription_document(sub)
+        if sub.subId is None:
+            answer = self.client.create_subscription(url, state.feed.feedId or "", document)
+        else:
+            answer = self.client.update_subscription(url, sub.subId, document)
+        accept_subscription(sub, answer)
+        _stamp(sub, Status.VALID)
+
+    def _sub_failed(self, held: Held[DrSub], reason: str) -> None:
+        """INVALID with the reason; a pending delete stays DELETED (repeat the delete to retry)."""
+        deleting = held.obj.status == Status.DELETED.value
+        _stamp(held.obj, Status.DELETED if deleting else Status.INVALID, reason)
+
+    def _reconcile_subs(self, url: str, state: FeedState) -> None:
+        """After the feed is in place: bring every subscriber that is not VALID in line there."""
+        for held in list(state.subs):
+            if held.obj.status == Status.VALID.value:
+                continue
+            try:
+                self._send_sub(url, state, held)
+            except (Unreachable, Rejected) as failure:
+                self._sub_failed(held, failure.message)
+            self._store(state)
+
+    def provision_sub(self, ref: int, change: Callable[[FeedState], Held[DrSub]]) -> Held[DrSub] | None:
+        """Apply a change that yields one subscriber, push it there, store the outcome.
+
+        A subscriber the distribution service refuses is not stored (400); one it cannot be
+        told about is stored INVALID (or DELETED, for a delete) with the reason.
+        """
+        with repo.feed_lock(self.database, ref):
+            state = self._load(ref)
+            if state is None:
+                return None
+            held = change(state)
+            if state.feed.feedId is None and held.obj.status != Status.DELETED.value:
+                _stamp(held.obj, Status.INVALID, NOT_PROVISIONED)
+            else:
+                try:
+                    self._send_sub(self._url(), state, held)
+                except Unreachable as failure:
+                    self._sub_failed(held, failure.message)
+                except Rejected as rejected:
+                    raise BadRequest(rejected.message, fields="subscription") from None
+            self._store(state)
+            return held
+
+    # --- deleting a feed -----------------------------------------------------------------------
+
+    def remove_feed(self, ref: int) -> None:
+        """Delete the subscriptions, then the feed, there; then here. Unreachable: keep it DELETED."""
+        with repo.feed_lock(self.database, ref):
+            state = self._load(ref)
+            if state is None:
+                return
+            url = self._url()
+            owner = state.feed.owner or ""
+            try:
+                for held in list(state.subs):
+                    if held.obj.subId is not None:
+                        self.client.delete_subscription(url, held.obj.subId)
+                    state.subs.remove(held)
+                    if held.ref is not None:
+                        state.dropped_subs.append(held.ref)
+                if state.feed.feedId is not None:
+                    self.client.delete_feed(url, state.feed.feedId, owner)
+            except (Unreachable, Rejected) as failure:
+                state.feed.status, state.feed.statusReason = Status.DELETED.value, failure.message
+                state.feed.lastMod = last_mod()
+                self._store(state)
+                return
+            with self.database.write() as session:
+                repo.delete_feed_row(session, ref)
+
+
+def new_publisher(location: str | None, username: str | None = None, password: str | None = None) -> DrPub:
+    return DrPub(
+        svcLocationName=location,
+        username=username or publisher_username(),
+        userpwd=password or publisher_password(),
+        status=Status.NEW,
+        lastMod=last_mod(),
+    )
