@@ -11,7 +11,7 @@ from ..archive import ArchiveLimits
 from ..catalog import BlueprintCatalog
 from ..errors import ErrorPayload, render_error
 from ..invocation import InvocationIdMiddleware
-from . import actuator, blueprint_models, model_types
+from . import actuator, blueprint_models, configs, dictionaries, model_types, resources, templates
 
 SPEC = ServiceSpec(
     name="blueprints",
@@ -25,6 +25,10 @@ ROUTERS = (
     actuator.router,
     blueprint_models.router,
     model_types.router,
+    dictionaries.router,
+    configs.router,
+    templates.router,
+    resources.router,
 )
 
 
