@@ -52,11 +52,7 @@ class ConfigTree:
 
         def work(tree: Tree) -> None:
             for edit in edits:
-                if tree.exists(edit.target):
-                    raise restconf_error(
-                        "data-exists", f"Data already exists for path: {edit.target.instance_identifier()}"
-                    )
-                tree.write(edit.target, edit.value)
+                tree.write(edit.target, edit.value, create_only=True)
 
         self._write(work)
 
@@ -84,7 +80,7 @@ class ConfigTree:
 
     def _transaction(self, work: Callable[[Tree], T]) -> T:
         with self.db.write() as session:
-            return work(Tree(TreeRepository(session), locking=True))
+            return work(Tree(TreeRepository(session)))
 
 
 def _lost_a_race(error: DBAPIError) -> bool:

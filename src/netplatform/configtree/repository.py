@@ -40,8 +40,11 @@ class TreeRepository:
         insert = _dialect_insert(self.session)(containers).values(name=name, document="{}")
         self.session.execute(insert.on_conflict_do_nothing(index_elements=[containers.c.name]))
 
-    def save_container(self, name: str, document: Document) -> None:
-        self.ensure_container(name)
+    def insert_container(self, name: str, document: Document) -> None:
+        """Add a container row; raises IntegrityError when a concurrent writer added it first."""
+        self.session.execute(sa.insert(containers).values(name=name, document=_dumps(document)))
+
+    def update_container(self, name: str, document: Document) -> None:
         self.session.execute(
             sa.update(containers).where(containers.c.name == name).values(document=_dumps(document))
         )

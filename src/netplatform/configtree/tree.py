@@ -6,6 +6,11 @@ are not lists) plus one row per entry of each list directly below it: those list
 back; nothing else is touched. Every row written is validated with yangson first, so the
 stored tree always satisfies the model (entries of sharded lists are independent of each
 other in this model, so validating the written entry validates the tree).
+
+Races: a row that was absent when read is added with a plain INSERT, never an upsert. If a
+concurrent writer added it in between, the INSERT fails on the unique key and the caller runs
+the whole transaction again (:mod:`.config`), which then sees the row. So every decision
+("it exists: 409", "it existed: 204") rests on the one read the write itself is based on.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ from typing import Any
 from yangson.enumerations import ContentType, ValidationScope
 from yangson.exceptions import RawDataError, ValidationError
 
+from .errors import restconf_error
 from .instances import Document, locate, place, remove, skeleton
 from .paths import Step, Target
 from .payload import malformed
@@ -23,15 +29,8 @@ from .schema import DataNode, InternalNode, ListNode, data_model, key_names, qua
 
 
 class Tree:
-    """The instance tree seen through one transaction.
-
-    A writing transaction passes ``locking=True``: then every row it reads is locked until it
-    commits, so a check ("does it exist?") still holds when the write that depends on it runs.
-    """
-
-    def __init__(self, repository: TreeRepository, *, locking: bool = False) -> None:
+    def __init__(self, repository: TreeRepository) -> None:
         self.rows = repository
-        self.locking = locking
 
     def read(self, target: Target) -> Any | None:
         """The value of the target node (an entry object for a list entry), None if absent."""
@@ -40,32 +39,22 @@ class Tree:
         if not rest:
             return self._whole(top)
         if _is_sharded(rest[0]):
-            entry = self.rows.entry(name, rest[0].node.iname(), rest[0].keys, for_update=self.locking)
+            entry = self.rows.entry(name, rest[0].node.iname(), rest[0].keys)
             return None if entry is None else locate(entry, rest[1:])
-        document = self.rows.container(name, for_update=self.locking)
+        document = self.rows.container(name)
         return None if document is None else locate(document, rest)
 
-    def exists(self, target: Target) -> bool:
-        if len(target.steps) == 1:
-            name = qualified_name(target.node)
-            return self.rows.container(name) is not None or self.rows.has_entries(name)
-        return self.read(target) is not None
+    def write(self, target: Target, value: Any, *, create_only: bool = False) -> bool:
+        """Replace the target node with ``value``, creating missing parents; True if it existed.
 
-    def write(self, target: Target, value: Any) -> bool:
-        """Replace the target node with ``value``, creating missing parents; True if it existed."""
-        top, rest = target.steps[0].node, target.steps[1:]
+        With ``create_only`` an existing node is a 409 ``data-exists`` and nothing is written.
+        """
+        rest = target.steps[1:]
         if not rest:
-            existed = self.exists(target)
-            self._replace_whole(top, value)
-            return existed
+            return self._replace_whole(target, value, create_only)
         if _is_sharded(rest[0]):
-            return self._write_entry(top, rest[0], rest[1:], value)
-        name = qualified_name(top)
-        document = self.rows.container(name, for_update=True) or {}
-        existed = place(document, rest, value)
-        _validate(top, document)
-        self.rows.save_container(name, document)
-        return existed
+            return self._write_in_entry(target, value, create_only)
+        return self._write_in_container(target, value, create_only)
 
     def remove(self, target: Target) -> bool:
         """Delete the target node and everything below it; True if it existed."""
@@ -80,7 +69,7 @@ class Tree:
         document = self.rows.container(name, for_update=True)
         if document is None or not remove(document, rest):
             return False
-        self.rows.save_container(name, document)
+        self.rows.update_container(name, document)
         return True
 
     def _whole(self, top: DataNode) -> Document | None:
@@ -93,32 +82,62 @@ class Tree:
                 value[list_node.iname()] = entries
         return value if document is not None or value else None
 
-    def _replace_whole(self, top: DataNode, value: Document) -> None:
+    def _replace_whole(self, target: Target, value: Document, create_only: bool) -> bool:
+        top = target.node
         name = qualified_name(top)
         sharded = {node.iname(): node for node in _sharded_lists(top)}
         own_members = {member: v for member, v in value.items() if member not in sharded}
         _validate(top, own_members)
-        self.rows.delete_entries(name)
-        self.rows.save_container(name, own_members)
-        for list_name, list_node in sharded.items():
+        for list_name in sharded:
             for entry in value.get(list_name, []):
                 _validate(top, {list_name: [entry]})
+        stored = self.rows.container(name, for_update=True)
+        existed = stored is not None or self.rows.has_entries(name)
+        _refuse_existing(target, existed and create_only)
+        self.rows.delete_entries(name)
+        if stored is None:
+            self.rows.insert_container(name, own_members)
+        else:
+            self.rows.update_container(name, own_members)
+        for list_name, list_node in sharded.items():
+            for entry in value.get(list_name, []):
                 self.rows.insert_entry(name, list_name, _keys_of(list_node, entry), entry)
+        return existed
 
-    def _write_entry(self, top: DataNode, entry_step: Step, below: tuple[Step, ...], value: Any) -> bool:
+    def _write_in_entry(self, target: Target, value: Any, create_only: bool) -> bool:
+        top, entry_step, below = target.steps[0].node, target.steps[1], target.steps[2:]
         name, list_name = qualified_name(top), entry_step.node.iname()
         stored = self.rows.entry(name, list_name, entry_step.keys, for_update=True)
         if below:
             entry = stored if stored is not None else skeleton(entry_step)
-            existed = place(entry, below, value)
+            existed = locate(entry, below) is not None
+            _refuse_existing(target, existed and create_only)
+            place(entry, below, value)
         else:
             entry, existed = value, stored is not None
+            _refuse_existing(target, existed and create_only)
         _validate(top, {list_name: [entry]})
         if stored is None:
             self.rows.insert_entry(name, list_name, entry_step.keys, entry)
             self.rows.ensure_container(name)
         else:
             self.rows.update_entry(name, list_name, entry_step.keys, entry)
+        return existed
+
+    def _write_in_container(self, target: Target, value: Any, create_only: bool) -> bool:
+        """A member of a top-level container that is not a sharded list (none in this model)."""
+        top, below = target.steps[0].node, target.steps[1:]
+        name = qualified_name(top)
+        stored = self.rows.container(name, for_update=True)
+        document = stored if stored is not None else {}
+        existed = locate(document, below) is not None
+        _refuse_existing(target, existed and create_only)
+        place(document, below, value)
+        _validate(top, document)
+        if stored is None:
+            self.rows.insert_container(name, document)
+        else:
+            self.rows.update_container(name, document)
         return existed
 
     def _remove_in_entry(self, name: str, entry_step: Step, below: tuple[Step, ...]) -> bool:
@@ -130,6 +149,11 @@ class Tree:
             return False
         self.rows.update_entry(name, list_name, entry_step.keys, entry)
         return True
+
+
+def _refuse_existing(target: Target, refused: bool) -> None:
+    if refused:
+        raise restconf_error("data-exists", f"Data already exists for path: {target.instance_identifier()}")
 
 
 def _sharded_lists(top: DataNode) -> list[ListNode]:
