@@ -39,6 +39,12 @@ def _stamp(obj: DrPub | DrSub, status: Status, reason: str | None = None) -> Non
     obj.lastMod = last_mod()
 
 
+def _name_publisher(pub: DrPub, feed_id: str | None) -> None:
+    """A publisher gets its pubId as soon as its feed has an id (so it can be addressed, and retried)."""
+    if pub.pubId is None and feed_id is not None:
+        pub.pubId = publisher_id(feed_id)
+
+
 @dataclass
 class Provisioner:
     database: Database
@@ -97,6 +103,7 @@ class Provisioner:
         )
         for held in state.pubs:
             if held.obj.status != Status.DELETED.value:
+                _name_publisher(held.obj, state.feed.feedId)
                 _stamp(held.obj, Status.INVALID, reason)
         for held in state.subs:
             if held.obj.status != Status.DELETED.value and held.obj.subId is None:
@@ -113,7 +120,7 @@ class Provisioner:
                 if held.ref is not None:
                     state.dropped_pubs.append(held.ref)
                 continue
-            held.obj.pubId = held.obj.pubId or publisher_id(feed.feedId or "")
+            _name_publisher(held.obj, feed.feedId)
             _stamp(held.obj, Status.VALID)
             kept.append(held)
         state.pubs = kept
