@@ -138,7 +138,7 @@ def find_value(
     name: Required,
 ) -> JSONResponse:
     query = ResourceQuery(
-        bpName, bpVersion, artifactName=artifactName, resolution_key=resolutionKey, name=name
+        bpName, bpVersion, artifact_name=artifactName, resolution_key=resolutionKey, name=name
     )
     found = _find(request, query)
     if not found:
