@@ -75,3 +75,37 @@ def create_subscription(
     assert response.status_code == 201, response.text
     body = response.json()
     return int(body["links"]["self"].rsplit("/", 1)[1]), body
+
+
+def publish(
+    service_url: str,
+    feed_id: int | str,
+    file_id: str,
+    data: bytes = b"",
+    *,
+    auth: tuple[str, str] | None = PUBLISHER,
+    method: str = "PUT",
+    headers: dict[str, str] | None = None,
+) -> httpx.Response:
+    """PUT (or DELETE) /publish/{feed}/{file} as a publisher of the feed."""
+    with httpx.Client(base_url=service_url, auth=auth, timeout=60) as client:
+        return client.request(method, f"/publish/{feed_id}/{file_id}", content=data, headers=headers or {})
+
+
+def feed_log(client: httpx.Client, feed_id: int, **params: str) -> list[dict[str, Any]]:
+    response = client.get(f"/feedlog/{feed_id}", params=params)
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+def sub_log(client: httpx.Client, sub_id: int, **params: str) -> list[dict[str, Any]]:
+    response = client.get(f"/sublog/{sub_id}", params=params)
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+def authorization_with(**overrides: Any) -> dict[str, Any]:
+    """The default feed authorization object with some members replaced."""
+    value = copy.deepcopy(feed_document()["authorization"])
+    value.update(overrides)
+    return value

@@ -2,14 +2,22 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, FastAPI, Request
+import anyio
+from fastapi import APIRouter, Depends, FastAPI, Header, Request
 from fastapi.responses import JSONResponse, Response
+from starlette.requests import ClientDisconnect
 
 from ..settings import Settings
 from ..web.app import build_app
-from ..web.errors import MethodNotAllowed
+from ..web.auth import PUBLIC, parse_basic
+from ..web.errors import BadRequest, MethodNotAllowed
+from ..web.requestid import current_request_id
+from ..web.routes import STREAMED_BODY
 from ..web.service import ServiceSpec
 from . import logbook
 from ._http import (
@@ -29,11 +37,15 @@ from ._http import (
 )
 from .access import Caller
 from .clock import now_ms
+from .delivery import DeliveryEngine
 from .documents import parse_object
 from .errors import ERROR_MEDIA_TYPE, render_error
 from .feeds import parse_feed
+from .forwarding import CONTENT_TYPE, META_HEADER, PUBLISH_ID_HEADER, captured_headers
 from .logquery import parse_log_query
+from .metrics import DeliveryMetrics
 from .provisioning import FEED_NOT_FOUND, SUBSCRIPTION_NOT_FOUND, Provisioning
+from .publishing import Arrival, Publisher
 from .schemas import (
     FeedBody,
     FeedRequest,
@@ -43,7 +55,10 @@ from .schemas import (
     render_feed,
     render_subscription,
 )
+from .spool import spool
 from .subscriptions import parse_subscription
+
+log = logging.getLogger("netplatform.distribution")
 
 SPEC = ServiceSpec(
     name="distribution",
@@ -256,7 +271,138 @@ _refuse(log_lists, "/feedlog/{feed_id}", ["PUT", "POST", "DELETE"], "logURL")
 _refuse(log_lists, "/sublog/{sub_id}", ["PUT", "POST", "DELETE"], "logURL")
 
 
+# --- publish and retract ---------------------------------------------------------------------
+
+publishing = APIRouter(prefix="/publish", tags=["publish"])
+
+_PUBLISH_RESPONSES: dict[int | str, dict[str, Any]] = {
+    204: {
+        "description": "Accepted: stored durably and queued for every subscription",
+        "headers": {
+            PUBLISH_ID_HEADER: {"description": "<epoch ms>.<instance>", "schema": {"type": "string"}}
+        },
+    },
+    **errors(401, 403, 404),
+}
+_FILE_BODY = {
+    "requestBody": {
+        "required": False,
+        "content": {"application/octet-stream": {"schema": {"type": "string", "format": "binary"}}},
+    }
+}
+MetaHeader = Annotated[
+    str | None, Header(alias=META_HEADER, description="A flat JSON object of at most 4096 characters")
+]
+
+
+@publishing.put(
+    "/{feed_id}/{file_id:path}",
+    summary="Publish a file (Basic credentials of one of the feed's endpoint_ids)",
+    status_code=204,
+    responses=_PUBLISH_RESPONSES,
+    openapi_extra={**PUBLIC, **STREAMED_BODY, **_FILE_BODY},
+)
+async def publish_file(request: Request, feed_id: str, file_id: str, meta: MetaHeader = None) -> Response:
+    return await _accept_publish(request, feed_id, file_id, "PUT")
+
+
+@publishing.delete(
+    "/{feed_id}/{file_id:path}",
+    summary="Retract a published file",
+    status_code=204,
+    responses=_PUBLISH_RESPONSES,
+    openapi_extra=PUBLIC,
+)
+async def retract_file(request: Request, feed_id: str, file_id: str, meta: MetaHeader = None) -> Response:
+    return await _accept_publish(request, feed_id, file_id, "DELETE")
+
+
+@publishing.api_route("/{feed_id}", methods=["PUT", "DELETE"], include_in_schema=False, openapi_extra=PUBLIC)
+async def publish_without_file_id(request: Request, feed_id: str) -> Response:
+    return await _accept_publish(request, feed_id, "", request.method)
+
+
+async def _accept_publish(request: Request, feed_id: str, file_id: str, method: str) -> Response:
+    publisher: Publisher = request.app.state.publisher
+    source_ip = request.client.host if request.client else ""
+    admission = await anyio.to_thread.run_sync(
+        publisher.admit,
+        feed_id,
+        file_id,
+        parse_basic(request.headers.get("authorization")),
+        source_ip,
+        request.headers.get(META_HEADER),
+    )
+    arrival = await _receive(request, method, source_ip)
+    try:
+        publish_id, blob_needed = await anyio.to_thread.run_sync(publisher.accept, admission, arrival)
+    except BaseException:
+        _discard(request, arrival.blob)
+        raise
+    if not blob_needed:
+        _discard(request, arrival.blob)
+    request.app.state.delivery.wake()
+    request.app.state.delivery_metrics.published.labels(method).inc()
+    return Response(status_code=204, headers={PUBLISH_ID_HEADER: publish_id})
+
+
+async def _receive(request: Request, method: str, source_ip: str) -> Arrival:
+    """The body spooled to a durable blob (PUT) and the headers that travel with it."""
+    received_ms = now_ms()
+    has_body = method == "PUT"
+    blob = None
+    length = 0
+    if has_body:
+        try:
+            stored = await spool(request.app.state.blobs, request.stream())
+        except ClientDisconnect:
+            log.warning("publish to %s: the body was not received completely", request.url.path)
+            raise BadRequest("Request body was not received completely") from None
+        blob, length = stored.name, stored.size
+    server = request.scope.get("server") or ("", 0)
+    headers = captured_headers(
+        request.headers.items(),
+        request_id=current_request_id(request),
+        source_ip=source_ip,
+        local_ip=str(server[0]),
+        received_ms=received_ms,
+        with_content=has_body,
+    )
+    return Arrival(
+        method=method,
+        request_uri=str(request.url),
+        content_type=headers.get(CONTENT_TYPE),
+        content_length=length,
+        blob=blob,
+        headers=headers,
+    )
+
+
+def _discard(request: Request, blob: str | None) -> None:
+    if blob is not None:
+        request.app.state.blobs.delete(blob)
+
+
+# --- the app ---------------------------------------------------------------------------------
+
+
+@asynccontextmanager
+async def _run_delivery(app: FastAPI) -> AsyncIterator[None]:
+    engine: DeliveryEngine = app.state.delivery
+    await engine.start()
+    try:
+        yield
+    finally:
+        await engine.stop()
+
+
 def create_app(settings: Settings) -> FastAPI:
-    app = build_app(SPEC, settings, routers=[feeds, subscriptions, log_lists])
-    app.state.provisioning = Provisioning(app.state.db, app.state.blobs, settings)
+    app = build_app(
+        SPEC, settings, routers=[feeds, subscriptions, log_lists, publishing], lifespan=_run_delivery
+    )
+    state = app.state
+    state.provisioning = Provisioning(state.db, state.blobs, settings)
+    state.publisher = Publisher(state.db, settings.instance_name)
+    state.delivery_metrics = DeliveryMetrics(state.metrics.registry, state.db)
+    state.delivery = DeliveryEngine(state.db, state.blobs, settings, state.delivery_metrics)
     return app

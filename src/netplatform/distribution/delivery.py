@@ -1,0 +1,259 @@
+"""Delivery workers: drain subscription queues in order, record every attempt, retry with backoff.
+
+Each worker claims one subscription queue at a time (see :mod:`.repository.queue`), keeps its
+lease alive while it works, and delivers that queue's files oldest first. A success moves on to
+the next file; a refusal (4xx other than 429, an unusable redirect) ends that file with an
+``exp notRetryable`` record; a retryable failure (429, 5xx, no answer) pauses the whole queue
+for the backoff delay and frees it, so a failing subscriber holds no worker and delays no other
+subscription. A file older than the expiry when its turn comes ends with ``exp
+retriesExhausted``. Every attempt's log record and queue change commit together.
+
+Stopping: workers stop claiming, the attempt in flight may finish within the grace period,
+then the rest are cancelled and this instance's claims released; an attempt cut short is
+delivered again later (at least once).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from pathlib import Path
+
+import anyio
+from sqlalchemy.orm import Session
+
+from ..settings import Settings
+from ..store.blobs import BlobStore
+from ..store.db import Database
+from .clock import now_ms
+from .forwarding import CONTENT_TYPE
+from .metrics import DeliveryMetrics
+from .outcomes import Outcome, Verdict, judge, next_delay
+from .records import NO_STATUS, ExpiryReason, LogRecord, RecordType
+from .repository import logs, queue
+from .repository.queue import DeliveryJob
+from .sender import Attempt, Sender, client_session, delivery_url
+
+log = logging.getLogger("netplatform.distribution.delivery")
+
+BATCH = 100
+"""Files a worker delivers from one queue before it lets other queues have their turn."""
+STOP_GRACE_S = 10.0
+
+
+class DeliveryEngine:
+    def __init__(self, db: Database, blobs: BlobStore, settings: Settings, metrics: DeliveryMetrics) -> None:
+        self.db = db
+        self.blobs = blobs
+        self.settings = settings
+        self.metrics = metrics
+        self.claimer = settings.instance_name
+        self.lease_ms = int(settings.delivery_lease_s * 1000)
+        self.scratch_dir = Path(settings.data_dir) / "distribution-scratch"
+        self._wakeup = asyncio.Event()
+        self._stopping = False
+        self._workers: list[asyncio.Task[None]] = []
+        self._sender: Sender | None = None
+
+    async def start(self) -> None:
+        freed = await anyio.to_thread.run_sync(self._release_all)
+        if freed:
+            log.info("released %d delivery claims left by a previous run of %s", freed, self.claimer)
+        session = client_session(self.settings)
+        self._sender = Sender(session, self.blobs, self.scratch_dir)
+        self._workers = [
+            asyncio.create_task(self._work(), name=f"delivery-{n}")
+            for n in range(self.settings.delivery_workers)
+        ]
+
+    async def stop(self) -> None:
+        self._stopping = True
+        self._wakeup.set()
+        if self._workers:
+            _, pending = await asyncio.wait(self._workers, timeout=STOP_GRACE_S)
+            for task in pending:
+                task.cancel()
+            await asyncio.gather(*pending, return_exceptions=True)
+        await anyio.to_thread.run_sync(self._release_all)
+        if self._sender is not None:
+            await self._sender.session.close()
+
+    def wake(self) -> None:
+        """New work was committed here: let idle workers look now rather than at the next poll."""
+        self._wakeup.set()
+
+    # --- the worker loop -------------------------------------------------------------------
+
+    async def _work(self) -> None:
+        while not self._stopping:
+            self._wakeup.clear()
+            try:
+                sub_id = await anyio.to_thread.run_sync(self._claim)
+            except Exception:
+                log.exception("claiming a delivery queue failed")
+                sub_id = None
+            if sub_id is None:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._wakeup.wait(), self.settings.delivery_poll_s)
+                continue
+            await self._drain(sub_id)
+
+    async def _drain(self, sub_id: int) -> None:
+        keeper = asyncio.create_task(self._keep_claim(sub_id))
+        retry_at_ms: int | None = now_ms()  # behind the queues that waited longer
+        try:
+            for _ in range(BATCH):
+                if self._stopping:
+                    break
+                job, delay_s = await anyio.to_thread.run_sync(self._head, sub_id)
+                if job is None:
+                    break
+                if self._expired(job):
+                    await anyio.to_thread.run_sync(self._expire, job)
+                    continue
+                assert self._sender is not None
+                attempt = await self._sender.send(job)
+                paused = await anyio.to_thread.run_sync(self._record, job, attempt, delay_s)
+                if paused:
+                    retry_at_ms = None  # the backoff has set it
+                    break
+        except Exception:
+            log.exception("delivery of subscription %d failed; it is tried again later", sub_id)
+            retry_at_ms = now_ms() + int(self.settings.delivery_poll_s * 1000)
+        finally:
+            keeper.cancel()
+            await anyio.to_thread.run_sync(self._release, sub_id, retry_at_ms)
+
+    async def _keep_claim(self, sub_id: int) -> None:
+        """Renew the lease while a long delivery runs (every third of the lease)."""
+        while True:
+            await asyncio.sleep(self.lease_ms / 3000)
+            kept = await anyio.to_thread.run_sync(self._extend, sub_id)
+            if not kept:
+                log.warning("lost the claim on subscription %d (lease ran out)", sub_id)
+                return
+
+    def _expired(self, job: DeliveryJob) -> bool:
+        return now_ms() - job.file.published_ms > self.settings.delivery_expiry_s * 1000
+
+    # --- database steps (run in worker threads) --------------------------------------------
+
+    def _claim(self) -> int | None:
+        with self.db.write() as session:
+            return queue.claim_next_queue(session, self.claimer, now_ms(), self.lease_ms)
+
+    def _extend(self, sub_id: int) -> bool:
+        with self.db.write() as session:
+            return queue.extend_claim(session, sub_id, self.claimer, now_ms() + self.lease_ms)
+
+    def _release(self, sub_id: int, retry_at_ms: int | None) -> None:
+        with self.db.write() as session:
+            queue.release_claim(session, sub_id, self.claimer, retry_at_ms=retry_at_ms)
+
+    def _release_all(self) -> int:
+        with self.db.write() as session:
+            return queue.release_all_claims(session, self.claimer)
+
+    def _head(self, sub_id: int) -> tuple[DeliveryJob | None, float]:
+        with self.db.read() as session:
+            return queue.head_of_queue(session, sub_id)
+
+    def _expire(self, job: DeliveryJob) -> None:
+        """The file is too old: give it up (``exp retriesExhausted``)."""
+        has_body = job.file.method == "PUT" and not job.subscription.fields.metadata_only
+        attempt = Attempt(
+            url=delivery_url(job, job.file.file_id),
+            method=job.file.method,
+            file_name=job.file.file_id,
+            content_type=job.file.headers.get(CONTENT_TYPE) if has_body else None,
+            content_length=job.file.content_length if has_body else 0,
+            status=NO_STATUS,
+        )
+        with self.db.write() as session:
+            logs.insert_log(
+                session, _expiry_record(job, attempt, ExpiryReason.RETRIES_EXHAUSTED, job.attempts)
+            )
+            unused = queue.finish_delivery(session, job.delivery_id, job.file.row)
+        self._remove(unused)
+        self.metrics.outcomes.labels("expired").inc()
+
+    def _record(self, job: DeliveryJob, attempt: Attempt, delay_s: float) -> bool:
+        """Log the attempt and move the queue on; True when the subscription now pauses."""
+        fields = job.subscription.fields
+        verdict = judge(
+            attempt.status,
+            attempt.location,
+            follow_redirect=fields.follow_redirect,
+            delivered_url=attempt.url,
+            file_name=attempt.url.rsplit("/", 1)[1],
+        )
+        unused: list[str] = []
+        with self.db.write() as session:
+            logs.insert_log(session, _delivery_record(job, attempt))
+            unused = self._apply(session, job, attempt, verdict, delay_s)
+        self._remove(unused)
+        self.metrics.outcomes.labels(verdict.outcome.value).inc()
+        return verdict.outcome is Outcome.RETRY
+
+    def _apply(
+        self, session: Session, job: DeliveryJob, attempt: Attempt, verdict: Verdict, delay_s: float
+    ) -> list[str]:
+        sub_id = job.subscription.id
+        match verdict.outcome:
+            case Outcome.DELIVERED:
+                queue.reset_backoff(session, sub_id)
+                return queue.finish_delivery(session, job.delivery_id, job.file.row)
+            case Outcome.REDIRECTED:
+                queue.count_attempt(session, job.delivery_id)
+                queue.remember_redirect(session, sub_id, verdict.redirect_base)
+                return []
+            case Outcome.REFUSED:
+                record = _expiry_record(job, attempt, ExpiryReason.NOT_RETRYABLE, job.attempts + 1)
+                logs.insert_log(session, record)
+                return queue.finish_delivery(session, job.delivery_id, job.file.row)
+            case Outcome.RETRY:
+                queue.count_attempt(session, job.delivery_id)
+                if attempt.status == NO_STATUS and job.redirect_base:
+                    queue.remember_redirect(session, sub_id, None)
+                delay = next_delay(
+                    delay_s, self.settings.delivery_retry_initial_s, self.settings.delivery_retry_max_s
+                )
+                queue.postpone(session, sub_id, now_ms() + int(delay * 1000), delay)
+                return []
+
+    def _remove(self, blob_names: list[str]) -> None:
+        for name in blob_names:
+            self.blobs.delete(name)
+
+
+def _delivery_record(job: DeliveryJob, attempt: Attempt) -> LogRecord:
+    return LogRecord(
+        type=RecordType.DELIVERY,
+        date_ms=now_ms(),
+        feed_id=job.file.feed_id,
+        sub_id=job.subscription.id,
+        publish_id=job.file.publish_id,
+        request_uri=attempt.url,
+        method=attempt.method,
+        content_type=attempt.content_type,
+        content_length=attempt.content_length,
+        status_code=attempt.status,
+        delivery_id=job.subscription.fields.delivery.user,
+    )
+
+
+def _expiry_record(job: DeliveryJob, attempt: Attempt, reason: ExpiryReason, attempts: int) -> LogRecord:
+    return LogRecord(
+        type=RecordType.EXPIRY,
+        date_ms=now_ms(),
+        feed_id=job.file.feed_id,
+        sub_id=job.subscription.id,
+        publish_id=job.file.publish_id,
+        request_uri=attempt.url,
+        method=attempt.method,
+        content_type=attempt.content_type,
+        content_length=attempt.content_length,
+        expiry_reason=reason,
+        attempts=attempts,
+    )

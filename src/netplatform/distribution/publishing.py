@@ -1,0 +1,189 @@
+"""Publish and retract (spec 4.2, section 5 rules 2 and 3): who may publish, what is accepted.
+
+A publish is checked in the reference's order before a byte of the body is read (feed, file
+id, credentials, address, suspension, metadata); then the body is spooled to a durable blob and
+one transaction records the file, one delivery per live subscription, and the publish log
+record. Only after that commit does the client get its 204 and publish id.
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+import re
+import threading
+from dataclasses import dataclass
+
+from ..store.db import Database
+from ..web.auth import Credentials
+from ..web.errors import BadRequest, Forbidden, NotFound, Unauthorized
+from .addresses import address_allowed
+from .clock import now_ms
+from .feeds import Feed
+from .records import LogRecord, RecordType
+from .repository import logs, queue
+from .repository.provisioning import find_feed, live_subscriptions_of
+from .repository.queue import SpooledFile
+
+MAX_METADATA_LENGTH = 4096
+PUBLISH_REALM = 'Basic realm="publish"'
+_UNSAFE_FILE_ID = re.compile(r"[/\x00-\x1f\x7f]")
+
+
+class PublishIds:
+    """``<epoch ms>.<instance>``, strictly increasing within this instance (ms bumped on a tie)."""
+
+    def __init__(self, instance: str) -> None:
+        self.instance = instance
+        self._last_ms = 0
+        self._lock = threading.Lock()
+
+    def next(self) -> tuple[str, int]:
+        """A new publish id and its time part (the file's publish time)."""
+        with self._lock:
+            self._last_ms = max(now_ms(), self._last_ms + 1)
+            return f"{self._last_ms}.{self.instance}", self._last_ms
+
+
+@dataclass(frozen=True)
+class Admission:
+    """A publish or retraction that passed every check, before its body is read."""
+
+    feed: Feed
+    file_id: str
+    endpoint_id: str
+    source_ip: str
+
+
+@dataclass(frozen=True)
+class Arrival:
+    """What was received: the request as the publish record and the deliveries will tell it."""
+
+    method: str
+    request_uri: str
+    content_type: str | None
+    content_length: int
+    blob: str | None
+    headers: dict[str, str]
+
+
+def parse_feed_number(text: str) -> int:
+    if not re.fullmatch(r"[0-9]{1,9}", text) or int(text) == 0:
+        raise NotFound("Invalid request - Missing or bad feed number.")
+    return int(text)
+
+
+def check_file_id(file_id: str) -> str:
+    if not file_id:
+        raise NotFound("Invalid request - Missing file ID.")
+    if file_id in (".", "..") or _UNSAFE_FILE_ID.search(file_id):
+        raise BadRequest("Invalid file ID.")
+    return file_id
+
+
+def check_metadata(value: str | None) -> None:
+    """``X-BUS-DR-META``: at most 4096 characters of one flat JSON object."""
+    if value is None:
+        return
+    if len(value) > MAX_METADATA_LENGTH:
+        raise BadRequest("Metadata too long")
+    try:
+        parsed = json.loads(value)
+    except ValueError:
+        raise BadRequest("Malformed metadata") from None
+    flat = isinstance(parsed, dict) and all(
+        isinstance(item, str | int | float | bool) or item is None for item in parsed.values()
+    )
+    if not flat:
+        raise BadRequest("Malformed metadata")
+
+
+def authorize_publisher(feed: Feed, credentials: Credentials | None, source_ip: str) -> str:
+    """The endpoint id of a permitted publisher; 401 for missing or wrong credentials, 403 by address."""
+    if credentials is None:
+        raise Unauthorized("Missing or bad Authorization header", headers={"WWW-Authenticate": PUBLISH_REALM})
+    matched = False
+    for endpoint in feed.authorization.endpoint_ids:
+        same_id = hmac.compare_digest(endpoint.id.encode(), credentials.user.encode())
+        same_password = hmac.compare_digest(endpoint.password.encode(), credentials.password.encode())
+        matched |= same_id and same_password
+    if not matched:
+        raise Unauthorized(
+            "Publisher not permitted for this feed", headers={"WWW-Authenticate": PUBLISH_REALM}
+        )
+    addresses = feed.authorization.endpoint_addrs
+    if addresses and not address_allowed(source_ip, addresses):
+        raise Forbidden("Publisher not permitted for this feed")
+    return credentials.user
+
+
+class Publisher:
+    def __init__(self, db: Database, instance: str) -> None:
+        self.db = db
+        self.ids = PublishIds(instance)
+
+    def admit(
+        self,
+        feed_number: str,
+        file_id: str,
+        credentials: Credentials | None,
+        source_ip: str,
+        metadata: str | None,
+    ) -> Admission:
+        """Every check of a publish or retraction, in the reference's order."""
+        number = parse_feed_number(feed_number)
+        with self.db.read() as session:
+            feed = find_feed(session, number)
+        if feed is None:
+            raise NotFound("Invalid request - Missing or bad feed number.")
+        check_file_id(file_id)
+        endpoint_id = authorize_publisher(feed, credentials, source_ip)
+        if feed.suspend:
+            raise Forbidden("Feed is suspended")
+        check_metadata(metadata)
+        return Admission(feed, file_id, endpoint_id, source_ip)
+
+    def accept(self, admission: Admission, arrival: Arrival) -> tuple[str, bool]:
+        """Commit the file, its deliveries and the publish record; the publish id, and whether
+        the spooled blob is still needed (not when no subscription takes the file)."""
+        feed = admission.feed
+        with self.db.write() as session:
+            current = find_feed(session, feed.id, lock=True)
+            if current is None:
+                raise NotFound("Invalid request - Missing or bad feed number.")
+            if current.suspend:
+                raise Forbidden("Feed is suspended")
+            publish_id, published_ms = self.ids.next()
+            receivers = [sub.id for sub in live_subscriptions_of(session, feed.id) if not sub.fields.suspend]
+            if receivers:
+                spooled = SpooledFile(
+                    row=0,
+                    publish_id=publish_id,
+                    feed_id=feed.id,
+                    file_id=admission.file_id,
+                    method=arrival.method,
+                    blob=arrival.blob,
+                    content_length=arrival.content_length,
+                    headers=arrival.headers,
+                    published_ms=published_ms,
+                )
+                queue.enqueue(session, queue.insert_file(session, spooled), receivers)
+            logs.insert_log(session, self._publish_record(admission, arrival, publish_id, published_ms))
+        return publish_id, bool(receivers)
+
+    @staticmethod
+    def _publish_record(admission: Admission, arrival: Arrival, publish_id: str, date_ms: int) -> LogRecord:
+        return LogRecord(
+            type=RecordType.PUBLISH,
+            date_ms=date_ms,
+            feed_id=admission.feed.id,
+            publish_id=publish_id,
+            request_uri=arrival.request_uri,
+            method=arrival.method,
+            content_type=arrival.content_type,
+            content_length=arrival.content_length,
+            source_ip=admission.source_ip,
+            endpoint_id=admission.endpoint_id,
+            file_name=admission.file_id,
+            status_code=204,
+        )
