@@ -9,7 +9,14 @@ from typing import Any
 import httpx
 import pytest
 
-from ..conftest import RunningService, ServiceStarter
+from netplatform.services import create_service_app
+from netplatform.settings import Settings
+from netplatform.store.db import forget_database
+from netplatform.store.migrate import upgrade
+
+from ..conftest import ADMIN, TEST_USERS, RunningService, ServiceStarter
+from ..support.databases import temporary_database
+from ..support.servers import LiveServer, http_client
 
 API = "/policy/api/v1"
 
@@ -23,6 +30,30 @@ def service(start_service: ServiceStarter) -> RunningService:
 def client(service: RunningService) -> Iterator[httpx.Client]:
     with service.client() as http:
         yield http
+
+
+@pytest.fixture(scope="module")
+def shared_client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[httpx.Client]:
+    """One policy service for a whole module, for tests that leave no state others depend on.
+
+    A fresh database per test costs seconds on PostgreSQL; modules whose tests only read, or
+    store entities under names of their own, share this one.
+    """
+    with temporary_database() as url:
+        settings = Settings(
+            data_dir=tmp_path_factory.mktemp("policy"),
+            database_url=url,
+            users=TEST_USERS,
+            access_log=False,
+            instance_name="test",
+        )
+        upgrade(settings)
+        with (
+            LiveServer(create_service_app("policy", settings)) as server,
+            http_client(server.url, ADMIN) as http,
+        ):
+            yield http
+        forget_database(settings)
 
 
 def policy_type_template(

@@ -8,15 +8,15 @@ import httpx
 import pytest
 import yaml
 
-from ..conftest import RunningService
+from ..support.servers import http_client
 from .conftest import API, create_type
 
-SAMPLE = "test.policies.Sample"
+SAMPLE = "media.policies.Yaml"
 VERSION_HEADERS = {"x-latestversion": "1.0.0", "x-minorversion": "0", "x-patchversion": "0"}
 YAML_TEMPLATE = """
 tosca_definitions_version: tosca_simple_yaml_1_1_0
 policy_types:
-  test.policies.Sample:
+  media.policies.Yaml:
     derived_from: tosca.policies.Root
     version: 1.0.0
     properties:
@@ -24,6 +24,11 @@ policy_types:
         type: integer
         required: true
 """
+
+
+@pytest.fixture
+def client(shared_client: httpx.Client) -> httpx.Client:
+    return shared_client
 
 
 def assert_spec_headers(response: httpx.Response) -> None:
@@ -69,19 +74,19 @@ def test_errors_follow_the_accept_header_too(client: httpx.Client) -> None:
     assert yaml.safe_load(response.text)["code"] == "NOT_FOUND"
 
 
-def test_headers_on_success_error_and_401(service: RunningService, client: httpx.Client) -> None:
+def test_headers_on_success_error_and_401(client: httpx.Client) -> None:
     assert_spec_headers(client.get(f"{API}/policytypes"))
     assert_spec_headers(client.get(f"{API}/policytypes/none.Such"))
     assert_spec_headers(
         client.post(f"{API}/policytypes", content=b"{", headers={"Content-Type": "application/json"})
     )
     assert_spec_headers(client.get(f"{API}/unknown/path"))
-    with service.client(auth=None) as anonymous:
+    with http_client(str(client.base_url), auth=None) as anonymous:
         unauthenticated = anonymous.get(f"{API}/policytypes")
     assert unauthenticated.status_code == 401
     assert unauthenticated.json()["code"] == "UNAUTHORIZED"
     assert_spec_headers(unauthenticated)
-    with service.client(auth=("admin", "wrong")) as wrong:
+    with http_client(str(client.base_url), auth=("admin", "wrong")) as wrong:
         assert wrong.get(f"{API}/healthcheck").status_code == 401
 
 
@@ -101,9 +106,9 @@ def test_unknown_path_and_method_use_the_error_body(client: httpx.Client) -> Non
 
 
 def test_yaml_policy_with_json_answer(client: httpx.Client) -> None:
-    create_type(client)
+    create_type(client, "media.policies.Typed")
     body = (
-        "topology_template:\n  policies:\n    - p.yaml:\n        type: test.policies.Sample\n"
+        "topology_template:\n  policies:\n    - p.yaml:\n        type: media.policies.Typed\n"
         "        type_version: 1.0.0\n        version: 1.0.0\n        properties: {size: 3}\n"
     )
     response = client.post(f"{API}/policies", content=body, headers={"Content-Type": "application/x-yaml"})

@@ -109,7 +109,7 @@ def _parse_yaml(body: bytes) -> Any:
     if not text.strip():
         raise invalid_body("the request body is empty")
     try:
-        _check_yaml_depth(text)
+        _check_yaml_shape(text)
         documents = list(yaml.load_all(text, Loader=_GuardedLoader))
     except yaml.YAMLError as error:
         raise invalid_body(f"malformed YAML: {error}") from None
@@ -120,10 +120,12 @@ def _parse_yaml(body: bytes) -> Any:
     return documents[0]
 
 
-def _check_yaml_depth(text: str) -> None:
-    """Walk the parser's events (iterative, no composer) and refuse deep nesting early."""
+def _check_yaml_shape(text: str) -> None:
+    """Walk the parser's events (iterative, no composer): refuse deep nesting and huge documents early."""
     depth = 0
-    for event in yaml.parse(text, Loader=_GuardedLoader):
+    for count, event in enumerate(yaml.parse(text, Loader=_GuardedLoader), start=1):
+        if count > MAX_NODES:
+            raise invalid_body(f"the document holds more than {MAX_NODES} values")
         if isinstance(event, yaml.CollectionStartEvent):
             depth += 1
             if depth > MAX_DEPTH:

@@ -12,7 +12,7 @@ from collections.abc import Collection, Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from sqlalchemy import Select, delete, func, insert, select, update
+from sqlalchemy import Select, delete, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -162,14 +162,6 @@ class Repository:
                 entities.c.name == entity.name,
                 entities.c.version == entity.version,
             )
-        )
-
-    def count(self, kind: Kind) -> int:
-        return int(
-            self.session.scalar(
-                select(func.count()).select_from(entities).where(entities.c.kind == kind.value)
-            )
-            or 0
         )
 
     # --- statistics ---------------------------------------------------------------------------
