@@ -1,0 +1,98 @@
+"""Nothing acknowledged is lost: SIGKILL and restart, and several instances over one queue."""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+from pathlib import Path
+
+import httpx
+
+from ..conftest import ServiceStarter, SettingsFactory
+from ..support.servers import ServeProcess, free_port
+from ..support.tls import TlsFiles
+from .conftest import FAST_DELIVERY, HttpsSubscriber
+from .helpers import create_feed, create_subscription, publish
+
+
+def serve_distribution(tmp_path: Path, database_url: str | None, tls: TlsFiles, port: int) -> ServeProcess:
+    env = {
+        "NETPLATFORM_DISTRIBUTION_PORT": str(port),
+        "NETPLATFORM_DATA_DIR": str(tmp_path / "data"),
+        "NETPLATFORM_USERS": "admin:admin",
+        "NETPLATFORM_INSTANCE_NAME": "crashy",
+        "NETPLATFORM_DELIVERY_CA_BUNDLE": str(tls.ca_bundle),
+        "NETPLATFORM_DELIVERY_LEASE_S": "2",
+        "NETPLATFORM_ACCESS_LOG": "false",
+        **{f"NETPLATFORM_{key.upper()}": str(value) for key, value in FAST_DELIVERY.items()},
+    }
+    if database_url:
+        env["NETPLATFORM_DATABASE_URL"] = database_url
+    return ServeProcess(env, ["--only", "distribution"], log_path=tmp_path / "serve.log")
+
+
+def test_sigkill_after_204_loses_no_acknowledged_file(
+    tmp_path: Path, database_url: str | None, tls: TlsFiles, subscriber: HttpsSubscriber
+) -> None:
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    process = serve_distribution(tmp_path, database_url, tls, port).start(wait_ports=[port])
+    with httpx.Client(base_url=url, auth=("admin", "admin")) as client:
+        feed_id, _ = create_feed(client)
+        create_subscription(client, feed_id, subscriber.url + "/in")
+    acknowledged: dict[str, bytes] = {}
+    killed = threading.Event()
+
+    def publish_until_killed() -> None:
+        for n in range(200):
+            name, data = f"file-{n}", os.urandom(1000 + n)
+            try:
+                response = publish(url, feed_id, name, data)
+            except httpx.HTTPError:
+                return
+            if response.status_code == 204:
+                acknowledged[name] = data
+            if len(acknowledged) == 25:
+                assert process.process is not None
+                os.kill(process.process.pid, signal.SIGKILL)
+                killed.set()
+
+    publisher = threading.Thread(target=publish_until_killed)
+    publisher.start()
+    publisher.join(timeout=120)
+    assert killed.is_set(), process.log()
+    process.process.wait(timeout=30)  # type: ignore[union-attr]
+    restarted = serve_distribution(tmp_path, database_url, tls, port).start(wait_ports=[port])
+    try:
+        subscriber.wait_for(
+            len(acknowledged), timeout=60, predicate=lambda r: r.path.removeprefix("/in/") in acknowledged
+        )
+        received = {r.path.removeprefix("/in/"): r.body for r in subscriber.requests}
+        for name, data in acknowledged.items():
+            assert received[name] == data, name
+    finally:
+        assert restarted.stop() == 0, restarted.log()
+
+
+def test_two_instances_share_the_queue_without_double_delivery(
+    make_settings: SettingsFactory, start_service: ServiceStarter, tls: TlsFiles, subscriber: HttpsSubscriber
+) -> None:
+    common = {"delivery_ca_bundle": tls.ca_bundle, **FAST_DELIVERY}
+    first = start_service("distribution", make_settings(instance_name="dist-a", **common))
+    second = start_service("distribution", make_settings(instance_name="dist-b", **common))
+    with first.client() as client:
+        feed_id, _ = create_feed(client)
+        for n in range(4):
+            create_subscription(client, feed_id, f"{subscriber.url}/sub{n}")
+    names = [f"f{n}" for n in range(10)]
+    for index, name in enumerate(names):
+        instance = first if index % 2 else second
+        response = publish(instance.url, feed_id, name, name.encode())
+        assert response.headers["X-BUS-DR-PUBLISH-ID"].endswith(".dist-a" if index % 2 else ".dist-b")
+    subscriber.wait_for(len(names) * 4)
+    paths = sorted(r.path for r in subscriber.requests)
+    assert paths == sorted(f"/sub{n}/{name}" for n in range(4) for name in names)
+    for n in range(4):
+        in_order = [r.path.rsplit("/", 1)[1] for r in subscriber.requests if r.path.startswith(f"/sub{n}/")]
+        assert in_order == names
