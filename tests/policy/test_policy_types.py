@@ -240,3 +240,14 @@ def test_a_version_deriving_from_an_older_version_of_its_name_can_be_deleted(cli
     assert client.delete(f"{API}/policytypes/{SAMPLE}/versions/1.0.0").status_code == 409
     assert client.delete(f"{API}/policytypes/{SAMPLE}/versions/2.0.0").status_code == 200
     assert client.delete(f"{API}/policytypes/{SAMPLE}/versions/1.0.0").status_code == 200
+
+
+def test_a_template_with_more_entities_than_one_statement_binds(client: httpx.Client) -> None:
+    string_property = {"properties": {"v": {"type": "string"}}}
+    data_types = {f"test.datatypes.D{index}": string_property for index in range(1200)}
+    properties = {f"p{index}": {"type": f"test.datatypes.D{index}"} for index in range(0, 1200, 7)}
+    template = policy_type_template(properties=properties, data_types=data_types)
+    assert client.post(f"{API}/policytypes", json=template).status_code == 200
+    assert client.post(f"{API}/policytypes", json=template).status_code == 200
+    body = client.get(f"{API}/policytypes/{SAMPLE}/versions/1.0.0").json()
+    assert len(body["data_types"]) == len(properties)

@@ -81,7 +81,6 @@ _ERROR_DESCRIPTIONS = {
     409: "Delete Conflict, Rule Violation",
     413: "Request body too large",
     415: "Unsupported media type",
-    503: "Database unreachable",
 }
 _BOTH_MEDIA_TYPES = {JSON_MEDIA_TYPE: {}, YAML_MEDIA_TYPE: {}}
 

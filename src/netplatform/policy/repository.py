@@ -79,13 +79,17 @@ class Repository:
         return found[0] if found else None
 
     def named(self, kind: Kind, names: Collection[str], *, share_lock: bool = False) -> list[Entity]:
-        """Every version of these names; ``share_lock`` keeps them from being deleted meanwhile."""
-        if not names:
-            return []
-        query = select(*_COLUMNS).where(entities.c.kind == kind.value, entities.c.name.in_(sorted(names)))
-        if share_lock:
-            query = query.with_for_update(read=True)
-        return self._all(query)
+        """Every version of these names; ``share_lock`` keeps them from being deleted meanwhile.
+
+        Asked in chunks: a large payload may name more entities than a statement may bind.
+        """
+        found: list[Entity] = []
+        for chunk in _chunks(sorted(names)):
+            query = select(*_COLUMNS).where(entities.c.kind == kind.value, entities.c.name.in_(chunk))
+            if share_lock:
+                query = query.with_for_update(read=True)
+            found.extend(self._all(query))
+        return found
 
     def all(self, kind: Kind) -> list[Entity]:
         return self._all(select(*_COLUMNS).where(entities.c.kind == kind.value))
@@ -103,13 +107,11 @@ class Repository:
 
     def children(self, kind: Kind, parent_names: Collection[str]) -> list[Entity]:
         """The types whose derived_from names one of ``parent_names`` (any version)."""
-        if not parent_names:
-            return []
-        return self._all(
-            select(*_COLUMNS).where(
-                entities.c.kind == kind.value, entities.c.parent_name.in_(sorted(parent_names))
-            )
-        )
+        found: list[Entity] = []
+        for chunk in _chunks(sorted(parent_names)):
+            query = select(*_COLUMNS).where(entities.c.kind == kind.value, entities.c.parent_name.in_(chunk))
+            found.extend(self._all(query))
+        return found
 
     def first_policy_of_type(self, type_name: str, type_version: str) -> Entity | None:
         found = self._all(
@@ -189,6 +191,15 @@ class Repository:
         self.session.execute(
             insert(catalog_loads).values(name=name, loaded_at=datetime.datetime.now(datetime.UTC))
         )
+
+
+IN_CHUNK = 500
+"""Names per ``IN (...)``: far below SQLite's and PostgreSQL's bound-parameter limits."""
+
+
+def _chunks(names: list[str]) -> Iterator[list[str]]:
+    for start in range(0, len(names), IN_CHUNK):
+        yield names[start : start + IN_CHUNK]
 
 
 def _row(entity: Entity, preloaded: bool) -> dict[str, Any]:
