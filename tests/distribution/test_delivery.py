@@ -119,6 +119,17 @@ def test_spooled_files_are_removed_when_every_delivery_has_ended(
     wait_until(lambda: spooled_files(service) == [])
 
 
+def test_non_ascii_metadata_arrives_as_sent(
+    service: RunningService, client: httpx.Client, feed_id: int, subscriber: HttpsSubscriber
+) -> None:
+    subscribe(client, feed_id, subscriber)
+    meta = '{"site":"Zürich"}'.encode()
+    response = publish(service.url, feed_id, "u.txt", b"1", headers={"X-BUS-DR-META": meta})  # type: ignore[dict-item]
+    assert response.status_code == 204
+    (request,) = subscriber.wait_for(1)
+    assert request.header("x-bus-dr-meta").encode("latin-1") == meta
+
+
 def test_metadata_only_subscriptions_get_an_empty_put_with_the_metadata(
     service: RunningService, client: httpx.Client, feed_id: int, subscriber: HttpsSubscriber
 ) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import httpx
 import pytest
 
@@ -123,6 +125,8 @@ LONG = "x" * 257
         ({"authorization": "open"}, 'Invalid JSON: JSONObject["authorization"] is not a JSONObject.'),
         ({"suspend": "maybe"}, 'Invalid JSON: JSONObject["suspend"] is not a Boolean.'),
         ({"groupid": "ten"}, 'Invalid JSON: JSONObject["groupid"] is not an int.'),
+        ({"groupid": 2**31}, 'Invalid JSON: JSONObject["groupid"] is not an int.'),
+        ({"name": "nul\u0000"}, 'Invalid JSON: JSONObject["name"] is not a valid string.'),
     ],
 )
 def test_feed_field_rules(client: httpx.Client, change: dict, message: str) -> None:
@@ -134,6 +138,15 @@ def test_feed_field_rules(client: httpx.Client, change: dict, message: str) -> N
             document[key] = value
     response = post_feed(client, document)
     assert (response.status_code, response.text) == (400, message)
+
+
+def test_lone_surrogates_are_refused(client: httpx.Client) -> None:
+    body = json.dumps(feed_document(description="@")).replace("@", "\\ud800").encode()
+    response = client.post("/", content=body, headers={**owner_headers(), "Content-Type": FEED_TYPE})
+    assert (response.status_code, response.text) == (
+        400,
+        'Invalid JSON: JSONObject["description"] is not a valid string.',
+    )
 
 
 def authorization(**overrides: object) -> dict:

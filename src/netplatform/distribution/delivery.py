@@ -140,6 +140,9 @@ class DeliveryEngine:
     # --- database steps (run in worker threads) --------------------------------------------
 
     def _claim(self) -> int | None:
+        with self.db.read() as session:
+            if not queue.any_queue_due(session, now_ms()):
+                return None
         with self.db.write() as session:
             return queue.claim_next_queue(session, self.claimer, now_ms(), self.lease_ms)
 

@@ -33,7 +33,7 @@ def captured_headers(
     with_content: bool,
 ) -> dict[str, str]:
     """The headers to forward, by their canonical names (content headers only for a body)."""
-    given = {name.lower(): (name, value) for name, value in headers}
+    given = {name.lower(): (name, _as_text(value)) for name, value in headers}
     kept: dict[str, str] = {}
     if with_content:
         kept[CONTENT_TYPE] = given.get("content-type", ("", DEFAULT_CONTENT_TYPE))[1] or DEFAULT_CONTENT_TYPE
@@ -52,6 +52,15 @@ def captured_headers(
     kept.setdefault(REQUEST_ID_HEADER, request_id)
     kept[RECEIVED_HEADER] = f"{format_ms(received_ms)};from={source_ip};by={local_ip}"
     return kept
+
+
+def _as_text(value: str) -> str:
+    """A header value as sent: the server reads header bytes as latin-1; UTF-8 bytes are turned back
+    into the text they encode, so the client (which writes UTF-8) sends the very same bytes."""
+    try:
+        return value.encode("latin-1").decode("utf-8")
+    except (UnicodeEncodeError, UnicodeDecodeError):
+        return value
 
 
 def content_headers(headers: Mapping[str, str]) -> dict[str, str]:

@@ -125,28 +125,40 @@ def _remove_unreferenced_files(session: Session, file_rows: list[int]) -> list[s
 # --- claims --------------------------------------------------------------------------------
 
 
-def claim_next_queue(session: Session, claimer: str, now_ms: int, lease_ms: int) -> int | None:
-    """Claim the subscription queue that is due longest, has work and is free; its sub id."""
-    is_free = sa.or_(queues.c.claimed_until_ms.is_(None), queues.c.claimed_until_ms < now_ms)
-    candidate = session.execute(
+def _is_free(now_ms: int) -> sa.ColumnElement[bool]:
+    return sa.or_(queues.c.claimed_until_ms.is_(None), queues.c.claimed_until_ms < now_ms)
+
+
+def _due_queues(now_ms: int) -> sa.Select[tuple[int]]:
+    """Queues with work that are free, not suspended and not pausing; the longest due first."""
+    return (
         sa.select(queues.c.sub_id)
         .join(subscriptions, subscriptions.c.id == queues.c.sub_id)
         .where(
             subscriptions.c.deleted.is_(False),
             subscriptions.c.suspend.is_(False),
             queues.c.retry_at_ms <= now_ms,
-            is_free,
+            _is_free(now_ms),
             sa.exists().where(deliveries.c.sub_id == queues.c.sub_id),
         )
         .order_by(queues.c.retry_at_ms, queues.c.sub_id)
         .limit(1)
-        .with_for_update(skip_locked=True, of=queues)
-    ).scalar()
+    )
+
+
+def any_queue_due(session: Session, now_ms: int) -> bool:
+    """A read-only look first, so idle workers do not take the (SQLite) write lock to find nothing."""
+    return session.execute(_due_queues(now_ms)).first() is not None
+
+
+def claim_next_queue(session: Session, claimer: str, now_ms: int, lease_ms: int) -> int | None:
+    """Claim the subscription queue that is due longest, has work and is free; its sub id."""
+    candidate = session.execute(_due_queues(now_ms).with_for_update(skip_locked=True, of=queues)).scalar()
     if candidate is None:
         return None
     claimed = session.execute(
         sa.update(queues)
-        .where(queues.c.sub_id == candidate, is_free)
+        .where(queues.c.sub_id == candidate, _is_free(now_ms))
         .values(claimed_by=claimer, claimed_until_ms=now_ms + lease_ms)
     )
     return int(candidate) if claimed.rowcount == 1 else None
