@@ -46,15 +46,25 @@ class BridgeBook:
         self.session = session
         self.limits = limits
         self.topology = load_topology(session, limits.central_cname)
-        self.agents = load_agents(session)
-        self._stored = set(self.agents)
+        self.agents: dict[str, MirrorMaker] = {}
+        self._stored: set[str] = set()
         self._changed: set[str] = set()
+
+    def _take_in(self, agents: list[MirrorMaker]) -> None:
+        """Add agents read from the database (an agent already held keeps its in-memory state)."""
+        for agent in agents:
+            name = agent.mmName or ""
+            if name not in self.agents:
+                self.agents[name] = agent
+                self._stored.add(name)
 
     def recompute(self, topic: Topic) -> None:
         """Bring the agents in line with the topic's case and clients; set the topic's status."""
         fqtn = topic.fqtn or ""
         clients = repo.clients_of_topic(self.session, fqtn)
         plan = plan_bridges(fqtn, topic.replicationCase, topic.globalMrURL, clients, self.topology)
+        self._take_in(repo.agents_holding(self.session, fqtn))
+        self._take_in(repo.agents_of_pairs(self.session, plan.pairs))
         for agent in self.agents.values():
             pair = (agent.sourceCluster or "", agent.targetCluster or "")
             if fqtn in (agent.topics or []) and pair not in plan.pairs:
@@ -76,6 +86,7 @@ class BridgeBook:
 
     def forget(self, fqtn: str) -> None:
         """The topic is gone: take its fqtn off every whitelist."""
+        self._take_in(repo.agents_holding(self.session, fqtn))
         for agent in self.agents.values():
             if fqtn in (agent.topics or []):
                 agent.topics = [name for name in agent.topics or [] if name != fqtn]

@@ -7,6 +7,7 @@ request's reads and writes commit (or roll back) together.
 
 from __future__ import annotations
 
+import json
 import re
 import threading
 from collections.abc import Iterable, Iterator
@@ -15,7 +16,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any, Generic, TypeVar
 
-from sqlalchemy import Table, delete, func, insert, select, text, update
+from sqlalchemy import Table, Text, and_, cast, delete, func, insert, or_, select, text, update
 from sqlalchemy.engine import Row
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
@@ -186,6 +187,23 @@ def count_topics(session: Session) -> int:
 
 
 # --- mirror makers ----------------------------------------------------------------------------
+
+
+def agents_of_pairs(session: Session, pairs: Iterable[tuple[str, str]]) -> list[MirrorMaker]:
+    """The agents bridging any of the (source, target) cluster pairs."""
+    table = tables.mirror_makers
+    wanted = [and_(table.c.source_cluster == s, table.c.target_cluster == t) for s, t in pairs]
+    return list_all(session, MIRROR_MAKERS, or_(*wanted)) if wanted else []
+
+
+def agents_holding(session: Session, fqtn: str) -> list[MirrorMaker]:
+    """The agents whose whitelist holds the fqtn (a text prefilter, then an exact check)."""
+    table = tables.mirror_makers
+    quoted = json.dumps(fqtn)
+    candidates = list_all(
+        session, MIRROR_MAKERS, cast(table.c.topics, Text).contains(quoted, autoescape=True)
+    )
+    return [agent for agent in candidates if fqtn in (agent.topics or [])]
 
 
 def save_mirror_maker(session: Session, agent: MirrorMaker, *, is_new: bool) -> None:
