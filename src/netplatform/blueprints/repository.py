@@ -23,7 +23,7 @@ from . import tables
 from .keywords import keywords_of, normalized_keyword
 
 Result = TypeVar("Result")
-WRITE_ATTEMPTS = 3
+WRITE_ATTEMPTS = 5
 
 
 def write_with_retry(db: Database, work: Callable[[Session], Result]) -> Result:
@@ -156,7 +156,11 @@ def page_of_models(
 
 
 def replace_model(session: Session, record: ModelRecord) -> str | None:
-    """Store ``record``, replacing the model of the same name and version; the old blob's name."""
+    """Store ``record``, replacing the model of the same name and version; the old blob's name.
+
+    A replaced model's row is updated in place (new id included) rather than deleted and
+    inserted again, so a concurrent replacement waiting on its lock finds the row, not a gap.
+    """
     existing = session.execute(
         select(_models.c.id, _models.c.blob_name)
         .where(
@@ -165,33 +169,34 @@ def replace_model(session: Session, record: ModelRecord) -> str | None:
         )
         .with_for_update()
     ).first()
-    if existing is not None:
-        session.execute(delete(_keywords).where(_keywords.c.model_id == existing.id))
-        session.execute(delete(_models).where(_models.c.id == existing.id))
-    session.execute(
-        insert(_models).values(
-            id=record.id,
-            artifact_name=record.artifact_name,
-            artifact_version=record.artifact_version,
-            artifact_type=record.artifact_type,
-            artifact_description=record.artifact_description,
-            published=record.published,
-            updated_by=record.updated_by,
-            tags=record.tags,
-            tags_lower=record.tags.lower(),
-            created_date=record.created_date,
-            blob_name=record.blob_name,
-            blob_size=record.blob_size,
-            workflows=json.dumps(record.workflows),
+    values = {
+        "id": record.id,
+        "artifact_type": record.artifact_type,
+        "artifact_description": record.artifact_description,
+        "published": record.published,
+        "updated_by": record.updated_by,
+        "tags": record.tags,
+        "tags_lower": record.tags.lower(),
+        "created_date": record.created_date,
+        "blob_name": record.blob_name,
+        "blob_size": record.blob_size,
+        "workflows": json.dumps(record.workflows),
+    }
+    if existing is None:
+        session.execute(
+            insert(_models).values(
+                artifact_name=record.artifact_name, artifact_version=record.artifact_version, **values
+            )
         )
-    )
+    else:
+        session.execute(delete(_keywords).where(_keywords.c.model_id == existing.id))
+        session.execute(update(_models).where(_models.c.id == existing.id).values(**values))
     words = keywords_of(
         record.updated_by, record.tags, record.artifact_name, record.artifact_version, record.artifact_type
     )
     if words:
-        session.execute(
-            insert(_keywords), [{"model_id": record.id, "keyword": word} for word in sorted(words)]
-        )
+        rows = [{"model_id": record.id, "keyword": word} for word in sorted(words)]
+        session.execute(insert(_keywords), rows)
     return existing.blob_name if existing is not None else None
 
 
