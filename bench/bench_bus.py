@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import os
 import sys
 
 import aiohttp
@@ -99,6 +100,7 @@ def feed_body() -> dict[str, object]:
 
 
 def main(seconds: float = 3.0) -> None:
+    load_before = os.getloadavg()[0]
     results: list[LoadResult] = []
     with serve(["bus", "distribution"]) as served:
         base = served.url("bus")
@@ -116,7 +118,8 @@ One `netplatform serve --only bus --only distribution` process on SQLite; load f
 (aiohttp, keep-alive, loopback), {seconds:g} s per row (writes capped). Every message-router write
 (topics, clients, clusters, sites, bridges) takes the bus lock (one row, `FOR UPDATE`), so writes are
 serialised by design; a topic write also re-plans its bridges. A feed create is two HTTP calls to the
-distribution service plus three short transactions.
+distribution service plus three short transactions. The machine is shared: its 1-minute load
+average was {load_before:.1f} when the run started, so absolute figures are conservative.
 
 {TABLE_HEADER}
 {rows}

@@ -379,6 +379,9 @@ def first_central_location(session: Session) -> str | None:
 
 _FEED_LOCK_CLASS = 0x6275  # "bu": the bus controller's advisory-lock namespace
 _local_feed_locks = [threading.Lock() for _ in range(64)]
+# Each PostgreSQL feed lock holds a pooled connection while its holder needs another for its
+# transactions; capping the holders keeps the pool from filling with lock connections only.
+_advisory_lock_slots = threading.BoundedSemaphore(4)
 
 
 @contextmanager
@@ -390,7 +393,7 @@ def feed_lock(database: Database, ref: int) -> Iterator[None]:
     every instance. SQLite: an in-process lock (SQLite is a single-host store).
     """
     if database.is_postgresql:
-        with database.engine.connect() as connection:
+        with _advisory_lock_slots, database.engine.connect() as connection:
             connection.execute(text("SELECT pg_advisory_lock(:c, :k)"), {"c": _FEED_LOCK_CLASS, "k": ref})
             connection.commit()
             try:
