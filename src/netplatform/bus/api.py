@@ -52,7 +52,7 @@ def create_app(service_settings: Settings) -> FastAPI:
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         client = DistributionClient(distribution_account(service_settings), service_settings.bus_dr_timeout_s)
-        app.state.bus_provisioner = Provisioner(app.state.db, client, service_settings)
+        app.state.bus_provisioner = Provisioner(app.state.db, client)
         try:
             yield
         finally:

@@ -17,7 +17,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..settings import Settings
 from ..store.db import Database
 from ..web.errors import BadRequest
 from . import repository as repo
@@ -26,14 +25,14 @@ from .credentials import publisher_id, publisher_password, publisher_username
 from .drdocs import accept_feed, accept_subscription, feed_document, subscription_document
 from .drprov import DistributionClient, Rejected, Unreachable
 from .repository import FeedState, Held
-from .schemas import DrPub, DrSub, Status
+from .schemas import DrPub, DrSub, Feed, Status
 
 Change = Callable[[FeedState], None]
 
 NOT_PROVISIONED = "the feed is not provisioned in the distribution service yet"
 
 
-def _stamp(obj: DrPub | DrSub, status: Status, reason: str | None = None) -> None:
+def _stamp(obj: Feed | DrPub | DrSub, status: Status, reason: str | None = None) -> None:
     obj.status = status.value
     obj.statusReason = reason
     obj.lastMod = last_mod()
@@ -49,7 +48,6 @@ def _name_publisher(pub: DrPub, feed_id: str | None) -> None:
 class Provisioner:
     database: Database
     client: DistributionClient
-    settings: Settings
 
     def _url(self) -> str:
         with self.database.read() as session:
@@ -96,11 +94,7 @@ class Provisioner:
         return self.client.update_feed(url, state.feed.feedId, document, owner)
 
     def _feed_failed(self, state: FeedState, reason: str) -> None:
-        state.feed.status, state.feed.statusReason, state.feed.lastMod = (
-            Status.INVALID.value,
-            reason,
-            last_mod(),
-        )
+        _stamp(state.feed, Status.INVALID, reason)
         for held in state.pubs:
             if held.obj.status != Status.DELETED.value:
                 _name_publisher(held.obj, state.feed.feedId)
@@ -113,7 +107,7 @@ class Provisioner:
     def _feed_accepted(self, state: FeedState, answer: dict[str, object]) -> None:
         feed = state.feed
         accept_feed(feed, answer)
-        feed.status, feed.statusReason, feed.lastMod = Status.VALID.value, None, last_mod()
+        _stamp(feed, Status.VALID)
         kept = []
         for held in state.pubs:
             if held.obj.status == Status.DELETED.value:
@@ -205,8 +199,7 @@ class Provisioner:
                 if state.feed.feedId is not None:
                     self.client.delete_feed(url, state.feed.feedId, owner)
             except (Unreachable, Rejected) as failure:
-                state.feed.status, state.feed.statusReason = Status.DELETED.value, failure.message
-                state.feed.lastMod = last_mod()
+                _stamp(state.feed, Status.DELETED, failure.message)
                 self._store(state)
                 return
             with self.database.write() as session:
