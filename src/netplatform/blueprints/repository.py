@@ -126,10 +126,11 @@ def models_with_tag_text(session: Session, text: str) -> list[ModelRecord]:
 
 
 MODEL_SORT_COLUMNS = {
-    "DATE": _models.c.created_date,
-    "NAME": _models.c.artifact_name,
-    "VERSION": _models.c.artifact_version,
+    "DATE": (_models.c.created_date, _models.c.id),
+    "NAME": (_models.c.artifact_name, _models.c.artifact_version),
+    "VERSION": (_models.c.artifact_version, _models.c.id),
 }
+"""Each sort is a total order that an index serves (ties broken by a unique column)."""
 
 
 def page_of_models(
@@ -149,8 +150,8 @@ def page_of_models(
     if published is not None:
         conditions.append(_models.c.published == published)
     total = session.execute(select(func.count()).select_from(_models).where(*conditions)).scalar_one()
-    column = MODEL_SORT_COLUMNS[sort]
-    order = (column.desc(), _models.c.id.desc()) if descending else (column.asc(), _models.c.id.asc())
+    columns = MODEL_SORT_COLUMNS[sort]
+    order = [column.desc() if descending else column.asc() for column in columns]
     query = _select_models().where(*conditions).order_by(*order).limit(limit).offset(page * limit)
     return [_model_record(row) for row in session.execute(query)], int(total)
 

@@ -44,8 +44,8 @@ models = Table(
     Column("blob_size", BigInteger, nullable=False),
     Column("workflows", Text, nullable=False),
     UniqueConstraint("artifact_name", "artifact_version", name="uq_blueprints_models_name_version"),
-    Index("ix_blueprints_models_created_date", "created_date"),
-    Index("ix_blueprints_models_artifact_version", "artifact_version"),
+    Index("ix_blueprints_models_created_date", "created_date", "id"),
+    Index("ix_blueprints_models_artifact_version", "artifact_version", "id"),
     Index("ix_blueprints_models_published", "published"),
 )
 

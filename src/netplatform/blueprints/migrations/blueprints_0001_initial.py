@@ -41,8 +41,8 @@ def upgrade() -> None:
         sa.PrimaryKeyConstraint("id", name="pk_blueprints_models"),
         sa.UniqueConstraint("artifact_name", "artifact_version", name="uq_blueprints_models_name_version"),
     )
-    op.create_index("ix_blueprints_models_created_date", "blueprints_models", ["created_date"])
-    op.create_index("ix_blueprints_models_artifact_version", "blueprints_models", ["artifact_version"])
+    op.create_index("ix_blueprints_models_created_date", "blueprints_models", ["created_date", "id"])
+    op.create_index("ix_blueprints_models_artifact_version", "blueprints_models", ["artifact_version", "id"])
     op.create_index("ix_blueprints_models_published", "blueprints_models", ["published"])
 
     op.create_table(
