@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import itertools
+import os
 import sys
 
 import aiohttp
@@ -129,12 +130,14 @@ def operations(base: str) -> list[tuple[str, Request, int]]:
 
 def main(seconds: float = 3.0) -> None:
     results: list[LoadResult] = []
+    load_before = os.getloadavg()[0]
     with serve(["policy"]) as served:
         base = served.url("policy")
         prepare(base)
         for label, request, cap in operations(base):
             for level in LEVELS:
                 results.append(asyncio.run(drive(label, request, level, seconds, max_requests=cap)))
+    load_after = os.getloadavg()[0]
     rows = "\n".join(result.row() for result in results)
     body = f"""
 One `netplatform serve --only policy` process on SQLite (the default store); load from the same
@@ -147,6 +150,9 @@ types (about 60 KB of JSON).
 
 The reference system publishes 3.67 requests/s at 1351 ms average latency with 5 client threads,
 and 10 to 13 s for "get policy types"; compare the rows with 5 clients.
+
+One-minute load average {load_before:.1f} before the run and {load_after:.1f} after it (the load
+generator itself adds about 1-2); other work on the machine shows in the p99 column first.
 
 {TABLE_HEADER}
 {rows}

@@ -251,3 +251,13 @@ def test_a_template_with_more_entities_than_one_statement_binds(client: httpx.Cl
     assert client.post(f"{API}/policytypes", json=template).status_code == 200
     body = client.get(f"{API}/policytypes/{SAMPLE}/versions/1.0.0").json()
     assert len(body["data_types"]) == len(properties)
+
+
+def test_a_refused_template_stores_none_of_its_entities(client: httpx.Client) -> None:
+    data_types = {"test.datatypes.Kept": {"properties": {"v": {"type": "string"}}}}
+    refused = policy_type_template(derived_from="test.policies.Missing", data_types=data_types)
+    assert client.post(f"{API}/policytypes", json=refused).status_code == 406
+    uses_it = policy_type_template("test.policies.User", properties={"k": {"type": "test.datatypes.Kept"}})
+    response = client.post(f"{API}/policytypes", json=uses_it)
+    assert response.status_code == 406
+    assert error_of(response) == 'item "data type" value "test.datatypes.Kept:0.0.0" INVALID, not found'
