@@ -9,6 +9,7 @@ document lists every node's path explicitly; it is generated from the same schem
 from __future__ import annotations
 
 import json
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from anyio.to_thread import run_sync
@@ -36,6 +37,8 @@ SPEC = ServiceSpec(
 
 MAX_DEPTH = 65535
 NODE_PATH = "/{path:path}"
+NODE_METHODS = ("GET", "POST", "PUT", "DELETE")
+OTHER_METHODS = ("PATCH", "HEAD", "OPTIONS")
 
 router = APIRouter(prefix="/config", tags=["config tree"])
 
@@ -48,7 +51,13 @@ def create_app(settings: Settings) -> FastAPI:
     return app
 
 
-@router.get(NODE_PATH, include_in_schema=False)
+@router.api_route(NODE_PATH, methods=[*NODE_METHODS, *OTHER_METHODS], include_in_schema=False)
+async def config_node(request: Request) -> Response:
+    """Every node, every method: one route, so a 405 names the methods of the node addressed."""
+    handler = _HANDLERS.get(request.method, refuse_method)
+    return await handler(request)
+
+
 async def read_node(request: Request) -> Response:
     media_type = response_media_type(request.headers.get("accept"))
     target = _target(request, keyless_list_allowed=False)
@@ -57,7 +66,6 @@ async def read_node(request: Request) -> Response:
     return Response(_json(body), media_type=media_type)
 
 
-@router.post(NODE_PATH, include_in_schema=False)
 async def create_node(request: Request) -> Response:
     response_media_type(request.headers.get("accept"))
     require_json_request(request.headers.get("content-type"))
@@ -73,7 +81,6 @@ async def create_node(request: Request) -> Response:
     return Response(status_code=201, headers={"Location": _url(request, created)})
 
 
-@router.put(NODE_PATH, include_in_schema=False)
 async def replace_node(request: Request) -> Response:
     response_media_type(request.headers.get("accept"))
     require_json_request(request.headers.get("content-type"))
@@ -83,12 +90,29 @@ async def replace_node(request: Request) -> Response:
     return Response(status_code=201 if created else 204)
 
 
-@router.delete(NODE_PATH, include_in_schema=False)
 async def delete_node(request: Request) -> Response:
     response_media_type(request.headers.get("accept"))
     target = _target(request, keyless_list_allowed=False)
     await run_sync(_tree(request).delete, target)
     return Response(status_code=204)
+
+
+_HANDLERS: dict[str, Callable[[Request], Awaitable[Response]]] = {
+    "GET": read_node,
+    "POST": create_node,
+    "PUT": replace_node,
+    "DELETE": delete_node,
+}
+
+
+async def refuse_method(request: Request) -> Response:
+    target = _target(request, keyless_list_allowed=True)
+    allowed = ["POST"] if target.is_list_without_keys else sorted(NODE_METHODS)
+    raise restconf_error(
+        "operation-not-supported",
+        f"Method {request.method} is not supported on {target.instance_identifier()}",
+        headers={"Allow": ", ".join(allowed)},
+    )
 
 
 def _tree(request: Request) -> ConfigTree:

@@ -1,0 +1,79 @@
+"""The OpenAPI document lists every node of the spec table with the operations it allows."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+import pytest
+
+from .support import M
+from .test_nodes import CONTAINERS, ENTRIES
+
+KEY_PARAMETERS = {
+    "brg-allotted-resource": "{allotted-resource-id}",
+    "param": "{name}",
+    "resource-key": "{resource-key-name}",
+}
+
+
+def template(*segments: str) -> str:
+    """The documented template of a node path: keys become the spec's path parameters."""
+    parts = ["/config", f"{M}:brg-allotted-resources"]
+    for segment in segments:
+        if segment.startswith("="):
+            parts.append(KEY_PARAMETERS[parts[-1].removeprefix(f"{M}:")])
+        else:
+            parts.append(f"{M}:{segment}")
+    return "/".join(parts) + "/"
+
+
+ENTRY = ("brg-allotted-resource", "=ar")
+NODE_TEMPLATES = [template()] + [template(*ENTRY, *segments) for segments in [(), *CONTAINERS, *ENTRIES]]
+PARAMETERS = ("allotted-resource-data", "brg-parameters")
+TOPOLOGY_PARAMETERS = ("allotted-resource-data", "brg-topology", "brg-parameters")
+LIST_TEMPLATES = [template("brg-allotted-resource")] + [
+    template(*ENTRY, *parameters, *below)
+    for parameters in (PARAMETERS, TOPOLOGY_PARAMETERS)
+    for below in [("param",), ("param", "=p", "resource-resolution-data", "resource-key")]
+]
+
+
+@pytest.fixture(scope="module")
+def document(config_url: str) -> dict[str, Any]:
+    return httpx.get(config_url + "/openapi.json").json()
+
+
+@pytest.mark.parametrize("path", NODE_TEMPLATES)
+def test_every_node_has_the_four_operations(document: dict[str, Any], path: str) -> None:
+    item = document["paths"][path]
+    assert {"get", "post", "put", "delete"} <= set(item)
+    assert set(item["get"]["responses"]) >= {"200", "400", "401", "404"}
+    assert set(item["post"]["responses"]) >= {"201", "400", "409"}
+    assert set(item["put"]["responses"]) >= {"201", "204", "400"}
+    assert set(item["delete"]["responses"]) >= {"204", "404"}
+    parameters = [parameter["name"] for parameter in item.get("parameters", [])]
+    assert parameters == [name.strip("{}") for name in path.split("/") if name.startswith("{")]
+
+
+@pytest.mark.parametrize("path", LIST_TEMPLATES)
+def test_a_list_path_has_post_only(document: dict[str, Any], path: str) -> None:
+    assert set(document["paths"][path]) - {"parameters"} == {"post"}
+
+
+def test_no_other_config_paths(document: dict[str, Any]) -> None:
+    documented = {path for path in document["paths"] if path.startswith("/config/")}
+    assert documented == set(NODE_TEMPLATES) | set(LIST_TEMPLATES)
+
+
+def test_leaf_types_come_from_the_model(document: dict[str, Any]) -> None:
+    schemas = document["components"]["schemas"]
+    header = schemas[
+        f"{M}_brg-allotted-resources.brg-allotted-resource.allotted-resource-data"
+        ".allotted-resource-operation-information.sdnc-request-header"
+    ]
+    assert header["additionalProperties"] is False
+    assert header["properties"]["svc-request-id"] == {"type": "string", "maxLength": 255}
+    assert header["properties"]["svc-action"]["enum"][:3] == ["reserve", "assign", "activate"]
+    entry = schemas[f"{M}_brg-allotted-resources.brg-allotted-resource"]
+    assert entry["required"] == ["allotted-resource-id"]
