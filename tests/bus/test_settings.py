@@ -96,3 +96,5 @@ def test_malformed_body_and_nul_are_400_never_500(bus: httpx.Client) -> None:
     api_error(bus.put("/bus", content=b"{nope", headers={"content-type": "application/json"}), 400)
     api_error(bus.put("/bus", json={**BUS_SETTINGS, "busName": "a\x00b"}), 400)
     api_error(bus.get("/svcLocations/a%00b"), 400)
+    surrogate = b'{"svcLocationName": "a\\ud800b"}'
+    api_error(bus.post("/svcLocations", content=surrogate, headers={"content-type": "application/json"}), 400)

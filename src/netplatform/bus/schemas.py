@@ -23,14 +23,20 @@ def _as_text(value: Any) -> Any:
     return value
 
 
-def _printable(value: Any) -> Any:
-    if isinstance(value, str) and "\x00" in value:
-        raise ValueError("NUL characters are not allowed")
+def _storable(value: Any) -> Any:
+    """No database stores NUL or a lone surrogate (``"\\ud800"`` in JSON), so neither gets in."""
+    if isinstance(value, str):
+        if "\x00" in value:
+            raise ValueError("NUL characters are not allowed")
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            raise ValueError("lone surrogate characters are not allowed") from None
     return value
 
 
-Text = Annotated[str, BeforeValidator(_printable), BeforeValidator(_as_text)]
-"""A string field that also accepts numbers and booleans and refuses NUL characters."""
+Text = Annotated[str, BeforeValidator(_storable), BeforeValidator(_as_text)]
+"""A string field that also accepts numbers and booleans and refuses what no database stores."""
 
 
 class Status(StrEnum):
