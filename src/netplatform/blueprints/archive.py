@@ -4,7 +4,7 @@ An uploaded archive is refused (400) before any member is read when it is not a 
 entry could escape an extraction root (absolute paths, ``..``, drive letters), when an entry is
 a symbolic link, or when its declared sizes break the bounds (entry count, total uncompressed
 size, compression ratio). The declared sizes are a real bound: :mod:`zipfile` never inflates a
-member past its declared size, and every read is counted against the total again.
+member past its declared size (and checks its CRC), so checking them up front is enough.
 """
 
 from __future__ import annotations
@@ -22,6 +22,9 @@ from typing import IO, Any
 
 from ..settings import Settings
 from ..web.errors import BadRequest
+
+_UNREADABLE = (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError, RuntimeError, OSError)
+"""What a corrupt, truncated, encrypted or exotically compressed member raises when read."""
 
 # Entries this small cannot make a bomb, whatever their ratio (a kilobyte of spaces compresses 1000:1).
 _RATIO_FLOOR_BYTES = 1024 * 1024
@@ -49,16 +52,14 @@ class MalformedArchive(BadRequest):
 
 
 class Archive:
-    """A checked zip archive; members are read on demand and counted against the limits."""
+    """A checked zip archive; members are read on demand."""
 
     def __init__(self, source: IO[bytes], limits: ArchiveLimits) -> None:
         try:
             self._zip = zipfile.ZipFile(source)
         except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, ValueError, EOFError) as error:
             raise MalformedArchive(f"the uploaded file is not a zip archive ({error})") from error
-        self._limits = limits
         self._infos = _checked_entries(self._zip.infolist(), limits)
-        self._read_so_far = 0
 
     @classmethod
     def from_bytes(cls, data: bytes, limits: ArchiveLimits) -> Archive:
@@ -77,13 +78,9 @@ class Archive:
         if info is None:
             raise KeyError(name)
         try:
-            data = self._zip.read(info)
-        except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError, RuntimeError) as error:
+            return self._zip.read(info)
+        except _UNREADABLE as error:
             raise MalformedArchive(f"archive entry {name} cannot be read ({error})") from error
-        self._read_so_far += len(data)
-        if self._read_so_far > self._limits.max_uncompressed_bytes:
-            raise MalformedArchive(f"archive inflates past {self._limits.max_uncompressed_bytes} bytes")
-        return data
 
     def read_text(self, name: str) -> str:
         try:
@@ -92,9 +89,10 @@ class Archive:
             raise MalformedArchive(f"archive entry {name} is not UTF-8 text") from error
 
     def read_json(self, name: str) -> Any:
+        text = self.read_text(name)
         try:
-            return json.loads(self.read_text(name))
-        except json.JSONDecodeError as error:
+            return json.loads(text)
+        except (ValueError, RecursionError) as error:
             raise MalformedArchive(f"archive entry {name} is not valid JSON: {error}") from error
 
     def rewritten(self, *, drop: Callable[[str], bool], add: dict[str, bytes]) -> bytes:
@@ -104,8 +102,11 @@ class Archive:
             for name, info in self._infos.items():
                 if drop(name) or name in add:
                     continue
-                with self._zip.open(info) as source, target.open(_fresh_info(name, info), "w") as sink:
-                    shutil.copyfileobj(source, sink)
+                try:
+                    with self._zip.open(info) as source, target.open(_fresh_info(name, info), "w") as sink:
+                        shutil.copyfileobj(source, sink)
+                except _UNREADABLE as error:
+                    raise MalformedArchive(f"archive entry {name} cannot be read ({error})") from error
             for name, data in add.items():
                 target.writestr(_fresh_info(name), data)
         return output.getvalue()

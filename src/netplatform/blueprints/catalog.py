@@ -21,7 +21,7 @@ from ..web.errors import PayloadTooLarge
 from . import repository
 from .archive import Archive, ArchiveLimits
 from .cba import Cba
-from .enrich import enrich
+from .enrich import EnrichmentFailed, enrich
 from .errors import resource_not_found
 from .repository import ModelRecord, StoredDefinitions
 from .timestamps import utc_now
@@ -55,7 +55,10 @@ class BlueprintCatalog:
 
     def _enriched(self, cba: Cba) -> bytes:
         with self.db.read() as session:
-            return enrich(cba, StoredDefinitions(session))
+            try:
+                return enrich(cba, StoredDefinitions(session))
+            except RecursionError:
+                raise EnrichmentFailed("type definitions derive from each other too deeply") from None
 
     def save(self, upload: IO[bytes], mode: SaveMode) -> ModelRecord:
         cba = self.open(upload)

@@ -34,6 +34,13 @@ def rendered(text: str, media_type: str, what: str) -> str:
     """``text`` in ``media_type``, converting between JSON and XML when it is the other one."""
     if media_type == TEXT:
         return text
+    try:
+        return _converted(text, media_type, what)
+    except RecursionError:
+        raise NotAcceptable(f"{what} nests too deeply to be converted to {media_type}") from None
+
+
+def _converted(text: str, media_type: str, what: str) -> str:
     document = _as_json(text)
     if media_type == JSON:
         if document is not _NOT_JSON:
@@ -57,7 +64,7 @@ _NOT_JSON = object()
 def _as_json(text: str) -> Any:
     try:
         return json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):
         return _NOT_JSON
 
 
@@ -77,7 +84,7 @@ def _local_name(tag: str) -> str:
 
 def _element_value(element: ET.Element) -> Any:
     children = list(element)
-    text = (element.text or "").strip()
+    text = "".join([element.text or "", *(child.tail or "" for child in children)]).strip()
     if not children and not element.attrib:
         return text or None
     value: dict[str, Any] = {f"@{_local_name(k)}": v for k, v in element.attrib.items()}

@@ -389,27 +389,21 @@ def assignment_problems(assignments: Iterable[ResourceAssignment]) -> list[str]:
 
 
 def _find_cycle(graph: dict[str, list[str]]) -> list[str] | None:
-    state: dict[str, int] = {}  # 1: on the current path, 2: done
-
-    def visit(node: str, path: list[str]) -> list[str] | None:
-        state[node] = 1
-        for dependency in graph.get(node, []):
-            if state.get(dependency) == 1:
-                return (
-                    [*path[path.index(dependency) :], dependency]
-                    if dependency in path
-                    else [node, dependency]
-                )
-            if dependency in graph and dependency not in state:
-                found = visit(dependency, [*path, dependency])
-                if found:
-                    return found
-        state[node] = 2
-        return None
-
+    """One dependency cycle as a path (``a -> b -> a``), found without recursion."""
+    done: set[str] = set()
     for start in graph:
-        if start not in state:
-            found = visit(start, [start])
-            if found:
-                return found
+        if start in done:
+            continue
+        path = [start]
+        pending = [iter(graph[start])]
+        while pending:
+            dependency = next(pending[-1], None)
+            if dependency is None:
+                done.add(path.pop())
+                pending.pop()
+            elif dependency in path:
+                return [*path[path.index(dependency) :], dependency]
+            elif dependency in graph and dependency not in done:
+                path.append(dependency)
+                pending.append(iter(graph[dependency]))
     return None
