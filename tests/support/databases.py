@@ -1,28 +1,64 @@
 """A fresh database per test: a SQLite file in the test's folder, or a new PostgreSQL database.
 
 Set NETPLATFORM_TEST_DATABASE_URL (e.g. postgresql://postgres@127.0.0.1:5432/postgres) to run
-the suite against PostgreSQL; each test then gets its own database on that server, created
-here and dropped afterwards.
+the suite against PostgreSQL; each test then gets its own database on that server, cloned from
+a template that was migrated once per test process, and dropped afterwards.
 """
 
 from __future__ import annotations
 
+import atexit
 import os
+import threading
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from sqlalchemy import create_engine, text
+from sqlalchemy import Engine, create_engine, text
 from sqlalchemy.engine import make_url
 
-from netplatform.store.db import normalize_url
+from netplatform.settings import Settings
+from netplatform.store.db import forget_database, normalize_url
+from netplatform.store.migrate import upgrade
 
 TEST_DATABASE_ENV = "NETPLATFORM_TEST_DATABASE_URL"
+
+_template_lock = threading.Lock()
+_template: str | None = None
 
 
 def postgres_server_url() -> str | None:
     url = os.environ.get(TEST_DATABASE_ENV)
     return normalize_url(url) if url else None
+
+
+def _url_of(server_url: str, name: str) -> str:
+    return make_url(server_url).set(database=name).render_as_string(hide_password=False)
+
+
+def _migrated_template(admin: Engine, server_url: str) -> str:
+    """One migrated database per test process, the template every test database is cloned from."""
+    global _template
+    with _template_lock:
+        if _template is None:
+            name = f"np_template_{uuid.uuid4().hex[:12]}"
+            with admin.connect() as connection:
+                connection.execute(text(f'CREATE DATABASE "{name}"'))
+            settings = Settings(database_url=_url_of(server_url, name), users="admin:admin")
+            upgrade(settings)
+            forget_database(settings)  # a template must have no open connections
+            atexit.register(_drop, server_url, name)
+            _template = name
+        return _template
+
+
+def _drop(server_url: str, name: str) -> None:
+    admin = create_engine(server_url, isolation_level="AUTOCOMMIT")
+    try:
+        with admin.connect() as connection:
+            connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+    finally:
+        admin.dispose()
 
 
 @contextmanager
@@ -35,9 +71,10 @@ def temporary_database() -> Iterator[str | None]:
     name = f"np_test_{uuid.uuid4().hex[:16]}"
     admin = create_engine(server_url, isolation_level="AUTOCOMMIT")
     try:
+        template = _migrated_template(admin, server_url)
         with admin.connect() as connection:
-            connection.execute(text(f'CREATE DATABASE "{name}"'))
-        yield make_url(server_url).set(database=name).render_as_string(hide_password=False)
+            connection.execute(text(f'CREATE DATABASE "{name}" TEMPLATE "{template}"'))
+        yield _url_of(server_url, name)
         with admin.connect() as connection:
             connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
     finally:

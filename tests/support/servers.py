@@ -34,7 +34,9 @@ class LiveServer:
         self.port = int(self.sock.getsockname()[1])
         scheme = "https" if ssl else "http"
         self.url = f"{scheme}://127.0.0.1:{self.port}"
-        config = uvicorn.Config(app, log_config=None, access_log=False, lifespan="on", **(ssl or {}))
+        config = uvicorn.Config(
+            app, interface="asgi3", log_config=None, access_log=False, lifespan="on", **(ssl or {})
+        )
         self.server = EmbeddedServer(config)
         self.thread = threading.Thread(target=self._run, daemon=True)
         self.error: BaseException | None = None

@@ -219,3 +219,18 @@ def test_metrics_count_requests_by_route(service: str) -> None:
         in text
     )
     assert "http_request_duration_seconds_bucket" in text
+
+
+def test_nul_in_path_or_query_is_400_before_any_service_code(service: str) -> None:
+    with http_client(service) as client:
+        in_path = client.get("/things/a%00b")
+        in_query = client.get("/things/a", params={"verbose": "\x00"})
+    assert in_path.status_code == 400
+    assert in_query.status_code == 400
+    assert "NUL" in in_path.json()["text"]
+
+
+def test_trailing_slash_is_not_redirected(service: str) -> None:
+    with http_client(service) as client:
+        response = client.post("/things/", json={"name": "abc", "size": 3})
+    assert response.status_code == 404

@@ -27,6 +27,7 @@ from .metrics import CONTENT_TYPE_LATEST, Metrics
 from .middleware.auth import BasicAuthMiddleware
 from .middleware.bodylimit import BodyLimitMiddleware
 from .middleware.context import RequestContextMiddleware
+from .middleware.inputguard import InputGuardMiddleware
 from .openapi import document_kernel_conventions
 from .routes import RouteTable
 from .service import ServiceSpec
@@ -68,6 +69,9 @@ def build_app(
         docs_url="/docs",
         redoc_url=None,
         openapi_url="/openapi.json",
+        # A slash-redirect (307) is a status no operation documents; services that accept
+        # trailing slashes say so with routes of their own.
+        redirect_slashes=False,
     )
     app.state.spec = spec
     app.state.settings = settings
@@ -107,6 +111,7 @@ def _install_middleware(app: FastAPI, spec: ServiceSpec, settings: Settings, rou
         limit=spec.max_body_bytes if spec.max_body_bytes is not None else settings.max_body_bytes,
         renderer=spec.render_error,
     )
+    app.add_middleware(InputGuardMiddleware, renderer=spec.render_error)
     app.add_middleware(
         BasicAuthMiddleware,
         routes=routes,
