@@ -76,13 +76,13 @@ Mode = Annotated[
 
 _ERROR_DESCRIPTIONS = {
     400: "Invalid Body or parameter",
+    401: "Authentication Error",
     404: "Resource Not Found",
     406: "Not Acceptable Version or Payload",
     409: "Delete Conflict, Rule Violation",
     413: "Request body too large",
     415: "Unsupported media type",
 }
-_BOTH_MEDIA_TYPES = {JSON_MEDIA_TYPE: {}, YAML_MEDIA_TYPE: {}}
 
 
 def documented(model: Any, *errors: int) -> dict[int | str, dict[str, Any]]:
@@ -93,7 +93,7 @@ def documented(model: Any, *errors: int) -> dict[int | str, dict[str, Any]]:
     for status in (400, 401, *errors):
         responses[status] = {
             "model": ErrorResponse,
-            "description": _ERROR_DESCRIPTIONS.get(status, "Authentication Error"),
+            "description": _ERROR_DESCRIPTIONS[status],
             "content": {YAML_MEDIA_TYPE: {}},
         }
     return responses
