@@ -139,9 +139,13 @@ router = APIRouter(prefix=PREFIX, tags=["policy design"])
 # --- health and statistics ------------------------------------------------------------------------
 
 
-@router.get(
-    "/healthcheck", summary="Health of the API and its database", responses=documented(HealthReport, 503)
-)
+HEALTH_RESPONSES = {
+    **documented(HealthReport),
+    503: {"model": HealthReport, "description": "Database unreachable", "content": {YAML_MEDIA_TYPE: {}}},
+}
+
+
+@router.get("/healthcheck", summary="Health of the API and its database", responses=HEALTH_RESPONSES)
 def healthcheck(request: Request, policy: Service) -> Response:
     if policy.store.reachable():
         report = HealthReport(
