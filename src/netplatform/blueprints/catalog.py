@@ -90,9 +90,7 @@ class BlueprintCatalog:
             workflows=cba.workflow_names,
         )
         try:
-            replaced = repository.write_with_retry(
-                self.db, lambda session: repository.replace_model(session, record)
-            )
+            replaced = repository.write_with_retry(self.db, repository.replace_model, record)
         except BaseException:
             self.blobs.delete(blob.name)
             raise

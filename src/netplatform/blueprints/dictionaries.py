@@ -27,8 +27,6 @@ SOURCE_MAPPING: dict[str, str] = {
 }
 """Dictionary source name -> the node type that describes that source."""
 
-MAX_TAGS_LENGTH = 512
-
 
 def parse_definition(data: Any) -> ResourceDefinition:
     return lenient_parse(ResourceDefinition, data, "definition")
@@ -56,7 +54,7 @@ def dictionary_record(
         group=checked_name("resource dictionary group", definition.group),
         definition=definition.dump(),
         description=prop.description,
-        tags=bounded_text("resource dictionary tags", definition.tags, MAX_TAGS_LENGTH),
+        tags=bounded_text("resource dictionary tags", definition.tags),
         creation_date=utc_now(),
         updated_by=bounded_text("updatedBy", updated_by, 255),
     )

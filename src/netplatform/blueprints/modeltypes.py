@@ -11,7 +11,6 @@ from .timestamps import utc_now
 from .tosca import TYPE_MODELS, strict_parse
 
 DEFINITION_TYPES = tuple(TYPE_MODELS)
-MAX_TAGS_LENGTH = 512
 
 
 def model_type_record(
@@ -38,7 +37,7 @@ def model_type_record(
         definition=definition,
         description=description,
         version=checked_name("version", version),
-        tags=bounded_text("tags", tags, MAX_TAGS_LENGTH) if tags is not None else None,
+        tags=bounded_text("tags", tags) if tags is not None else None,
         creation_date=utc_now(),
         updated_by=checked_name("updatedBy", updated_by),
     )

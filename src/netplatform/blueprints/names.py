@@ -9,6 +9,7 @@ from __future__ import annotations
 from ..web.errors import BadRequest
 
 MAX_NAME_LENGTH = 255
+MAX_TAGS_LENGTH = 512
 
 
 def checked_name(kind: str, value: str | None, *, max_length: int = MAX_NAME_LENGTH) -> str:
@@ -24,7 +25,7 @@ def checked_name(kind: str, value: str | None, *, max_length: int = MAX_NAME_LEN
     return value
 
 
-def bounded_text(kind: str, value: str, max_length: int) -> str:
+def bounded_text(kind: str, value: str, max_length: int = MAX_TAGS_LENGTH) -> str:
     """Free text (tags, authors) that goes into indexed columns."""
     if len(value) > max_length:
         raise BadRequest(f"{kind} is longer than {max_length} characters")

@@ -26,12 +26,12 @@ Result = TypeVar("Result")
 WRITE_ATTEMPTS = 5
 
 
-def write_with_retry(db: Database, work: Callable[[Session], Result]) -> Result:
-    """Run ``work`` in one committed transaction, again if a concurrent insert won the race."""
+def write_with_retry(db: Database, work: Callable[..., Result], *args: Any) -> Result:
+    """``work(session, *args)`` in one committed transaction, again if a concurrent insert won the race."""
     for attempt in range(WRITE_ATTEMPTS):
         try:
             with db.write() as session:
-                return work(session)
+                return work(session, *args)
         except IntegrityError:
             if attempt == WRITE_ATTEMPTS - 1:
                 raise

@@ -10,7 +10,6 @@ from .names import bounded_text, checked_name
 TOSCA_META_PATH = "TOSCA-Metadata/TOSCA.meta"
 TEMPLATE_TYPES = ("DEFAULT", "KOTLIN_DSL", "GENERIC_SCRIPT")
 _REQUIRED = ("Created-By", "Entry-Definitions", "Template-Name", "Template-Version", "Template-Tags")
-MAX_TAGS_LENGTH = 512
 
 
 @dataclass(frozen=True)
@@ -56,7 +55,7 @@ def parse_tosca_meta(text: str) -> ToscaMeta:
         entry_definitions=values["Entry-Definitions"],
         template_name=checked_name("TOSCA.meta Template-Name", values["Template-Name"]),
         template_version=checked_name("TOSCA.meta Template-Version", values["Template-Version"]),
-        template_tags=bounded_text("TOSCA.meta Template-Tags", values["Template-Tags"], MAX_TAGS_LENGTH),
+        template_tags=bounded_text("TOSCA.meta Template-Tags", values["Template-Tags"]),
         template_type=template_type,
     )
 

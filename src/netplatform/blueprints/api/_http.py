@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import Request
+from fastapi import Path, Request
 from fastapi.responses import JSONResponse, Response
 
+from ...store.db import Database
 from ...web.errors import BadRequest, UnsupportedMediaType
 from ..errors import ErrorPayload
+from ..formats import SUPPORTED
+from ..names import MAX_NAME_LENGTH
+
+Name = Annotated[str, Path(max_length=MAX_NAME_LENGTH)]
+"""A name in a path: bounded before any handler sees it."""
 
 _DESCRIPTIONS = {
     400: "Malformed input (INVALID_REQUEST_FORMAT)",
@@ -30,6 +36,17 @@ TEXT_BODY: dict[str, Any] = {
         },
     }
 }
+
+
+def text_responses(description: str) -> dict[int | str, dict[str, Any]]:
+    """The 200 of a route that answers stored text in the format asked for."""
+    content = {media: {"schema": {"type": "string"}} for media in SUPPORTED}
+    return {200: {"description": description, "content": content}}
+
+
+def database(request: Request) -> Database:
+    db: Database = request.app.state.db
+    return db
 
 
 def errors(*statuses: int) -> dict[int | str, dict[str, Any]]:

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import IO, Annotated, Any
 
-from fastapi import APIRouter, Depends, File, Path, Query, Request, UploadFile
+from fastapi import APIRouter, Depends, File, Query, Request, UploadFile
 from fastapi.responses import JSONResponse, Response, StreamingResponse
 
 from ...store.blobs import CHUNK_SIZE
@@ -27,7 +27,7 @@ from ..schemas import (
 from ..validate import ValidationFailed
 from ..workflows import workflow_spec
 from . import _render as render
-from ._http import EMPTY_OK, empty_ok, errors, ok, require_multipart
+from ._http import EMPTY_OK, Name, empty_ok, errors, ok, require_multipart
 
 router = APIRouter(prefix="/api/v1/blueprint-model", tags=["blueprint models"])
 
@@ -36,7 +36,6 @@ ZIP_RESPONSE: dict[int | str, dict[str, Any]] = {
     200: {"description": "The archive", "content": {ZIP: {"schema": {"type": "string", "format": "binary"}}}}
 }
 UPLOAD = {"dependencies": [Depends(require_multipart)]}
-Name = Annotated[str, Path(max_length=255)]
 SORTS = tuple(repository.MODEL_SORT_COLUMNS)
 
 

@@ -8,33 +8,21 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Path, Query, Request
 from fastapi.responses import JSONResponse, Response
 
-from ...store.db import Database
 from .. import repository
 from ..errors import resource_not_found
-from ..formats import SUPPORTED, media_type_of, rendered
+from ..formats import media_type_of, rendered
 from ..names import checked_name
 from ..repository import ConfigRecord
 from ..resolutions import snapshot_status
 from ..schemas import ConfigSnapshot
 from ..timestamps import utc_now
 from . import _render as render
-from ._http import EMPTY_OK, TEXT_BODY, empty_ok, errors, ok, text_body
+from ._http import EMPTY_OK, TEXT_BODY, Name, database, empty_ok, errors, ok, text_body, text_responses
 
 router = APIRouter(prefix="/api/v1/configs", tags=["configuration snapshots"])
-Name = Annotated[str, Path(max_length=255)]
 QueryName = Annotated[str, Query(max_length=255)]
 Status = Annotated[str, Path(max_length=16, description="RUNNING or CANDIDATE, any case")]
-TEXT_RESPONSES = {
-    200: {
-        "description": "The snapshot in the requested format",
-        "content": {media: {"schema": {"type": "string"}} for media in SUPPORTED},
-    }
-}
-
-
-def _db(request: Request) -> Database:
-    db: Database = request.app.state.db
-    return db
+TEXT_RESPONSES = text_responses("The snapshot in the requested format")
 
 
 @router.get(
@@ -52,7 +40,7 @@ def get_config(
 ) -> Response:
     snapshot = snapshot_status(status)
     media_type = media_type_of(format)
-    with _db(request).read() as session:
+    with database(request).read() as session:
         record = repository.find_config(session, resourceType, resourceId, snapshot or "")
     if record is None:
         raise resource_not_found(
@@ -72,7 +60,7 @@ def configs_by_id(
     request: Request, resourceId: QueryName, status: Annotated[str, Query(max_length=16)] = "ANY"
 ) -> JSONResponse:
     chosen = snapshot_status(status, any_allowed=True)
-    with _db(request).read() as session:
+    with database(request).read() as session:
         records = repository.configs_matching(session, resource_id=resourceId, status=chosen)
     return ok([render.config(record) for record in records])
 
@@ -86,7 +74,7 @@ def configs_by_type(
     request: Request, resourceType: QueryName, status: Annotated[str, Query(max_length=16)] = "ANY"
 ) -> JSONResponse:
     chosen = snapshot_status(status, any_allowed=True)
-    with _db(request).read() as session:
+    with database(request).read() as session:
         records = repository.configs_matching(session, resource_type=resourceType, status=chosen)
     return ok([render.config(record) for record in records])
 
@@ -113,7 +101,7 @@ def save_config(
         id=str(uuid.uuid4()),
         created_date=utc_now(),
     )
-    repository.write_with_retry(_db(request), lambda session: repository.replace_config(session, record))
+    repository.write_with_retry(database(request), repository.replace_config, record)
     return ok(render.config(record))
 
 
@@ -125,7 +113,7 @@ def save_config(
 )
 def delete_config(request: Request, resourceType: Name, resourceId: Name, status: Status) -> Response:
     chosen = snapshot_status(status) or ""
-    with _db(request).write() as session:
+    with database(request).write() as session:
         repository.delete_config(
             session,
             checked_name("resourceType", resourceType),

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Body, Path, Request
+from fastapi import APIRouter, Body, Request
 from fastapi.responses import JSONResponse, Response
 from pydantic import StringConstraints
 
-from ...store.db import Database
 from ...web.errors import BadRequest
 from .. import repository
 from ..dictionaries import SOURCE_MAPPING, dictionary_from_definition, dictionary_record
@@ -17,21 +16,15 @@ from ..repository import DictionaryRecord
 from ..schemas import ResourceDictionary, ResourceDictionaryIn, SourceMapping
 from ..tosca import ResourceDefinition
 from . import _render as render
-from ._http import EMPTY_OK, empty_ok, errors, ok
+from ._http import EMPTY_OK, Name, database, empty_ok, errors, ok
 
 router = APIRouter(prefix="/api/v1/dictionary", tags=["resource dictionaries"])
-Name = Annotated[str, Path(max_length=255)]
 DictionaryName = Annotated[str, StringConstraints(max_length=255)]
 MAX_NAMES = 1000
 
 
-def _db(request: Request) -> Database:
-    db: Database = request.app.state.db
-    return db
-
-
 def _save(request: Request, record: DictionaryRecord) -> JSONResponse:
-    repository.write_with_retry(_db(request), lambda session: repository.save_dictionary(session, record))
+    repository.write_with_retry(database(request), repository.save_dictionary, record)
     return ok(render.dictionary(record))
 
 
@@ -68,7 +61,7 @@ def dictionaries_by_names(
 ) -> JSONResponse:
     if not names:
         raise BadRequest("No Search Information provide")
-    with _db(request).read() as session:
+    with database(request).read() as session:
         return ok([render.dictionary(r) for r in repository.dictionaries_named(session, names)])
 
 
@@ -81,7 +74,7 @@ def source_mapping() -> JSONResponse:
 
 @router.get("/resource_dictionary_group", summary="Every dictionary group in use", response_model=list[str])
 def dictionary_groups(request: Request) -> JSONResponse:
-    with _db(request).read() as session:
+    with database(request).read() as session:
         return ok(repository.dictionary_groups(session))
 
 
@@ -91,7 +84,7 @@ def dictionary_groups(request: Request) -> JSONResponse:
     response_model=list[ResourceDictionary],
 )
 def dictionaries_with_tags(tags: Name, request: Request) -> JSONResponse:
-    with _db(request).read() as session:
+    with database(request).read() as session:
         return ok([render.dictionary(r) for r in repository.dictionaries_with_tag_text(session, tags)])
 
 
@@ -99,7 +92,7 @@ def dictionaries_with_tags(tags: Name, request: Request) -> JSONResponse:
     "/{name}", summary="One resource dictionary", response_model=ResourceDictionary, responses=errors(404)
 )
 def dictionary_by_name(name: Name, request: Request) -> JSONResponse:
-    with _db(request).read() as session:
+    with database(request).read() as session:
         record = repository.find_dictionary(session, name)
     if record is None:
         raise resource_not_found(f"couldn't get resource dictionary for name ({name})")
@@ -113,6 +106,6 @@ def dictionary_by_name(name: Name, request: Request) -> JSONResponse:
     responses=EMPTY_OK,
 )
 def delete_dictionary(name: Name, request: Request) -> Response:
-    with _db(request).write() as session:
+    with database(request).write() as session:
         repository.delete_dictionary(session, name)
     return empty_ok()

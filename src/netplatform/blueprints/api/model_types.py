@@ -2,26 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Annotated
-
-from fastapi import APIRouter, Path, Request
+from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response
 
-from ...store.db import Database
 from .. import repository
 from ..errors import resource_not_found
 from ..modeltypes import model_type_record
 from ..schemas import ModelType, ModelTypeIn
 from . import _render as render
-from ._http import EMPTY_OK, empty_ok, errors, ok
+from ._http import EMPTY_OK, Name, database, empty_ok, errors, ok
 
 router = APIRouter(prefix="/api/v1/model-type", tags=["model types"])
-Name = Annotated[str, Path(max_length=255)]
-
-
-def _db(request: Request) -> Database:
-    db: Database = request.app.state.db
-    return db
 
 
 def save_model_type(body: ModelTypeIn, request: Request) -> JSONResponse:
@@ -35,7 +26,7 @@ def save_model_type(body: ModelTypeIn, request: Request) -> JSONResponse:
         tags=body.tags,
         updated_by=body.updatedBy,
     )
-    repository.write_with_retry(_db(request), lambda session: repository.save_model_type(session, record))
+    repository.write_with_retry(database(request), repository.save_model_type, record)
     return ok(render.model_type(record))
 
 
@@ -50,7 +41,7 @@ router.post("/", operation_id="save_model_type_with_slash", **_SAVE)(save_model_
     response_model=list[ModelType],
 )
 def model_types_of_kind(definitionType: Name, request: Request) -> JSONResponse:
-    with _db(request).read() as session:
+    with database(request).read() as session:
         return ok([render.model_type(r) for r in repository.model_types_of_kind(session, definitionType)])
 
 
@@ -58,13 +49,13 @@ def model_types_of_kind(definitionType: Name, request: Request) -> JSONResponse:
     "/search/{tags}", summary="Model types whose tags contain the text", response_model=list[ModelType]
 )
 def model_types_with_tags(tags: Name, request: Request) -> JSONResponse:
-    with _db(request).read() as session:
+    with database(request).read() as session:
         return ok([render.model_type(r) for r in repository.model_types_with_tag_text(session, tags)])
 
 
 @router.get("/{name}", summary="One model type", response_model=ModelType, responses=errors(404))
 def model_type_by_name(name: Name, request: Request) -> JSONResponse:
-    with _db(request).read() as session:
+    with database(request).read() as session:
         record = repository.find_model_type(session, name)
     if record is None:
         raise resource_not_found(f"couldn't get modelType({name})")
@@ -75,6 +66,6 @@ def model_type_by_name(name: Name, request: Request) -> JSONResponse:
     "/{name}", summary="Delete a model type (also when absent)", response_class=Response, responses=EMPTY_OK
 )
 def delete_model_type(name: Name, request: Request) -> Response:
-    with _db(request).write() as session:
+    with database(request).write() as session:
         repository.delete_model_type(session, name)
     return empty_ok()

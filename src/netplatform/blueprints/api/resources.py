@@ -10,7 +10,6 @@ from typing import Annotated
 from fastapi import APIRouter, Body, Query, Request
 from fastapi.responses import JSONResponse
 
-from ...store.db import Database
 from ...web.errors import Conflict
 from .. import repository
 from ..errors import DUPLICATE_DATA, resource_not_found
@@ -19,17 +18,12 @@ from ..resolutions import deletion_query, template_key, values_query
 from ..schemas import DeletedEntries, ResolvedResource, ResolvedResourceIn
 from ..timestamps import utc_now
 from . import _render as render
-from ._http import errors, ok
+from ._http import database, errors, ok
 
 router = APIRouter(prefix="/api/v1/resources", tags=["resolved resources"])
 Required = Annotated[str, Query(max_length=255)]
 Optional = Annotated[str | None, Query(max_length=255)]
 MAX_VALUES = 1000
-
-
-def _db(request: Request) -> Database:
-    db: Database = request.app.state.db
-    return db
 
 
 @router.post(
@@ -43,7 +37,7 @@ def store_values(
 ) -> JSONResponse:
     now = utc_now()
     records = [_record(value, now) for value in values]
-    repository.write_with_retry(_db(request), lambda session: repository.store_resources(session, records))
+    repository.write_with_retry(database(request), repository.store_resources, records)
     return ok([render.resource(record) for record in records])
 
 
@@ -98,7 +92,7 @@ def find_values(
 
 
 def _find(request: Request, query: ResourceQuery) -> list[ResourceRecord]:
-    with _db(request).read() as session:
+    with database(request).read() as session:
         return repository.find_resources(session, query)
 
 
@@ -118,7 +112,7 @@ def delete_values(
     resourceId: Optional = None,
 ) -> JSONResponse:
     query = deletion_query(bpName, bpVersion, artifactName, resolutionKey, resourceType, resourceId)
-    with _db(request).write() as session:
+    with database(request).write() as session:
         deleted = repository.delete_resources(session, query)
     return ok({"deletedEntries": deleted})
 

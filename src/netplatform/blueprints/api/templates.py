@@ -5,47 +5,35 @@ from __future__ import annotations
 import uuid
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Path, Query, Request
+from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import JSONResponse, Response
 
-from ...store.db import Database
 from .. import repository
 from ..errors import resource_not_found
-from ..formats import SUPPORTED, media_type_of, rendered
+from ..formats import media_type_of, rendered
 from ..repository import ResolutionKey, TemplateRecord
 from ..resolutions import template_key
 from ..schemas import TemplateResolution
 from ..timestamps import utc_now
 from . import _render as render
-from ._http import TEXT_BODY, errors, ok, text_body
+from ._http import TEXT_BODY, Name, database, errors, ok, text_body, text_responses
 
 router = APIRouter(prefix="/api/v1/template", tags=["resolved templates"])
-Name = Annotated[str, Path(max_length=255)]
 Format = Annotated[str, Query(max_length=64, description="text/plain (default), json or xml")]
 BY_KEY = "/{bpName}/{bpVersion}/{artifactName}/{resolutionKey}"
 BY_RESOURCE = "/{bpName}/{bpVersion}/{artifactName}/{resourceType}/{resourceId}"
-TEXT_RESPONSES = {
-    200: {
-        "description": "The resolved template in the requested format",
-        "content": {media: {"schema": {"type": "string"}} for media in SUPPORTED},
-    }
-}
-
-
-def _db(request: Request) -> Database:
-    db: Database = request.app.state.db
-    return db
+TEXT_RESPONSES = text_responses("The resolved template in the requested format")
 
 
 def _store(request: Request, key: ResolutionKey, result: str) -> JSONResponse:
     record = TemplateRecord(key=key, result=result, id=str(uuid.uuid4()), created_date=utc_now())
-    repository.write_with_retry(_db(request), lambda session: repository.replace_template(session, record))
+    repository.write_with_retry(database(request), repository.replace_template, record)
     return ok(render.template(record))
 
 
 def _fetch(request: Request, key: ResolutionKey, format_: str) -> Response:
     media_type = media_type_of(format_)
-    with _db(request).read() as session:
+    with database(request).read() as session:
         record = repository.find_template(session, key)
     what = f"resolved template ({key.blueprint_name}, {key.blueprint_version}, {key.artifact_name})"
     if record is None:
