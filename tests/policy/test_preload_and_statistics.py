@@ -9,6 +9,7 @@ import httpx
 from netplatform.policy.catalog import Catalog
 from netplatform.policy.preload import load_catalog
 from netplatform.policy.repository import PolicyStore
+from netplatform.policy.statistics import Statistics
 from netplatform.settings import Settings
 from netplatform.store.db import database_for
 
@@ -139,11 +140,24 @@ def test_statistics_survive_restarts_and_add_up_across_instances(
     with service.client() as first_client, second.client() as second_client:
         first_client.get(f"{API}/policytypes")
         second_client.get(f"{API}/policytypes")
+        service.server.stop()  # a clean stop stores what the first instance counted
         assert statistics(second_client)["totalPolicyTypeGetCount"] == 2
-    service.server.stop()
     second.server.stop()
     restarted = start_service("policy")
     with restarted.client() as client:
         report = statistics(client)
     assert report["totalPolicyTypeGetCount"] == 2
     assert report["totalApiCallCount"] == 4
+
+
+def test_counts_are_added_to_the_stored_rows(settings: Settings, service: RunningService) -> None:
+    """Two processes' worth of counts on one database add up (flush adds, never overwrites)."""
+    store = PolicyStore(database_for(settings))
+    first, second = Statistics(store), Statistics(store)
+    first.record(["totalPolicyGetCount", "totalPolicyGetCount"])
+    second.record(["totalPolicyGetCount"])
+    first.flush()
+    second.flush()
+    second.flush()  # nothing pending: no change
+    with store.reading() as repository:
+        assert repository.counters()["totalPolicyGetCount"] == 3

@@ -416,9 +416,16 @@ def delete_node_template(request: Request, policy: Service, name: str, version: 
 
 @asynccontextmanager
 async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-    """Load the preloaded catalog on the first start of an empty store."""
-    await anyio.to_thread.run_sync(load_catalog, app.state.policy.catalog)
-    yield
+    """Load the preloaded catalog on the first start of an empty store; flush statistics meanwhile."""
+    policy: PolicyService = app.state.policy
+    await anyio.to_thread.run_sync(load_catalog, policy.catalog)
+    async with anyio.create_task_group() as tasks:
+        tasks.start_soon(policy.statistics.flush_periodically)
+        try:
+            yield
+        finally:
+            tasks.cancel_scope.cancel()
+    await policy.statistics.flush_now()
 
 
 def create_app(settings: Settings) -> FastAPI:

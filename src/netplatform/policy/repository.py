@@ -8,11 +8,11 @@ unique-constraint violation (two instances inserting the same entity at once) su
 from __future__ import annotations
 
 import datetime
-from collections.abc import Collection, Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
-from sqlalchemy import Select, delete, insert, select, update
+from sqlalchemy import Select, bindparam, delete, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -44,9 +44,9 @@ class PolicyStore:
         with self.db.read() as session:
             yield Repository(session)
 
-    def bump(self, counters: Collection[str]) -> None:
+    def add_to_counters(self, amounts: Mapping[str, int]) -> None:
         with self.writing() as repository:
-            repository.bump(counters)
+            repository.add_to_counters(amounts)
 
     def reachable(self) -> bool:
         return self.db.ping()
@@ -168,14 +168,16 @@ class Repository:
 
     # --- statistics ---------------------------------------------------------------------------
 
-    def bump(self, counters: Collection[str]) -> None:
-        """Add one to each counter, atomically (instances sharing the database add up)."""
-        if counters:
-            self.session.execute(
-                update(statistics)
-                .where(statistics.c.name.in_(sorted(counters)))
-                .values(value=statistics.c.value + 1)
-            )
+    def add_to_counters(self, amounts: Mapping[str, int]) -> None:
+        """Add to each counter, atomically (instances sharing the database add up)."""
+        statement = (
+            update(statistics)
+            .where(statistics.c.name == bindparam("counter"))
+            .values(value=statistics.c.value + bindparam("amount"))
+        )
+        rows = [{"counter": name, "amount": amount} for name, amount in sorted(amounts.items())]
+        if rows:
+            self.session.connection().execute(statement, rows)
 
     def counters(self) -> dict[str, int]:
         return {row.name: int(row.value) for row in self.session.execute(select(statistics))}
