@@ -150,9 +150,13 @@ def test_huge_body_is_413(client: httpx.Client) -> None:
     assert response.json()["code"] in {"REQUEST_ENTITY_TOO_LARGE", "CONTENT_TOO_LARGE"}
 
 
-def test_nul_characters_and_repeated_keys_elsewhere_are_400(client: httpx.Client) -> None:
+def test_nul_characters_lone_surrogates_and_repeated_keys_elsewhere_are_400(client: httpx.Client) -> None:
     response = client.post(f"{API}/policytypes", json=policy_type_template(SAMPLE + "\x00"))
     assert response.status_code == 400
+    surrogate = b'{"policy_types": {"a.B": {"version": "1.0.0", "description": "\\ud800"}}}'
+    response = client.post(f"{API}/policytypes", content=surrogate, headers=JSON)
+    assert response.status_code == 400
+    assert "lone surrogate" in error_of(response)
     repeated = '{"policy_types": {"a.B": {"version": "1.0.0", "description": "a", "description": "b"}}}'
     response = client.post(f"{API}/policytypes", content=repeated, headers=JSON)
     assert response.status_code == 400

@@ -8,7 +8,8 @@ plain dicts, lists, strings, numbers, booleans and None, with these guarantees:
 * YAML aliases are allowed, but their expansion is bounded: the rebuilt document may hold at
   most :data:`MAX_NODES` values, so a "billion laughs" document is refused after a bounded walk;
 * NaN and infinities (PostgreSQL's JSON type refuses them), NUL characters (PostgreSQL text
-  refuses them), YAML timestamps and binaries (not JSON values) never get through;
+  refuses them), lone surrogates (not encodable as UTF-8), YAML timestamps and binaries (not
+  JSON values) never get through;
 * a key repeated in one object is refused (400), except in the maps the caller names, where the
   repeats are kept on a :class:`RepeatedKeys` dict for the caller to judge (the TOSCA duplicate
   rule answers 406 there, or collapses identical repeats).
@@ -193,10 +194,19 @@ class _Rebuilder:
 
 
 def _key(key: Any) -> str:
-    text = key if isinstance(key, str) else json.dumps(key)
-    if "\x00" in text:
+    return _text(key if isinstance(key, str) else json.dumps(key))
+
+
+def _text(value: str) -> str:
+    """A string the stores and the answer can hold: no NUL, no lone surrogate (JSON allows both)."""
+    if "\x00" in value:
         raise invalid_body("NUL characters are not allowed")
-    return text
+    if not value.isascii():
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            raise invalid_body("strings must be valid Unicode (a lone surrogate is not)") from None
+    return value
 
 
 def _scalar(value: Any) -> Any:
@@ -207,7 +217,5 @@ def _scalar(value: Any) -> Any:
             raise invalid_body("NaN and infinite numbers are not allowed")
         return value
     if isinstance(value, str):
-        if "\x00" in value:
-            raise invalid_body("NUL characters are not allowed")
-        return value
+        return _text(value)
     raise invalid_body(f"unsupported value of type {type(value).__name__}")
