@@ -66,7 +66,9 @@ def test_missing_credentials_are_401_in_the_error_payload(service: RunningServic
 
 def test_unknown_path_is_request_not_found(client: httpx.Client) -> None:
     assert_error(client.get("/api/v1/nowhere"), 404, "REQUEST_NOT_FOUND", "Please verify your request.")
-    assert_error(client.put("/api/v1/blueprint-model"), 405, "REQUEST_NOT_FOUND")
+    not_allowed = client.put("/api/v1/blueprint-model/some-id")
+    assert_error(not_allowed, 405, "REQUEST_NOT_FOUND")
+    assert not_allowed.headers["Allow"] == "DELETE, GET"
 
 
 def test_error_payload_shape(client: httpx.Client) -> None:

@@ -18,12 +18,14 @@ TEXT = "text/plain"
 JSON = "application/json"
 XML = "application/xml"
 SUPPORTED = (TEXT, JSON, XML)
+FORMAT_WORDS = (*SUPPORTED, "json", "xml")
+"""What ``format`` may say, in any case."""
 XML_ROOT = "root"
 _XML_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9._-]*$")
 
 
 def media_type_of(format_: str | None) -> str:
-    value = (format_ or TEXT).strip().lower()
+    value = (format_ or TEXT).lower()
     media_type = value if "/" in value else f"application/{value}"
     if media_type not in SUPPORTED:
         raise BadRequest(f"format ({format_}) is not one of {', '.join(SUPPORTED)}")

@@ -16,7 +16,7 @@ ANY_STATUS = "ANY"
 
 def snapshot_status(value: str, *, any_allowed: bool = False) -> str | None:
     """The upper-cased status; None for ``ANY`` where that means every status."""
-    status = value.strip().upper()
+    status = value.upper()
     if any_allowed and status == ANY_STATUS:
         return None
     if status not in SNAPSHOT_STATUSES:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, StrictBool
 
 from .tosca import ResourceDefinition
 
@@ -62,9 +62,9 @@ class BlueprintModelPage(BaseModel):
 
 
 class BootstrapRequest(BaseModel):
-    loadModelType: bool = False
-    loadResourceDictionary: bool = False
-    loadCBA: bool = False
+    loadModelType: StrictBool = False
+    loadResourceDictionary: StrictBool = False
+    loadCBA: StrictBool = False
 
 
 class WorkflowSpecRequest(BaseModel):

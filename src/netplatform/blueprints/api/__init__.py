@@ -10,7 +10,7 @@ from ...web.service import ServiceSpec
 from ..archive import ArchiveLimits
 from ..catalog import BlueprintCatalog
 from ..errors import ErrorPayload, render_error
-from ..invocation import InvocationIdMiddleware
+from ..headers import ResponseHeadersMiddleware
 from . import actuator, blueprint_models, configs, dictionaries, model_types, resources, templates
 
 SPEC = ServiceSpec(
@@ -37,5 +37,5 @@ def create_app(settings: Settings) -> FastAPI:
     app.state.blueprint_catalog = BlueprintCatalog(
         db=app.state.db, blobs=app.state.blobs, limits=ArchiveLimits.from_settings(settings)
     )
-    app.add_middleware(InvocationIdMiddleware)
+    app.add_middleware(ResponseHeadersMiddleware)
     return app

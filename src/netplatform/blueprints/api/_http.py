@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Any
 
 from fastapi import Path, Request
@@ -36,6 +37,19 @@ TEXT_BODY: dict[str, Any] = {
         },
     }
 }
+
+
+def any_case(*words: str) -> dict[str, Any]:
+    """``json_schema_extra`` documenting a parameter that is one of ``words`` in any case.
+
+    The parameter is still checked by the handler (whose message names the allowed values); the
+    pattern makes the OpenAPI document say exactly what is accepted.
+    """
+
+    def letters(word: str) -> str:
+        return "".join(f"[{c.lower()}{c.upper()}]" if c.isalpha() else re.escape(c) for c in word)
+
+    return {"pattern": "^(" + "|".join(letters(word) for word in words) + ")$"}
 
 
 def text_responses(description: str) -> dict[int | str, dict[str, Any]]:

@@ -27,7 +27,7 @@ from ..schemas import (
 from ..validate import ValidationFailed
 from ..workflows import workflow_spec
 from . import _render as render
-from ._http import EMPTY_OK, Name, empty_ok, errors, ok, require_multipart
+from ._http import EMPTY_OK, Name, any_case, empty_ok, errors, ok, require_multipart
 
 router = APIRouter(prefix="/api/v1/blueprint-model", tags=["blueprint models"])
 
@@ -146,8 +146,13 @@ class PageQuery:
 def page_query(
     limit: Annotated[int, Query(ge=1, le=10_000, description="Page size")] = 20,
     offset: Annotated[int, Query(ge=0, le=1_000_000_000, description="Page index (not an item offset)")] = 0,
-    sort: Annotated[str, Query(max_length=16, description="DATE (default), NAME or VERSION")] = "DATE",
-    sortType: Annotated[str, Query(max_length=16, description="ASC (default) or DESC, any case")] = "ASC",
+    sort: Annotated[
+        str,
+        Query(description="DATE (default), NAME or VERSION, any case", json_schema_extra=any_case(*SORTS)),
+    ] = "DATE",
+    sortType: Annotated[
+        str, Query(description="ASC (default) or DESC, any case", json_schema_extra=any_case("ASC", "DESC"))
+    ] = "ASC",
     published: Annotated[bool | None, Query(description="true: published only; false: unpublished")] = None,
 ) -> PageQuery:
     if sort.upper() not in SORTS:

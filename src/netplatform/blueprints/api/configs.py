@@ -10,18 +10,48 @@ from fastapi.responses import JSONResponse, Response
 
 from .. import repository
 from ..errors import resource_not_found
-from ..formats import media_type_of, rendered
+from ..formats import FORMAT_WORDS, media_type_of, rendered
 from ..names import checked_name
 from ..repository import ConfigRecord
-from ..resolutions import snapshot_status
+from ..resolutions import ANY_STATUS, SNAPSHOT_STATUSES, snapshot_status
 from ..schemas import ConfigSnapshot
 from ..timestamps import utc_now
 from . import _render as render
-from ._http import EMPTY_OK, TEXT_BODY, Name, database, empty_ok, errors, ok, text_body, text_responses
+from ._http import (
+    EMPTY_OK,
+    TEXT_BODY,
+    Name,
+    any_case,
+    database,
+    empty_ok,
+    errors,
+    ok,
+    text_body,
+    text_responses,
+)
 
 router = APIRouter(prefix="/api/v1/configs", tags=["configuration snapshots"])
 QueryName = Annotated[str, Query(max_length=255)]
-Status = Annotated[str, Path(max_length=16, description="RUNNING or CANDIDATE, any case")]
+Status = Annotated[
+    str, Path(description="RUNNING or CANDIDATE, any case", json_schema_extra=any_case(*SNAPSHOT_STATUSES))
+]
+QueryStatus = Annotated[
+    str, Query(description="RUNNING or CANDIDATE, any case", json_schema_extra=any_case(*SNAPSHOT_STATUSES))
+]
+AnyStatus = Annotated[
+    str,
+    Query(
+        description="RUNNING, CANDIDATE or ANY (every status), any case",
+        json_schema_extra=any_case(*SNAPSHOT_STATUSES, ANY_STATUS),
+    ),
+]
+Format = Annotated[
+    str,
+    Query(
+        description="text/plain, application/json or application/xml; json and xml for short",
+        json_schema_extra=any_case(*FORMAT_WORDS),
+    ),
+]
 TEXT_RESPONSES = text_responses("The snapshot in the requested format")
 
 
@@ -35,8 +65,8 @@ def get_config(
     request: Request,
     resourceType: QueryName,
     resourceId: QueryName,
-    status: Annotated[str, Query(max_length=16)] = "RUNNING",
-    format: Annotated[str, Query(max_length=64, description="text/plain, json or xml")] = "text/plain",
+    status: QueryStatus = "RUNNING",
+    format: Format = "text/plain",
 ) -> Response:
     snapshot = snapshot_status(status)
     media_type = media_type_of(format)
@@ -56,9 +86,7 @@ def get_config(
     summary="Every snapshot of one resource id, newest first",
     response_model=list[ConfigSnapshot],
 )
-def configs_by_id(
-    request: Request, resourceId: QueryName, status: Annotated[str, Query(max_length=16)] = "ANY"
-) -> JSONResponse:
+def configs_by_id(request: Request, resourceId: QueryName, status: AnyStatus = "ANY") -> JSONResponse:
     chosen = snapshot_status(status, any_allowed=True)
     with database(request).read() as session:
         records = repository.configs_matching(session, resource_id=resourceId, status=chosen)
@@ -70,9 +98,7 @@ def configs_by_id(
     summary="Every snapshot of one resource type, newest first",
     response_model=list[ConfigSnapshot],
 )
-def configs_by_type(
-    request: Request, resourceType: QueryName, status: Annotated[str, Query(max_length=16)] = "ANY"
-) -> JSONResponse:
+def configs_by_type(request: Request, resourceType: QueryName, status: AnyStatus = "ANY") -> JSONResponse:
     chosen = snapshot_status(status, any_allowed=True)
     with database(request).read() as session:
         records = repository.configs_matching(session, resource_type=resourceType, status=chosen)

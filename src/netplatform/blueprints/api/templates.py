@@ -10,16 +10,22 @@ from fastapi.responses import JSONResponse, Response
 
 from .. import repository
 from ..errors import resource_not_found
-from ..formats import media_type_of, rendered
+from ..formats import FORMAT_WORDS, media_type_of, rendered
 from ..repository import ResolutionKey, TemplateRecord
 from ..resolutions import template_key
 from ..schemas import TemplateResolution
 from ..timestamps import utc_now
 from . import _render as render
-from ._http import TEXT_BODY, Name, database, errors, ok, text_body, text_responses
+from ._http import TEXT_BODY, Name, any_case, database, errors, ok, text_body, text_responses
 
 router = APIRouter(prefix="/api/v1/template", tags=["resolved templates"])
-Format = Annotated[str, Query(max_length=64, description="text/plain (default), json or xml")]
+Format = Annotated[
+    str,
+    Query(
+        description="text/plain (default), application/json or application/xml; json and xml for short",
+        json_schema_extra=any_case(*FORMAT_WORDS),
+    ),
+]
 BY_KEY = "/{bpName}/{bpVersion}/{artifactName}/{resolutionKey}"
 BY_RESOURCE = "/{bpName}/{bpVersion}/{artifactName}/{resourceType}/{resourceId}"
 TEXT_RESPONSES = text_responses("The resolved template in the requested format")
