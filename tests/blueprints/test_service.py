@@ -69,6 +69,8 @@ def test_unknown_path_is_request_not_found(client: httpx.Client) -> None:
     not_allowed = client.put("/api/v1/blueprint-model/some-id")
     assert_error(not_allowed, 405, "REQUEST_NOT_FOUND")
     assert not_allowed.headers["Allow"] == "DELETE, GET"
+    assert client.put("/api/v1/blueprint-model/paged").headers["Allow"] == "GET"
+    assert client.put("/api/v1/blueprint-model/publish").headers["Allow"] == "POST"
 
 
 def test_error_payload_shape(client: httpx.Client) -> None:

@@ -24,8 +24,8 @@ XML_ROOT = "root"
 _XML_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9._-]*$")
 
 
-def media_type_of(format_: str | None) -> str:
-    value = (format_ or TEXT).lower()
+def media_type_of(format_: str) -> str:
+    value = format_.lower()
     media_type = value if "/" in value else f"application/{value}"
     if media_type not in SUPPORTED:
         raise BadRequest(f"format ({format_}) is not one of {', '.join(SUPPORTED)}")

@@ -2,8 +2,10 @@
 
 * ``X-PLATFORM-InvocationID``: the client's, echoed, or a new UUID. The kernel's per-service
   response headers are computed from the request id alone, so the echo is done here.
-* ``Allow`` on a 405: every method of every route of that path. The framework names only the
-  methods of the first route it tried, and a path here often has one route per method.
+* ``Allow`` on a 405: every method of the resource the path names. The framework names only the
+  methods of the first route it tried, and a resource here often has one route per method. When
+  several path templates match (``/blueprint-model/paged`` also fits ``/blueprint-model/{id}``),
+  the resource is the most specific one: the template with the fewest parameters.
 """
 
 from __future__ import annotations
@@ -42,8 +44,12 @@ class ResponseHeadersMiddleware:
 
 
 def allowed_methods(scope: Scope) -> list[str]:
-    routes = scope["app"].state.route_table.routes
-    path = scope["path"]
+    matching = [
+        route for route in scope["app"].state.route_table.routes if route.path_regex.match(scope["path"])
+    ]
+    if not matching:
+        return []
+    fewest = min(route.path.count("{") for route in matching)
     return sorted(
-        {method for route in routes if route.path_regex.match(path) for method in route.methods or ()}
+        {method for route in matching if route.path.count("{") == fewest for method in route.methods}
     )

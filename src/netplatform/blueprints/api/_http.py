@@ -30,7 +30,7 @@ _DESCRIPTIONS = {
 EMPTY_OK: dict[int | str, dict[str, Any]] = {200: {"description": "Done (empty body)", "content": {}}}
 TEXT_BODY: dict[str, Any] = {
     "requestBody": {
-        "required": True,
+        "required": False,  # an empty text is a text
         "content": {
             media: {"schema": {"type": "string"}}
             for media in ("text/plain", "application/json", "application/xml")
