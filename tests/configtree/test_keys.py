@@ -84,3 +84,9 @@ def test_invalid_utf8_in_a_segment_is_a_bad_uri(client: httpx.Client) -> None:
     response = client.get(ENTRY_LIST + "%FF/")
     assert response.status_code == 400
     assert error_of(response)["error-tag"] == "invalid-value"
+
+
+def test_control_characters_in_keys(client: httpx.Client) -> None:
+    path = ENTRY_LIST + "line%0Abreak%09tab/"
+    assert client.put(path, json=entry_body({"allotted-resource-id": "line\nbreak\ttab"})).status_code == 201
+    assert client.get(path).json() == entry_body({"allotted-resource-id": "line\nbreak\ttab"})

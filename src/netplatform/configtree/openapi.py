@@ -191,8 +191,7 @@ def _operation(
         "operationId": _operation_id(path, method),
         "responses": {str(status): response for status, response in sorted(responses.items())},
     }
-    if parameters:
-        operation["parameters"] = parameters
+    operation["parameters"] = [*(parameters or []), _OTHER_QUERY_PARAMETERS]
     if body is not None:
         operation["requestBody"] = body
     return operation
@@ -294,5 +293,19 @@ _DEPTH: JsonSchema = {
             {"type": "integer", "minimum": 1, "maximum": 65535},
             {"type": "string", "enum": ["unbounded"]},
         ]
+    },
+}
+
+_OTHER_QUERY_PARAMETERS: JsonSchema = {
+    "name": "other",
+    "in": "query",
+    "required": False,
+    "style": "form",
+    "explode": True,
+    "description": "Any other query parameter is accepted and ignored",
+    "schema": {
+        "type": "object",
+        "propertyNames": {"not": {"enum": ["depth"]}},
+        "additionalProperties": {"type": "string"},
     },
 }
