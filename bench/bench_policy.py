@@ -92,8 +92,10 @@ def mixed(base: str) -> Request:
         step = sequence % 10
         if step in (0, 3, 6):
             name = f"bench.m{next(_unique)}"
-            created.append(name)
-            return await _send(session, "POST", f"{base}{API}/policies", policy_template(name))
+            status = await _send(session, "POST", f"{base}{API}/policies", policy_template(name))
+            if status == 200:
+                created.append(name)  # only once stored, so a delete never races its create
+            return status
         if step in (4, 8) and created:
             name = created.popleft()
             return await _send(session, "DELETE", f"{base}{API}/policies/{name}/versions/1.0.0")
@@ -144,8 +146,9 @@ One `netplatform serve --only policy` process on SQLite (the default store); loa
 machine (aiohttp, keep-alive, loopback), {seconds:g} s per row (creates capped). Each entity is one
 row keyed by (kind, name, version); a GET reads the selected rows plus the ancestors and data types
 they need (one query per level), a create reads the rows of the names it carries, checks them and
-inserts in one transaction (on SQLite, writers take the single write lock and an fsync in turn, so
-the create rows and the p99 of every row under many clients show that queue). Statistics are
+inserts in one transaction (on SQLite, writers take the single write lock and an fsync in turn;
+the service queues its writers on an in-process lock first, so the wait is a queue, not SQLite's
+sleep-and-retry, but the create rows under many clients still show it). Statistics are
 counted in memory and added to their rows every 200 ms. The listing answers all 38 stored policy
 types with their 50 data types (about 60 KB of JSON).
 
