@@ -165,7 +165,8 @@ def main() -> None:
     archive_size = len(author_cba("bench-cba-0"))
     body = f"""
 Figures from `bench/bench_blueprints.py` ({seconds:.0f} s per row, loopback, SQLite, one
-`netplatform serve --only blueprints` process; the load generator runs on the same machine).
+`netplatform serve --only blueprints` process; the load generator runs on the same 2 cores,
+which other work shared while measuring: read the figures as lower bounds, give or take a third).
 
 **enrichandpublish** of the starter sample CBA as its author writes it ({archive_size:,} bytes
 zipped: entry definition with 3 node templates and 2 workflows, a mapping file of 6
