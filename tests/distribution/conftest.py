@@ -1,4 +1,4 @@
-"""Fixtures of the distribution suite: the service on a random port, a client, HTTPS subscribers."""
+"""Fixtures of the distribution suite: the service with fast delivery settings, a client, subscribers."""
 
 from __future__ import annotations
 
@@ -12,7 +12,6 @@ from netplatform.settings import Settings
 
 from ..conftest import RunningService, ServiceStarter, SettingsFactory
 from ..support.receiver import Receiver
-from ..support.servers import LiveServer
 from ..support.tls import TlsFiles
 
 FAST_DELIVERY: dict[str, Any] = {
@@ -25,31 +24,13 @@ FAST_DELIVERY: dict[str, Any] = {
 }
 
 
-class HttpsSubscriber(Receiver):
-    """The shared recording HTTPS receiver, served as an ASGI 3 app.
-
-    uvicorn takes a bound-method app for ASGI 2 (its interface guess only recognises plain
-    coroutine functions), so the receiver's own server fails at startup; wrapping the method
-    in a coroutine function makes the guess right.
-    """
-
-    def __init__(self, tls: TlsFiles) -> None:
-        super().__init__(tls)
-        self.server.sock.close()
-
-        async def app(scope: Any, receive: Any, send: Any) -> None:
-            await self._app(scope, receive, send)
-
-        self.server = LiveServer(app, ssl=tls.uvicorn_ssl)
-
-
 @pytest.fixture
-def make_subscriber(tls: TlsFiles) -> Iterator[Callable[[], HttpsSubscriber]]:
-    started: list[HttpsSubscriber] = []
+def make_subscriber(tls: TlsFiles) -> Iterator[Callable[[], Receiver]]:
+    """Start recording HTTPS endpoints (trusted through ``tls.ca_bundle``); stopped after the test."""
+    started: list[Receiver] = []
 
-    def make() -> HttpsSubscriber:
-        subscriber = HttpsSubscriber(tls)
-        subscriber.start()
+    def make() -> Receiver:
+        subscriber = Receiver(tls).start()
         started.append(subscriber)
         return subscriber
 
@@ -59,8 +40,9 @@ def make_subscriber(tls: TlsFiles) -> Iterator[Callable[[], HttpsSubscriber]]:
 
 
 @pytest.fixture
-def subscriber(make_subscriber: Callable[[], HttpsSubscriber]) -> HttpsSubscriber:
-    return make_subscriber()
+def subscriber(receiver: Receiver) -> Receiver:
+    """The kernel's recording HTTPS receiver, named for its role here."""
+    return receiver
 
 
 @pytest.fixture

@@ -13,10 +13,10 @@ import httpx
 import pytest
 
 from ..conftest import RunningService
-from .conftest import HttpsSubscriber
+from ..support.receiver import Receiver
 from .helpers import create_feed, create_subscription, feed_log, owner_headers, publish, sub_log
 
-SubscriberFactory = Callable[[], HttpsSubscriber]
+SubscriberFactory = Callable[[], Receiver]
 
 
 def wait_until(condition: Callable[[], bool], timeout: float = 20) -> None:
@@ -32,15 +32,13 @@ def feed_id(client: httpx.Client) -> int:
     return create_feed(client)[0]
 
 
-def subscribe(
-    client: httpx.Client, feed_id: int, subscriber: HttpsSubscriber, path: str = "/in", **options
-) -> int:
+def subscribe(client: httpx.Client, feed_id: int, subscriber: Receiver, path: str = "/in", **options) -> int:
     return create_subscription(client, feed_id, subscriber.url + path, **options)[0]
 
 
 @pytest.mark.parametrize("size", [0, 1, 100_000, 5 * 1024 * 1024 + 3])
 def test_bytes_arrive_identical_with_the_reference_headers(
-    service: RunningService, client: httpx.Client, feed_id: int, subscriber: HttpsSubscriber, size: int
+    service: RunningService, client: httpx.Client, feed_id: int, subscriber: Receiver, size: int
 ) -> None:
     subscribe(client, feed_id, subscriber)
     data = os.urandom(size)
@@ -120,7 +118,7 @@ def test_spooled_files_are_removed_when_every_delivery_has_ended(
 
 
 def test_non_ascii_metadata_arrives_as_sent(
-    service: RunningService, client: httpx.Client, feed_id: int, subscriber: HttpsSubscriber
+    service: RunningService, client: httpx.Client, feed_id: int, subscriber: Receiver
 ) -> None:
     subscribe(client, feed_id, subscriber)
     meta = '{"site":"Zürich"}'.encode()
@@ -131,7 +129,7 @@ def test_non_ascii_metadata_arrives_as_sent(
 
 
 def test_metadata_only_subscriptions_get_an_empty_put_with_the_metadata(
-    service: RunningService, client: httpx.Client, feed_id: int, subscriber: HttpsSubscriber
+    service: RunningService, client: httpx.Client, feed_id: int, subscriber: Receiver
 ) -> None:
     sub_id = subscribe(client, feed_id, subscriber, metadataOnly=True)
     publish(service.url, feed_id, "big.bin", b"y" * 5000, headers={"X-BUS-DR-META": '{"k":"v"}'})
@@ -145,7 +143,7 @@ def test_metadata_only_subscriptions_get_an_empty_put_with_the_metadata(
 
 
 def test_decompress_delivers_gunzipped_data_without_the_gz_suffix(
-    service: RunningService, client: httpx.Client, feed_id: int, subscriber: HttpsSubscriber
+    service: RunningService, client: httpx.Client, feed_id: int, subscriber: Receiver
 ) -> None:
     subscribe(client, feed_id, subscriber, decompress=True)
     original = b"line of counters\n" * 10_000
@@ -170,7 +168,7 @@ def test_decompress_delivers_gunzipped_data_without_the_gz_suffix(
 
 
 def test_use100_sends_expect_continue_for_non_empty_bodies(
-    service: RunningService, client: httpx.Client, feed_id: int, subscriber: HttpsSubscriber
+    service: RunningService, client: httpx.Client, feed_id: int, subscriber: Receiver
 ) -> None:
     subscribe(
         client,
@@ -186,7 +184,7 @@ def test_use100_sends_expect_continue_for_non_empty_bodies(
 
 
 def test_retraction_is_delivered_as_delete_and_logged(
-    service: RunningService, client: httpx.Client, feed_id: int, subscriber: HttpsSubscriber
+    service: RunningService, client: httpx.Client, feed_id: int, subscriber: Receiver
 ) -> None:
     subscribe(client, feed_id, subscriber)
     published = publish(service.url, feed_id, "report.txt", b"v1")
@@ -231,7 +229,7 @@ def test_suspended_feeds_refuse_and_suspended_subscriptions_are_skipped(
     assert [r.path for r in active.wait_for(2)] == ["/in/while-paused.txt", "/in/after.txt"]
 
 
-def quiet_after(subscriber: HttpsSubscriber) -> int:
+def quiet_after(subscriber: Receiver) -> int:
     """Requests received once an attempt possibly in flight has ended; asserts no more follow."""
     time.sleep(0.5)
     settled = len(subscriber.requests)
@@ -241,7 +239,7 @@ def quiet_after(subscriber: HttpsSubscriber) -> int:
 
 
 def test_queued_deliveries_of_a_suspended_subscription_wait_and_resume(
-    service: RunningService, client: httpx.Client, feed_id: int, subscriber: HttpsSubscriber
+    service: RunningService, client: httpx.Client, feed_id: int, subscriber: Receiver
 ) -> None:
     subscriber.answer_sequence([], then=503)
     sub_id = subscribe(client, feed_id, subscriber)
@@ -259,7 +257,7 @@ def test_queued_deliveries_of_a_suspended_subscription_wait_and_resume(
 
 
 def test_retry_then_success_is_logged_attempt_by_attempt(
-    service: RunningService, client: httpx.Client, feed_id: int, subscriber: HttpsSubscriber
+    service: RunningService, client: httpx.Client, feed_id: int, subscriber: Receiver
 ) -> None:
     subscriber.answer_sequence([503, 429, 500])
     sub_id = subscribe(client, feed_id, subscriber)
@@ -278,7 +276,7 @@ def test_retry_then_success_is_logged_attempt_by_attempt(
 
 
 def test_client_errors_are_final_with_not_retryable(
-    service: RunningService, client: httpx.Client, feed_id: int, subscriber: HttpsSubscriber
+    service: RunningService, client: httpx.Client, feed_id: int, subscriber: Receiver
 ) -> None:
     subscriber.answer_sequence([404])
     sub_id = subscribe(client, feed_id, subscriber)
@@ -295,7 +293,7 @@ def test_client_errors_are_final_with_not_retryable(
 
 
 def test_files_older_than_the_expiry_end_with_retries_exhausted(
-    make_settings, start_service, tls, subscriber: HttpsSubscriber
+    make_settings, start_service, tls, subscriber: Receiver
 ) -> None:
     from .conftest import FAST_DELIVERY
 
@@ -327,7 +325,7 @@ def test_unreachable_subscribers_are_logged_with_status_minus_one(
 
 
 def test_untrusted_certificates_are_connection_failures(
-    make_settings, start_service, subscriber: HttpsSubscriber
+    make_settings, start_service, subscriber: Receiver
 ) -> None:
     service = start_service("distribution", make_settings(delivery_poll_s=0.05, delivery_retry_initial_s=0.2))
     with service.client() as client:
@@ -362,7 +360,7 @@ def test_a_failing_subscriber_never_delays_the_others(
 
 
 def test_follow_redirect_learns_the_new_base(
-    service: RunningService, client: httpx.Client, feed_id: int, subscriber: HttpsSubscriber
+    service: RunningService, client: httpx.Client, feed_id: int, subscriber: Receiver
 ) -> None:
     def responder(request):
         if request.path.startswith("/in/"):
@@ -380,7 +378,7 @@ def test_follow_redirect_learns_the_new_base(
 
 
 def test_redirects_without_follow_redirect_are_final(
-    service: RunningService, client: httpx.Client, feed_id: int, subscriber: HttpsSubscriber
+    service: RunningService, client: httpx.Client, feed_id: int, subscriber: Receiver
 ) -> None:
     subscriber.answer_sequence([302])
     sub_id = subscribe(client, feed_id, subscriber)
@@ -391,7 +389,7 @@ def test_redirects_without_follow_redirect_are_final(
 
 
 def test_deleting_a_subscription_drops_its_queue(
-    service: RunningService, client: httpx.Client, feed_id: int, subscriber: HttpsSubscriber
+    service: RunningService, client: httpx.Client, feed_id: int, subscriber: Receiver
 ) -> None:
     subscriber.answer_sequence([], then=503)
     sub_id = subscribe(client, feed_id, subscriber)
@@ -403,7 +401,7 @@ def test_deleting_a_subscription_drops_its_queue(
 
 
 def test_publish_record_and_metrics(
-    service: RunningService, client: httpx.Client, feed_id: int, subscriber: HttpsSubscriber
+    service: RunningService, client: httpx.Client, feed_id: int, subscriber: Receiver
 ) -> None:
     subscribe(client, feed_id, subscriber)
     response = publish(service.url, feed_id, "m.csv", b"12345", headers={"Content-Type": "text/csv"})

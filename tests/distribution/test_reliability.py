@@ -10,9 +10,10 @@ from pathlib import Path
 import httpx
 
 from ..conftest import ServiceStarter, SettingsFactory
+from ..support.receiver import Receiver
 from ..support.servers import ServeProcess, free_port
 from ..support.tls import TlsFiles
-from .conftest import FAST_DELIVERY, HttpsSubscriber
+from .conftest import FAST_DELIVERY
 from .helpers import create_feed, create_subscription, publish
 
 
@@ -33,7 +34,7 @@ def serve_distribution(tmp_path: Path, database_url: str | None, tls: TlsFiles, 
 
 
 def test_sigkill_after_204_loses_no_acknowledged_file(
-    tmp_path: Path, database_url: str | None, tls: TlsFiles, subscriber: HttpsSubscriber
+    tmp_path: Path, database_url: str | None, tls: TlsFiles, subscriber: Receiver
 ) -> None:
     port = free_port()
     url = f"http://127.0.0.1:{port}"
@@ -76,7 +77,7 @@ def test_sigkill_after_204_loses_no_acknowledged_file(
 
 
 def test_two_instances_share_the_queue_without_double_delivery(
-    make_settings: SettingsFactory, start_service: ServiceStarter, tls: TlsFiles, subscriber: HttpsSubscriber
+    make_settings: SettingsFactory, start_service: ServiceStarter, tls: TlsFiles, subscriber: Receiver
 ) -> None:
     common = {"delivery_ca_bundle": tls.ca_bundle, **FAST_DELIVERY}
     first = start_service("distribution", make_settings(instance_name="dist-a", **common))

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from ..web.errors import BadRequest
+from ..web.text import is_storable
 
 T = TypeVar("T")
 
@@ -40,17 +41,6 @@ def _as_string(key: str, value: Any) -> str:
     if not is_storable(value):
         raise _invalid(key, "is not a valid string")
     return value
-
-
-def is_storable(text: str) -> bool:
-    """False for text no database can keep: NUL characters or lone surrogates (``"\\ud800"``)."""
-    if "\x00" in text:
-        return False
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 def _as_bool(key: str, value: Any) -> bool:

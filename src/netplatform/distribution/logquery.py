@@ -9,7 +9,6 @@ from datetime import UTC, datetime, timedelta
 from typing import TypeVar
 
 from ..web.errors import BadRequest
-from .documents import is_storable
 from .records import NO_STATUS, ExpiryReason, RecordType
 
 DAY_MS = 24 * 60 * 60 * 1000
@@ -45,11 +44,8 @@ def parse_log_query(params: Mapping[str, str], now_ms: int, *, by_file_name: boo
     if "type" in params:
         types = frozenset({_parse(RecordType, params["type"], "bad type")})
     publish_id = params.get("publishId")
-    if publish_id is not None and ("'" in publish_id or not is_storable(publish_id)):
+    if publish_id is not None and "'" in publish_id:
         raise _invalid("bad publishId")
-    file_name = params.get("filename") if by_file_name else None
-    if file_name is not None and not is_storable(file_name):
-        raise _invalid("bad filename")
     status = _parse_status(params["statusCode"]) if "statusCode" in params else None
     expiry_reason = None
     if "expiryReason" in params:
@@ -63,7 +59,7 @@ def parse_log_query(params: Mapping[str, str], now_ms: int, *, by_file_name: boo
         publish_id=publish_id,
         status=status,
         expiry_reason=expiry_reason,
-        file_name=file_name,
+        file_name=params.get("filename") if by_file_name else None,
     )
 
 

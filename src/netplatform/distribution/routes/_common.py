@@ -1,4 +1,4 @@
-"""HTTP details shared by the routes: path ids, media types, the on-behalf-of headers, docs."""
+"""HTTP details the route modules share: callers, bodies, path ids, media types, 405s, OpenAPI."""
 
 from __future__ import annotations
 
@@ -6,11 +6,13 @@ import re
 from http import HTTPStatus
 from typing import Annotated, Any
 
-from fastapi import Header, Request
+from fastapi import APIRouter, Depends, Header, Request
+from fastapi.responses import Response
 from pydantic import BaseModel
 
-from ..web.errors import BadRequest, NotAcceptable, UnsupportedMediaType
-from .access import ON_BEHALF_OF, ON_BEHALF_OF_GROUP, Caller
+from ...web.errors import BadRequest, MethodNotAllowed, NotAcceptable, UnsupportedMediaType
+from ..access import ON_BEHALF_OF, ON_BEHALF_OF_GROUP, Caller
+from ..provisioning import Provisioning
 
 FEED_MEDIA_TYPE = "application/vnd.bus-dr.feed"
 SUBSCRIPTION_MEDIA_TYPE = "application/vnd.bus-dr.subscription"
@@ -85,9 +87,30 @@ def _quality(params: dict[str, str]) -> float:
         return 0.0
 
 
-def public_base_url(request: Request, configured: str | None) -> str:
-    """Where links point: the configured public URL, else scheme://host:port of the request."""
-    return (configured or str(request.base_url)).rstrip("/")
+CallerDep = Annotated[Caller, Depends(provisioning_caller)]
+BodyDep = Annotated[bytes, Depends(raw_body)]
+
+
+def _provisioning(request: Request) -> Provisioning:
+    provisioning: Provisioning = request.app.state.provisioning
+    return provisioning
+
+
+ProvisioningDep = Annotated[Provisioning, Depends(_provisioning)]
+
+
+def base_url(request: Request) -> str:
+    """Where links point: ``NETPLATFORM_DISTRIBUTION_PUBLIC_URL``, else scheme://host:port of the request."""
+    return (request.app.state.settings.distribution_public_url or str(request.base_url)).rstrip("/")
+
+
+def refuse_methods(router: APIRouter, path: str, methods: list[str], url_name: str) -> None:
+    """Answer 405 with the reference's text for methods a resource does not support."""
+
+    def refuse(request: Request) -> Response:
+        raise MethodNotAllowed(f"{request.method} not allowed for the {url_name}.")
+
+    router.add_api_route(path, refuse, methods=methods, include_in_schema=False)
 
 
 # --- OpenAPI ---------------------------------------------------------------------------------
