@@ -2,11 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from pydantic import TypeAdapter, ValidationError
-
-from ..web.errors import BadRequest
 from .archive import Archive, MalformedArchive
 from .tosca import (
     MAPPING_ARTIFACT_TYPE,
@@ -14,16 +9,12 @@ from .tosca import (
     ResourceAssignment,
     ResourceDefinition,
     ServiceTemplate,
-    describe_problems,
     strict_parse,
 )
 from .toscameta import ToscaMeta, read_tosca_meta
 
 TYPE_SECTIONS = ("data_types", "relationship_types", "artifact_types", "node_types", "policy_types")
 RESOURCE_DEFINITIONS_PATH = "Definitions/resources_definition_types.json"
-
-_assignments = TypeAdapter(list[ResourceAssignment])
-_resource_definitions = TypeAdapter(dict[str, ResourceDefinition])
 
 
 class Cba:
@@ -66,7 +57,8 @@ class Cba:
     def assignments(self, path: str) -> list[ResourceAssignment]:
         """The resource assignments of a mapping file (read once)."""
         if path not in self._assignments:
-            self._assignments[path] = _strict_list(self.archive.read_json(path), path)
+            data = self.archive.read_json(path)
+            self._assignments[path] = strict_parse(list[ResourceAssignment], data, f"mapping file {path}")
         return self._assignments[path]
 
     def mapping_files(self, template: NodeTemplate) -> list[str]:
@@ -89,18 +81,4 @@ class Cba:
         if not self.archive.has(RESOURCE_DEFINITIONS_PATH):
             return None
         data = self.archive.read_json(RESOURCE_DEFINITIONS_PATH)
-        try:
-            return _resource_definitions.validate_python(data, context={"strict": True})
-        except ValidationError as error:
-            raise BadRequest(
-                f"{RESOURCE_DEFINITIONS_PATH} is not valid: {describe_problems(error)}"
-            ) from error
-
-
-def _strict_list(data: Any, path: str) -> list[ResourceAssignment]:
-    try:
-        return _assignments.validate_python(data, context={"strict": True})
-    except ValidationError as error:
-        raise BadRequest(
-            f"{path} is not a valid resource-assignment mapping: {describe_problems(error)}"
-        ) from error
+        return strict_parse(dict[str, ResourceDefinition], data, RESOURCE_DEFINITIONS_PATH)

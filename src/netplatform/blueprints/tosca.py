@@ -9,9 +9,18 @@ the reference's shape: keys by their TOSCA names, null members left out.
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any, ClassVar, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    TypeAdapter,
+    ValidationError,
+    ValidationInfo,
+    model_validator,
+)
 
 from ..web.app import describe_validation_errors
 from ..web.errors import BadRequest
@@ -329,23 +338,30 @@ TYPE_MODELS: dict[str, type[EntityType]] = {
 }
 """The model-type kinds the catalog stores, and how each definition is read."""
 
-Model = TypeVar("Model", bound=ToscaModel)
+Parsed = TypeVar("Parsed")
 
 
-def strict_parse(model: type[Model], data: Any, where: str) -> Model:
-    """Read archive content as ``model``; an unknown key or a wrong type is a 400 naming ``where``."""
+def strict_parse(shape: type[Parsed], data: Any, where: str) -> Parsed:
+    """Read archive content as ``shape``; an unknown key or a wrong type is a 400 naming ``where``."""
+    return _parse(shape, data, where, strict=True)
+
+
+def lenient_parse(shape: type[Parsed], data: Any, where: str) -> Parsed:
+    """Read a REST body as ``shape``; unknown keys are ignored, a wrong type is a 400."""
+    return _parse(shape, data, where, strict=False)
+
+
+def _parse(shape: type[Parsed], data: Any, where: str, *, strict: bool) -> Parsed:
     try:
-        return model.model_validate(data, context={"strict": True})
+        return _adapter(shape).validate_python(data, context={"strict": strict})
     except ValidationError as error:
-        raise BadRequest(f"{where} is not a valid {model.__name__}: {describe_problems(error)}") from error
+        name = getattr(shape, "__name__", str(shape))
+        raise BadRequest(f"{where} is not a valid {name}: {describe_problems(error)}") from error
 
 
-def lenient_parse(model: type[Model], data: Any, where: str) -> Model:
-    """Read a REST body as ``model``; unknown keys are ignored, a wrong type is a 400."""
-    try:
-        return model.model_validate(data)
-    except ValidationError as error:
-        raise BadRequest(f"{where} is not a valid {model.__name__}: {describe_problems(error)}") from error
+@cache
+def _adapter(shape: Any) -> TypeAdapter[Any]:
+    return TypeAdapter(shape)
 
 
 def describe_problems(error: ValidationError) -> str:

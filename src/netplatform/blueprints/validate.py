@@ -165,11 +165,7 @@ class _Validator:
 
     def is_data_type(self, name: str) -> bool:
         """Present, and its derived_from chain ends in a data type root."""
-        seen: set[str] = set()
-        while name in self.data_types and name not in seen:
-            seen.add(name)
-            name = self.data_types[name].derived_from or ""
-        return name in (DATA_ROOT, DYNAMIC_DATA_ROOT)
+        return _chain_end(self.data_types, name) in (DATA_ROOT, DYNAMIC_DATA_ROOT)
 
     # --- node types -------------------------------------------------------------------------
 
@@ -297,11 +293,7 @@ class _Validator:
                 self.report(kind, name, "Resource Assignment Validation :" + "; ".join(messages))
 
     def is_artifact_type(self, name: str) -> bool:
-        seen: set[str] = set()
-        while name in self.artifact_types and name not in seen:
-            seen.add(name)
-            name = self.artifact_types[name].derived_from or ""
-        return bool(seen) and name in (ARTIFACT_ROOT, ARTIFACT_IMPLEMENTATION)
+        return _chain_end(self.artifact_types, name) in (ARTIFACT_ROOT, ARTIFACT_IMPLEMENTATION)
 
     def compatible(self, definition: PropertyDefinition, value: Any) -> bool:
         if value is None or is_expression(value):
@@ -342,6 +334,17 @@ class _Validator:
         for name, definition in (definitions or {}).items():
             for source_name, source in definition.sources.items():
                 self.node_template("resource_definition", f"{name}/sources/{source_name}", source)
+
+
+def _chain_end(types: dict[str, Any], name: str) -> str | None:
+    """Where a present type's derived_from chain leaves ``types`` (None: the type is absent)."""
+    if name not in types:
+        return None
+    seen: set[str] = set()
+    while name in types and name not in seen:
+        seen.add(name)
+        name = types[name].derived_from or ""
+    return name
 
 
 def is_expression(value: Any) -> bool:
