@@ -234,3 +234,25 @@ def test_trailing_slash_is_not_redirected(service: str) -> None:
     with http_client(service) as client:
         response = client.post("/things/", json={"name": "abc", "size": 3})
     assert response.status_code == 404
+
+
+def test_service_middleware_runs_inside_the_kernel_context(settings: Settings) -> None:
+    from starlette.middleware import Middleware
+
+    seen: list[tuple[str, str]] = []
+
+    class Recorder:
+        def __init__(self, app, *, tag: str) -> None:  # type: ignore[no-untyped-def]
+            self.app = app
+            self.tag = tag
+
+        async def __call__(self, scope, receive, send):  # type: ignore[no-untyped-def]
+            seen.append((self.tag, scope["state"]["user"]))
+            await self.app(scope, receive, send)
+
+    upgrade(settings)
+    app = build_app(SPEC, settings, [router], middleware=[Middleware(Recorder, tag="outer")])
+    with LiveServer(app) as server, http_client(server.url) as client:
+        assert client.get("/whoami").status_code == 200
+        assert client.get("/whoami", auth=("x", "y")).status_code == 401
+    assert seen == [("outer", "admin")]

@@ -7,7 +7,6 @@ domain only ever sees well-formed keys.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -16,8 +15,10 @@ from typing import Annotated, Any
 import anyio
 from fastapi import APIRouter, Depends, FastAPI, Query, Request
 from fastapi.responses import Response
+from starlette.middleware import Middleware
 
 from ..settings import Settings
+from ..store.db import database_for
 from ..web.app import build_app
 from ..web.service import ServiceSpec
 from .catalog import Catalog
@@ -429,16 +430,21 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
 
 
 def create_app(settings: Settings) -> FastAPI:
-    spec = dataclasses.replace(SPEC, max_body_bytes=min(MAX_BODY_BYTES, settings.max_body_bytes))
-    app = build_app(spec, settings, routers=[router], lifespan=lifespan)
-    store = PolicyStore(app.state.db)
+    store = PolicyStore(database_for(settings))
     catalog = Catalog(store)
-    app.state.policy = PolicyService(
+    policy = PolicyService(
         catalog=catalog,
         node_templates=NodeTemplates(catalog),
         statistics=Statistics(store),
         store=store,
         instance_name=settings.instance_name,
     )
-    app.add_middleware(CountingMiddleware, statistics=app.state.policy.statistics)
+    app = build_app(
+        SPEC,
+        settings,
+        routers=[router],
+        lifespan=lifespan,
+        middleware=[Middleware(CountingMiddleware, statistics=policy.statistics)],
+    )
+    app.state.policy = policy
     return app

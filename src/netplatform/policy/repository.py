@@ -8,9 +8,8 @@ unique-constraint violation (two instances inserting the same entity at once) su
 from __future__ import annotations
 
 import datetime
-import threading
 from collections.abc import Collection, Iterable, Iterator, Mapping
-from contextlib import AbstractContextManager, contextmanager, nullcontext
+from contextlib import contextmanager
 from typing import Any
 
 from sqlalchemy import Select, bindparam, delete, insert, select, update
@@ -30,13 +29,12 @@ class ConcurrentInsert(Exception):
 class PolicyStore:
     def __init__(self, db: Database) -> None:
         self.db = db
-        self._writers = _sqlite_writer_lock(db)
 
     @contextmanager
     def writing(self) -> Iterator[Repository]:
         """One committed transaction (row locks taken inside it hold until the commit)."""
         try:
-            with self._writers, self.db.write() as session:
+            with self.db.write() as session:
                 yield Repository(session)
         except IntegrityError as error:
             raise ConcurrentInsert(str(error.orig)) from error
@@ -52,23 +50,6 @@ class PolicyStore:
 
     def reachable(self) -> bool:
         return self.db.ping()
-
-
-_SQLITE_WRITER_LOCKS: dict[str, threading.Lock] = {}
-_SQLITE_WRITER_LOCKS_GUARD = threading.Lock()
-
-
-def _sqlite_writer_lock(db: Database) -> AbstractContextManager[Any]:
-    """SQLite admits one writer; queue this process's writers on a lock rather than in SQLite.
-
-    A writer that finds the database locked waits in SQLite's busy handler, which polls with
-    sleeps of up to 100 ms, so under many concurrent writers the slowest wait seconds. Queueing
-    on a lock first hands the write lock over at once. PostgreSQL needs none: it has row locks.
-    """
-    if not db.is_sqlite:
-        return nullcontext()
-    with _SQLITE_WRITER_LOCKS_GUARD:
-        return _SQLITE_WRITER_LOCKS.setdefault(db.url, threading.Lock())
 
 
 _COLUMNS = (entities.c.kind, entities.c.name, entities.c.version, entities.c.body, entities.c.preloaded)

@@ -17,6 +17,7 @@ from fastapi import APIRouter, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.middleware import Middleware
 
 from ..settings import Settings
 from ..store.blobs import BlobStore
@@ -55,11 +56,14 @@ def build_app(
     routers: Sequence[APIRouter],
     *,
     lifespan: Lifespan | None = None,
+    middleware: Sequence[Middleware] = (),
 ) -> FastAPI:
     """Assemble a service app: its routers inside the kernel's middleware and handlers.
 
     ``lifespan`` runs inside the kernel's own (so the database is ready when it starts and
     still open while it stops); use it for background workers and preloaded data.
+    ``middleware`` is the service's own, run inside the kernel's request context (request id
+    and authenticated user known, its responses carrying the kernel's headers), outermost first.
     """
     database = database_for(settings)
     app = FastAPI(
@@ -84,7 +88,7 @@ def build_app(
         app.include_router(router)
     _install_error_handlers(app, spec)
     app.state.route_table = RouteTable(all_routers)
-    _install_middleware(app, spec, settings, app.state.route_table)
+    _install_middleware(app, spec, settings, app.state.route_table, middleware)
     app.openapi = lambda: document_kernel_conventions(app, spec)  # type: ignore[method-assign]
     return app
 
@@ -103,14 +107,16 @@ def _kernel_lifespan(spec: ServiceSpec, database: Database, inner: Lifespan | No
     return lifespan
 
 
-def _install_middleware(app: FastAPI, spec: ServiceSpec, settings: Settings, routes: RouteTable) -> None:
+def _install_middleware(
+    app: FastAPI, spec: ServiceSpec, settings: Settings, routes: RouteTable, own: Sequence[Middleware]
+) -> None:
     # add_middleware wraps: the last added is the outermost.
-    app.add_middleware(
-        BodyLimitMiddleware,
-        routes=routes,
-        limit=spec.max_body_bytes if spec.max_body_bytes is not None else settings.max_body_bytes,
-        renderer=spec.render_error,
-    )
+    for entry in reversed(own):
+        app.add_middleware(entry.cls, *entry.args, **entry.kwargs)
+    limit = settings.max_body_bytes
+    if spec.max_body_bytes is not None:
+        limit = min(limit, spec.max_body_bytes)
+    app.add_middleware(BodyLimitMiddleware, routes=routes, limit=limit, renderer=spec.render_error)
     app.add_middleware(InputGuardMiddleware, renderer=spec.render_error)
     app.add_middleware(
         BasicAuthMiddleware,

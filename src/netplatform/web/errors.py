@@ -48,7 +48,9 @@ class ApiError(Exception):
 
     @property
     def reason(self) -> str:
-        """The status name in upper snake case, e.g. ``NOT_FOUND``."""
+        """The status name in upper snake case, e.g. ``NOT_FOUND`` (stable across Python versions)."""
+        if self.status in _REASONS:
+            return _REASONS[self.status]
         try:
             return HTTPStatus(self.status).name
         except ValueError:
@@ -56,6 +58,24 @@ class ApiError(Exception):
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.status}, {self.message!r})"
+
+
+# Python 3.13 renamed some HTTPStatus members (413 CONTENT_TOO_LARGE, 422 UNPROCESSABLE_CONTENT);
+# clients match these names in error bodies, so they are fixed here.
+_REASONS = {
+    400: "BAD_REQUEST",
+    401: "UNAUTHORIZED",
+    403: "FORBIDDEN",
+    404: "NOT_FOUND",
+    405: "METHOD_NOT_ALLOWED",
+    406: "NOT_ACCEPTABLE",
+    409: "CONFLICT",
+    413: "REQUEST_ENTITY_TOO_LARGE",
+    415: "UNSUPPORTED_MEDIA_TYPE",
+    422: "UNPROCESSABLE_ENTITY",
+    500: "INTERNAL_SERVER_ERROR",
+    503: "SERVICE_UNAVAILABLE",
+}
 
 
 class BadRequest(ApiError):

@@ -19,6 +19,8 @@ from starlette.types import Scope
 STREAMED_BODY: dict[str, Any] = {"x-streamed-body": True}
 """Pass as ``openapi_extra`` to a route that reads its own (possibly large) body as a stream."""
 
+_DECLARATIONS = "netplatform.route_declarations"
+
 KERNEL_PUBLIC_PATHS = frozenset({"/openapi.json", "/docs", "/docs/oauth2-redirect"})
 
 
@@ -39,8 +41,13 @@ class RouteTable:
         return None
 
     def _extra(self, scope: Scope) -> dict[str, Any]:
-        route = self.lookup(scope)
-        return (route.openapi_extra or {}) if route else {}
+        # Several middlewares ask about one request: look its route up once.
+        state = scope.setdefault("state", {})
+        if _DECLARATIONS not in state:
+            route = self.lookup(scope)
+            state[_DECLARATIONS] = (route.openapi_extra or {}) if route else {}
+        declarations: dict[str, Any] = state[_DECLARATIONS]
+        return declarations
 
     def is_public(self, scope: Scope) -> bool:
         return scope["path"] in KERNEL_PUBLIC_PATHS or self._extra(scope).get("security") == []

@@ -20,7 +20,7 @@ class ServiceSpec:
 
     ``render_error`` is the service's documented error body; ``error_model`` describes that body
     in the OpenAPI document; ``response_headers`` adds headers to every response (errors and 401s
-    included); ``max_body_bytes`` bounds request bodies (None: the settings' default).
+    included); ``max_body_bytes`` lowers the bound on request bodies below the settings' one.
     """
 
     name: str
