@@ -247,7 +247,8 @@ def test_service_middleware_runs_inside_the_kernel_context(settings: Settings) -
             self.tag = tag
 
         async def __call__(self, scope, receive, send):  # type: ignore[no-untyped-def]
-            seen.append((self.tag, scope["state"]["user"]))
+            if scope["type"] == "http":
+                seen.append((self.tag, scope["state"]["user"]))
             await self.app(scope, receive, send)
 
     upgrade(settings)
