@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import os
 import socket
 import time
 
@@ -13,6 +14,9 @@ from netplatform.distribution.repository.queue import queue_depth
 from netplatform.store.db import database_for
 
 from ..conftest import RunningService
+from ..support.receiver import Receiver
+from ..support.tls import TlsFiles
+from .conftest import FAST_DELIVERY
 from .helpers import PUBLISHER, authorization_with, create_feed, create_subscription, feed_log, publish
 
 
@@ -155,6 +159,19 @@ def test_publish_ids_strictly_increase(service: RunningService, feed_id: int) ->
     ids = [publish(service.url, feed_id, f"f{n}", b"1").headers["X-BUS-DR-PUBLISH-ID"] for n in range(20)]
     stamps = [int(publish_id.split(".")[0]) for publish_id in ids]
     assert stamps == sorted(set(stamps))
+
+
+def test_publish_bodies_are_not_held_to_the_request_body_limit(
+    make_settings, start_service, tls: TlsFiles, subscriber: Receiver
+) -> None:
+    settings = make_settings(max_body_bytes=1024, delivery_ca_bundle=tls.ca_bundle, **FAST_DELIVERY)
+    service = start_service("distribution", settings)
+    with service.client() as client:
+        feed, _ = create_feed(client)
+        create_subscription(client, feed, subscriber.url + "/in")
+    data = os.urandom(3 * 1024 * 1024)
+    assert publish(service.url, feed, "big.bin", data).status_code == 204
+    assert subscriber.wait_for(1)[0].body == data
 
 
 def test_an_interrupted_upload_leaves_no_file_no_delivery_and_no_record(
