@@ -257,3 +257,25 @@ def test_service_middleware_runs_inside_the_kernel_context(settings: Settings) -
         assert client.get("/whoami").status_code == 200
         assert client.get("/whoami", auth=("x", "y")).status_code == 401
     assert seen == [("outer", "admin")]
+
+
+def test_echoed_headers_are_copied_or_generated(settings: Settings) -> None:
+    import dataclasses
+
+    upgrade(settings)
+    spec = dataclasses.replace(SPEC, echoed_headers=("X-Correlation",))
+    with LiveServer(build_app(spec, settings, [router])) as server, http_client(server.url) as client:
+        echoed = client.get("/things/a", headers={"X-Correlation": "c-1"})
+        generated = client.get("/things/a", auth=("x", "y"))
+    assert echoed.headers["X-Correlation"] == "c-1"
+    uuid.UUID(generated.headers["X-Correlation"])
+
+
+def test_405_allow_lists_every_method_of_the_resource(service: str) -> None:
+    with http_client(service) as client:
+        response = client.put("/things/a")
+    assert response.status_code == 405
+    assert response.headers["Allow"] == "GET"
+    with http_client(service) as client:
+        collection = client.get("/things")
+    assert collection.headers["Allow"] == "POST"

@@ -11,7 +11,6 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
-from typing import Any
 
 from fastapi import APIRouter, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -143,27 +142,20 @@ def _install_error_handlers(app: FastAPI, spec: ServiceSpec) -> None:
 
     async def on_validation_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, RequestValidationError)
-        return render(request, errors.BadRequest(describe_validation_errors(exc.errors())))
+        return render(request, errors.BadRequest(errors.describe_validation_errors(exc.errors())))
 
     async def on_http_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, StarletteHTTPException)
         error_class = _STATUS_ERRORS.get(exc.status_code, errors.ApiError)
         message = exc.detail if isinstance(exc.detail, str) else str(exc.detail)
-        return render(request, error_class(message, status=exc.status_code, headers=dict(exc.headers or {})))
+        headers = dict(exc.headers or {})
+        if exc.status_code == 405:
+            headers["Allow"] = ", ".join(request.app.state.route_table.allowed_methods(request.scope))
+        return render(request, error_class(message, status=exc.status_code, headers=headers))
 
     app.add_exception_handler(errors.ApiError, on_api_error)
     app.add_exception_handler(RequestValidationError, on_validation_error)
     app.add_exception_handler(StarletteHTTPException, on_http_error)
-
-
-def describe_validation_errors(problems: Sequence[Any]) -> str:
-    """One line per problem, naming the field: ``body.name: Field required``."""
-    lines = []
-    for problem in problems:
-        location = ".".join(str(part) for part in problem.get("loc", ()) if part != "body")
-        message = problem.get("msg", "invalid")
-        lines.append(f"{location}: {message}" if location else message)
-    return "; ".join(lines) or "Invalid request"
 
 
 def _kernel_router(spec: ServiceSpec) -> APIRouter:

@@ -7,7 +7,7 @@ hands them to the service's renderer, so an error body differs between services 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from http import HTTPStatus
 from typing import Any
 
@@ -120,6 +120,16 @@ class ServiceUnavailable(ApiError):
 
 class InternalError(ApiError):
     status = 500
+
+
+def describe_validation_errors(problems: Sequence[Any]) -> str:
+    """One line per pydantic problem, naming the field: ``name: Field required``."""
+    lines = []
+    for problem in problems:
+        location = ".".join(str(part) for part in problem.get("loc", ()) if part != "body")
+        message = problem.get("msg", "invalid")
+        lines.append(f"{location}: {message}" if location else message)
+    return "; ".join(lines) or "Invalid request"
 
 
 ErrorRenderer = Callable[[Request, ApiError], Response]

@@ -40,6 +40,19 @@ class RouteTable:
                 return route
         return None
 
+    def allowed_methods(self, scope: Scope) -> list[str]:
+        """Every method of the resource the path names (for ``Allow`` on a 405).
+
+        The framework names only the methods of the first route it tried, while a resource often
+        has one route per method. When several templates match (``/models/paged`` also fits
+        ``/models/{id}``), the resource is the most specific one: the fewest parameters.
+        """
+        matching = [route for route in self.routes if route.path_regex.match(scope["path"])]
+        if not matching:
+            return []
+        fewest = min(route.path.count("{") for route in matching)
+        return sorted({m for route in matching if route.path.count("{") == fewest for m in route.methods})
+
     def _extra(self, scope: Scope) -> dict[str, Any]:
         # Several middlewares ask about one request: look its route up once.
         state = scope.setdefault("state", {})

@@ -20,7 +20,9 @@ class ServiceSpec:
 
     ``render_error`` is the service's documented error body; ``error_model`` describes that body
     in the OpenAPI document; ``response_headers`` adds headers to every response (errors and 401s
-    included); ``max_body_bytes`` lowers the bound on request bodies below the settings' one.
+    included); ``echoed_headers`` are correlation headers copied from the request to the response,
+    or generated (a UUID) when the client sent none, like ``X-PLATFORM-RequestID`` always is;
+    ``max_body_bytes`` lowers the bound on request bodies below the settings' one.
     """
 
     name: str
@@ -30,5 +32,6 @@ class ServiceSpec:
     error_model: type[BaseModel] | None = None
     error_media_type: str = "application/json"
     response_headers: Callable[[str], Iterable[tuple[str, str]]] = field(default=_no_headers)
+    echoed_headers: tuple[str, ...] = ()
     max_body_bytes: int | None = None
     realm: str | None = None

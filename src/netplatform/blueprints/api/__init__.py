@@ -10,7 +10,6 @@ from ...web.service import ServiceSpec
 from ..archive import ArchiveLimits
 from ..catalog import BlueprintCatalog
 from ..errors import ErrorPayload, render_error
-from ..headers import ResponseHeadersMiddleware
 from . import actuator, blueprint_models, configs, dictionaries, model_types, resources, templates
 
 SPEC = ServiceSpec(
@@ -19,6 +18,7 @@ SPEC = ServiceSpec(
     version="1.0.0",
     render_error=render_error,
     error_model=ErrorPayload,
+    echoed_headers=("X-PLATFORM-InvocationID",),
 )
 
 ROUTERS = (
@@ -37,5 +37,4 @@ def create_app(settings: Settings) -> FastAPI:
     app.state.blueprint_catalog = BlueprintCatalog(
         db=app.state.db, blobs=app.state.blobs, limits=ArchiveLimits.from_settings(settings)
     )
-    app.add_middleware(ResponseHeadersMiddleware)
     return app

@@ -15,7 +15,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ..errors import ErrorRenderer, InternalError
 from ..metrics import Metrics
-from ..requestid import REQUEST_ID_HEADER, request_id_from
+from ..requestid import REQUEST_ID_HEADER, echo_or_new, request_id_from
 from ..service import ServiceSpec
 
 access_logger = logging.getLogger("netplatform.access")
@@ -42,9 +42,14 @@ class RequestContextMiddleware:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        request_id = request_id_from(Headers(scope=scope))
+        request_headers = Headers(scope=scope)
+        request_id = request_id_from(request_headers)
         scope.setdefault("state", {})["request_id"] = request_id
-        extra_headers = [(REQUEST_ID_HEADER, request_id), *self.spec.response_headers(request_id)]
+        extra_headers = [
+            (REQUEST_ID_HEADER, request_id),
+            *((name, echo_or_new(request_headers, name)) for name in self.spec.echoed_headers),
+            *self.spec.response_headers(request_id),
+        ]
         started = time.perf_counter()
         status = 500
         response_started = False
