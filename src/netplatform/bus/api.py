@@ -59,6 +59,5 @@ def create_app(service_settings: Settings) -> FastAPI:
             client.close()
 
     app = build_app(SPEC, service_settings, routers=ROUTERS, lifespan=lifespan)
-    app.router.redirect_slashes = False
     app.add_middleware(CanonicalPathMiddleware)
     return app

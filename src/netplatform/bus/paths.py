@@ -2,7 +2,6 @@
 
 * a trailing slash is accepted on every path (``/feeds/?useExisting=true``);
 * the same paths are also served under ``/webapi`` (the reference's context root);
-* a NUL character in the path or query is refused (400): no database stores it.
 
 Rewriting the path once, before routing, keeps every route declared (and documented) in one
 form only.
@@ -10,10 +9,7 @@ form only.
 
 from __future__ import annotations
 
-from starlette.requests import Request
 from starlette.types import ASGIApp, Receive, Scope, Send
-
-from ..web.errors import BadRequest
 
 CONTEXT_ROOT = "/webapi"
 
@@ -41,10 +37,3 @@ class CanonicalPathMiddleware:
                 if raw is not None:
                     scope["raw_path"] = canonical_path(raw.decode("latin-1")).encode("latin-1")
         await self.app(scope, receive, send)
-
-
-def refuse_nul(request: Request) -> None:
-    """Router dependency: NUL in the path or query is a bad request, never a database error."""
-    query = request.query_params.multi_items()
-    if "\x00" in request.scope["path"] or any("\x00" in key + value for key, value in query):
-        raise BadRequest("NUL characters are not allowed in a request path or query")

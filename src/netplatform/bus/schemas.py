@@ -13,6 +13,8 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
 
+from ..web.text import StorableStr
+
 
 def _as_text(value: Any) -> Any:
     """Numbers and booleans sent for string fields are taken as their text (``2`` -> ``"2"``)."""
@@ -23,19 +25,7 @@ def _as_text(value: Any) -> Any:
     return value
 
 
-def _storable(value: Any) -> Any:
-    """No database stores NUL or a lone surrogate (``"\\ud800"`` in JSON), so neither gets in."""
-    if isinstance(value, str):
-        if "\x00" in value:
-            raise ValueError("NUL characters are not allowed")
-        try:
-            value.encode("utf-8")
-        except UnicodeEncodeError:
-            raise ValueError("lone surrogate characters are not allowed") from None
-    return value
-
-
-Text = Annotated[str, BeforeValidator(_storable), BeforeValidator(_as_text)]
+Text = Annotated[StorableStr, BeforeValidator(_as_text)]
 """A string field that also accepts numbers and booleans and refuses what no database stores."""
 
 

@@ -5,14 +5,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel
 
 from ...settings import Settings
 from ...store.db import Database
 from ..errors import error_responses
-from ..paths import refuse_nul
 from ..provisioning import Provisioner
 from ..schemas import WireModel
 
@@ -20,7 +19,7 @@ DELETE_DONE: dict[str, Any] = {"status_code": 204, "response_class": Response}
 
 
 def new_router(prefix: str, tag: str) -> APIRouter:
-    return APIRouter(prefix=prefix, tags=[tag], dependencies=[Depends(refuse_nul)])
+    return APIRouter(prefix=prefix, tags=[tag])
 
 
 def database(request: Request) -> Database:
