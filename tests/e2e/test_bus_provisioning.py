@@ -7,15 +7,11 @@ through ``/dr_subs``; deleting the feed on the bus controller removes it there.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import Any
-
 import httpx
 import pytest
 
 from ..conftest import ServiceStarter, SettingsFactory
 from ..support.receiver import Receiver
-from ..support.servers import LiveServer
 from ..support.tls import TlsFiles
 
 BUS_SETTINGS = {
@@ -26,22 +22,9 @@ BUS_SETTINGS = {
 
 
 @pytest.fixture
-def subscriber(tls: TlsFiles) -> Iterator[Receiver]:
-    """The shared recording receiver, served through a plain coroutine function.
-
-    uvicorn guesses ASGI 2 for a bound-method app, so ``Receiver``'s own server (and the
-    ``receiver`` fixture) fails at startup; a coroutine function makes the guess right.
-    """
-    endpoint = Receiver(tls)
-    endpoint.server.sock.close()
-
-    async def app(scope: Any, receive: Any, send: Any) -> None:
-        await endpoint._app(scope, receive, send)
-
-    endpoint.server = LiveServer(app, ssl=tls.uvicorn_ssl)
-    endpoint.start()
-    yield endpoint
-    endpoint.stop()
+def subscriber(receiver: Receiver) -> Receiver:
+    """The kernel's recording HTTPS receiver, named for its role here."""
+    return receiver
 
 
 def test_feed_from_the_bus_controller_delivers_to_its_subscriber(
