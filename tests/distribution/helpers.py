@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import copy
+import time
+from collections.abc import Callable
 from typing import Any
 
 import httpx
@@ -109,3 +111,11 @@ def authorization_with(**overrides: Any) -> dict[str, Any]:
     value = copy.deepcopy(feed_document()["authorization"])
     value.update(overrides)
     return value
+
+
+def wait_until(condition: Callable[[], bool], timeout: float = 20) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise TimeoutError("condition not reached")
+        time.sleep(0.05)

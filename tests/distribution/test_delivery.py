@@ -14,17 +14,9 @@ import pytest
 
 from ..conftest import RunningService
 from ..support.receiver import Receiver
-from .helpers import create_feed, create_subscription, feed_log, owner_headers, publish, sub_log
+from .helpers import create_feed, create_subscription, feed_log, owner_headers, publish, sub_log, wait_until
 
 SubscriberFactory = Callable[[], Receiver]
-
-
-def wait_until(condition: Callable[[], bool], timeout: float = 20) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise TimeoutError("condition not reached")
-        time.sleep(0.05)
 
 
 @pytest.fixture

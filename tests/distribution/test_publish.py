@@ -17,7 +17,15 @@ from ..conftest import RunningService
 from ..support.receiver import Receiver
 from ..support.tls import TlsFiles
 from .conftest import FAST_DELIVERY
-from .helpers import PUBLISHER, authorization_with, create_feed, create_subscription, feed_log, publish
+from .helpers import (
+    PUBLISHER,
+    authorization_with,
+    create_feed,
+    create_subscription,
+    feed_log,
+    publish,
+    wait_until,
+)
 
 
 @pytest.fixture
@@ -188,8 +196,5 @@ def test_an_interrupted_upload_leaves_no_file_no_delivery_and_no_record(
             + b"x" * 2_000_000
         )
         time.sleep(0.3)
-    deadline = time.monotonic() + 10
-    while not nothing_stored(service) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert nothing_stored(service)
+    wait_until(lambda: nothing_stored(service), timeout=10)
     assert feed_log(client, feed_id) == []

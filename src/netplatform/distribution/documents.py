@@ -118,6 +118,13 @@ class Document:
         return self.required_array(key) if self.has(key) else []
 
 
+def positive_id(text: str) -> int | None:
+    """A feed or subscription number from a URL: a positive integer of at most 9 digits, else None."""
+    if not text.isascii() or not text.isdigit() or len(text) > 9 or int(text) == 0:
+        return None
+    return int(text)
+
+
 def limit_length(value: str, maximum: int, message: str) -> str:
     """``value`` unchanged when it is at most ``maximum`` characters, else 400 ``message``."""
     if len(value) > maximum:

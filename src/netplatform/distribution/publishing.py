@@ -19,6 +19,7 @@ from ..web.auth import Credentials
 from ..web.errors import BadRequest, Forbidden, NotFound, Unauthorized
 from .addresses import address_allowed
 from .clock import now_ms
+from .documents import positive_id
 from .feeds import Feed
 from .records import LogRecord, RecordType
 from .repository import logs, queue
@@ -68,9 +69,10 @@ class Arrival:
 
 
 def parse_feed_number(text: str) -> int:
-    if not re.fullmatch(r"[0-9]{1,9}", text) or int(text) == 0:
+    number = positive_id(text)
+    if number is None:
         raise NotFound("Invalid request - Missing or bad feed number.")
-    return int(text)
+    return number
 
 
 def check_file_id(file_id: str) -> str:

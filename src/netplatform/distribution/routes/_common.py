@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from http import HTTPStatus
 from typing import Annotated, Any
 
@@ -12,6 +11,7 @@ from pydantic import BaseModel
 
 from ...web.errors import BadRequest, MethodNotAllowed, NotAcceptable, UnsupportedMediaType
 from ..access import ON_BEHALF_OF, ON_BEHALF_OF_GROUP, Caller
+from ..documents import positive_id
 from ..provisioning import Provisioning
 
 FEED_MEDIA_TYPE = "application/vnd.bus-dr.feed"
@@ -46,9 +46,10 @@ async def raw_body(request: Request) -> bytes:
 
 def parse_object_id(text: str, message: str) -> int:
     """A feed or subscription id from the path: a positive integer, else 400 ``message``."""
-    if not re.fullmatch(r"[0-9]{1,9}", text) or int(text) == 0:
+    number = positive_id(text)
+    if number is None:
         raise BadRequest(message)
-    return int(text)
+    return number
 
 
 def _media_type(value: str) -> tuple[str, dict[str, str]]:
