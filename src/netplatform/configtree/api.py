@@ -39,7 +39,7 @@ SPEC = ServiceSpec(
 MAX_DEPTH = 65535
 NODE_PATH = "/{path:config_node_path}"
 NODE_METHODS = ("GET", "POST", "PUT", "DELETE")
-OTHER_METHODS = ("PATCH", "HEAD", "OPTIONS")
+OTHER_METHODS = ("PATCH", "HEAD", "OPTIONS", "TRACE")
 
 router = APIRouter(prefix="/config", tags=["config tree"])
 

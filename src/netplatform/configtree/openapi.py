@@ -29,6 +29,7 @@ from .schema import (
 )
 
 TAG = "config tree"
+_NO_NUL = "^[^\\u0000]*$"
 _ERROR = {"$ref": "#/components/schemas/Error"}
 
 _ERRORS = {
@@ -122,6 +123,7 @@ def _entry_path(base: str, node: ListNode, parent: NodePath) -> NodePath:
         schema = type_schema(leaf.type)
         if schema.get("type") == "string":
             schema["minLength"] = max(1, schema.get("minLength", 0))
+            schema.setdefault("pattern", _NO_NUL)  # the kernel refuses NUL in paths
         parameters.append(
             {
                 "name": name,
@@ -191,7 +193,8 @@ def _operation(
         "operationId": _operation_id(path, method),
         "responses": {str(status): response for status, response in sorted(responses.items())},
     }
-    operation["parameters"] = [*(parameters or []), _OTHER_QUERY_PARAMETERS]
+    if parameters:
+        operation["parameters"] = parameters
     if body is not None:
         operation["requestBody"] = body
     return operation
@@ -293,19 +296,5 @@ _DEPTH: JsonSchema = {
             {"type": "integer", "minimum": 1, "maximum": 65535},
             {"type": "string", "enum": ["unbounded"]},
         ]
-    },
-}
-
-_OTHER_QUERY_PARAMETERS: JsonSchema = {
-    "name": "other",
-    "in": "query",
-    "required": False,
-    "style": "form",
-    "explode": True,
-    "description": "Any other query parameter is accepted and ignored",
-    "schema": {
-        "type": "object",
-        "propertyNames": {"not": {"enum": ["depth"]}},
-        "additionalProperties": {"type": "string"},
     },
 }

@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from yangson.enumerations import ContentType, ValidationScope
-from yangson.exceptions import RawDataError, ValidationError
+from yangson.exceptions import ValidationError, YangsonException
 
 from .errors import restconf_error
 from .instances import Document, locate, place, remove, skeleton
@@ -178,5 +178,5 @@ def _validate(top: DataNode, members: Document) -> None:
     except ValidationError as error:
         path = str(error.instance.instance_route()) if error.instance is not None else None
         raise malformed(f"{error.tag}: {error.message}" if error.message else str(error.tag), path) from None
-    except RawDataError as error:
+    except YangsonException as error:  # raw data the body parser let through (it should not)
         raise malformed(str(error)) from None
