@@ -127,6 +127,9 @@ def provision(url: str, subscriber_url: str) -> int:
     return feed_id
 
 
+OCTETS = {"Content-Type": "application/octet-stream"}
+
+
 def small_files(url: str, feed_id: int, subscriber: Subscriber, count: int, threads: int) -> dict[str, float]:
     payload = os.urandom(1024)
     local = threading.local()
@@ -135,7 +138,7 @@ def small_files(url: str, feed_id: int, subscriber: Subscriber, count: int, thre
         if not hasattr(local, "client"):
             local.client = httpx.Client(base_url=url, auth=PUBLISHER, timeout=60)
         started = time.perf_counter()
-        response = local.client.put(f"/publish/{feed_id}/small-{n}", content=payload)
+        response = local.client.put(f"/publish/{feed_id}/small-{n}", content=payload, headers=OCTETS)
         response.raise_for_status()
         return time.perf_counter() - started
 
@@ -170,7 +173,7 @@ def large_file(url: str, feed_id: int, subscriber: Subscriber, mib: int, folder:
     started = time.perf_counter()
     with httpx.Client(base_url=url, auth=PUBLISHER, timeout=600) as client:
         client.put(
-            f"/publish/{feed_id}/large.bin", content=chunks(), headers={"Content-Length": str(size)}
+            f"/publish/{feed_id}/large.bin", content=chunks(), headers={**OCTETS, "Content-Length": str(size)}
         ).raise_for_status()
     acknowledged = time.perf_counter()
     last = subscriber.wait_for({"large.bin"}, timeout=DEADLINE_S)

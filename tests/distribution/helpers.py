@@ -89,9 +89,11 @@ def publish(
     method: str = "PUT",
     headers: dict[str, str] | None = None,
 ) -> httpx.Response:
-    """PUT (or DELETE) /publish/{feed}/{file} as a publisher of the feed."""
+    """PUT (or DELETE) /publish/{feed}/{file} as a publisher of the feed (octet-stream unless told)."""
+    sent = {"Content-Type": "application/octet-stream"} if method == "PUT" else {}
+    sent.update(headers or {})
     with httpx.Client(base_url=service_url, auth=auth, timeout=60) as client:
-        return client.request(method, f"/publish/{feed_id}/{file_id}", content=data, headers=headers or {})
+        return client.request(method, f"/publish/{feed_id}/{file_id}", content=data, headers=sent)
 
 
 def feed_log(client: httpx.Client, feed_id: int, **params: str) -> list[dict[str, Any]]:

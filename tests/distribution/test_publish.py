@@ -134,6 +134,17 @@ def test_bad_metadata_is_400(service: RunningService, feed_id: int, meta: str, m
     assert nothing_stored(service)
 
 
+def test_a_publish_without_content_type_is_400(service: RunningService, feed_id: int) -> None:
+    with httpx.Client(base_url=service.url, auth=PUBLISHER, timeout=30) as raw:
+        response = raw.put(f"/publish/{feed_id}/a.txt", content=b"1")
+        retraction = raw.delete(f"/publish/{feed_id}/a.txt")
+    assert (response.status_code, response.text) == (400, "Missing Content-Type header.")
+    assert retraction.status_code == 204  # a retraction has no body, so no content type
+    assert (
+        publish(service.url, feed_id, "b.txt", b"1", headers={"Content-Type": "text/csv"}).status_code == 204
+    )
+
+
 def test_nul_in_a_file_id_is_refused_before_the_service(service: RunningService, feed_id: int) -> None:
     assert publish(service.url, feed_id, "bad%00name", b"1").status_code == 400
     assert nothing_stored(service)

@@ -40,7 +40,7 @@ _PUBLISH_RESPONSES: dict[int | str, dict[str, Any]] = {
 _FILE_BODY = {
     "requestBody": {
         "required": False,
-        "content": {"application/octet-stream": {"schema": {"type": "string", "format": "binary"}}},
+        "content": {"*/*": {"schema": {"type": "string", "format": "binary"}}},
     }
 }
 MetaHeader = Annotated[
@@ -86,6 +86,10 @@ async def _accept_publish(request: Request, feed_id: str, file_id: str, method: 
         source_ip,
         request.headers.get(META_HEADER),
     )
+    if method == "PUT" and not request.headers.get("content-type"):
+        # Spec 4.2: "Content-type (required, application/octet-stream)"; the spec wins over the
+        # reference, which defaulted a missing one.
+        raise BadRequest("Missing Content-Type header.")
     arrival = await _receive(request, method, source_ip)
     try:
         publish_id, blob_needed = await anyio.to_thread.run_sync(publisher.accept, admission, arrival)
