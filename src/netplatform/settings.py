@@ -10,7 +10,7 @@ from __future__ import annotations
 import socket
 from pathlib import Path
 
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 DEFAULT_USERS = "admin:admin"
@@ -44,8 +44,10 @@ class Settings(BaseSettings):
     log_level: str = "INFO"
     log_format: str = Field("text", pattern="^(text|json)$")
     access_log: bool = True
-    # Name of this instance; distinguishes publish ids and queue claims between instances.
-    instance_name: str = Field(default_factory=socket.gethostname)
+    # Names this instance in publish ids and delivery-queue claims; must be unique among running
+    # instances and stable across restarts (a restarted instance frees its own stale claims).
+    # Default: <host name>-<distribution port>, which two live processes can never share.
+    instance_name: str = ""
 
     # --- request limits ----------------------------------------------------------------------
     max_body_bytes: int = 64 * 1024 * 1024
@@ -85,6 +87,12 @@ class Settings(BaseSettings):
     bus_default_partition_count: str = "2"
     bus_default_replication_count: str = "1"
     bus_dr_timeout_s: float = 30.0
+
+    @model_validator(mode="after")
+    def _name_the_instance(self) -> Settings:
+        if not self.instance_name:
+            self.instance_name = f"{socket.gethostname()}-{self.distribution_port}"
+        return self
 
     @field_validator("users")
     @classmethod

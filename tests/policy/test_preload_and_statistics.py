@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 import threading
 
 import httpx
@@ -91,7 +92,7 @@ def test_healthcheck(client: httpx.Client) -> None:
     assert body["healthy"] is True
     assert body["code"] == 200
     assert body["message"] == "alive"
-    assert body["url"] == "test"
+    assert body["url"] == socket.gethostname()
 
 
 def statistics(client: httpx.Client) -> dict[str, int]:

@@ -1,6 +1,5 @@
 import pytest
 
-from netplatform.settings import parse_users
 from netplatform.web.auth import Credentials, UserDirectory, basic_header, parse_basic
 
 
@@ -21,10 +20,3 @@ def test_directory_accepts_only_exact_pairs() -> None:
     assert directory.authenticate(Credentials("carl", "one")) is None
     assert directory.authenticate(Credentials("ann", "one ")) is None
     assert directory.authenticate(None) is None
-
-
-def test_users_setting_parses_pairs_and_rejects_garbage() -> None:
-    assert parse_users("a:1, b:2:3") == {"a": "1", "b": "2:3"}
-    for bad in ("", "nopassword", ":x", "a:"):
-        with pytest.raises(ValueError):
-            parse_users(bad)

@@ -7,6 +7,7 @@ domain only ever sees well-formed keys.
 
 from __future__ import annotations
 
+import socket
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -437,7 +438,7 @@ def create_app(settings: Settings) -> FastAPI:
         node_templates=NodeTemplates(catalog),
         statistics=Statistics(store),
         store=store,
-        instance_name=settings.instance_name,
+        instance_name=socket.gethostname(),  # the reference reports the host name
     )
     app = build_app(
         SPEC,
