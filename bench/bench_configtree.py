@@ -138,9 +138,10 @@ def get(base: str, path_of: Any) -> Request:
 
 def send(method: str, base: str, path_of: Any, body_of: Any) -> Request:
     async def request(session: aiohttp.ClientSession, n: int) -> int:
+        path = base + path_of(n)  # before the body: a body may depend on the path chosen
         data = json.dumps(body_of(n))
         headers = {"Content-Type": "application/yang-data+json"}
-        async with session.request(method, base + path_of(n), data=data, headers=headers) as response:
+        async with session.request(method, path, data=data, headers=headers) as response:
             await response.read()
             return response.status
 
@@ -167,7 +168,6 @@ def replace_entry(base: str) -> Request:
 
 
 def operations(base: str) -> dict[str, Request]:
-    new_id = uuid.uuid4().hex[:8]
     return {
         "GET one entry": get(base, random_entry_path),
         "GET param inside an entry": get(base, lambda n: random_entry_path(n) + PARAM),
@@ -182,7 +182,7 @@ def operations(base: str) -> dict[str, Request]:
             "POST",
             base,
             lambda n: LIST,
-            lambda n: {"brg-allotted-resource": [entry(f"new-{new_id}-{n}")]},
+            lambda n: {"brg-allotted-resource": [entry(f"new-{uuid.uuid4().hex}")]},
         ),
     }
 
