@@ -50,3 +50,26 @@ def test_abandoned_and_oversized_writes_leave_nothing(tmp_path: Path) -> None:
 def test_names_from_outside_are_refused(tmp_path: Path, name: str) -> None:
     with pytest.raises(ValueError):
         BlobStore(tmp_path).path(name)
+
+
+def test_streamed_put_batches_small_chunks_into_few_writes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from netplatform.store import blobs as blob_module
+
+    writes: list[int] = []
+    original = blob_module.BlobWriter.write
+
+    def counting_write(self: blob_module.BlobWriter, data: bytes) -> None:
+        writes.append(len(data))
+        original(self, data)
+
+    monkeypatch.setattr(blob_module.BlobWriter, "write", counting_write)
+
+    async def chunks() -> AsyncIterator[bytes]:
+        for _ in range(64):
+            yield b"x" * 65536  # 4 MiB in 64 KiB pieces, as an HTTP server hands them over
+
+    ref = asyncio.run(BlobStore(tmp_path).put_stream(chunks()))
+    assert ref.size == 4 * 1024 * 1024
+    assert writes == [1024 * 1024] * 4

@@ -21,7 +21,6 @@ from ...web.routes import STREAMED_BODY
 from ..clock import now_ms
 from ..forwarding import CONTENT_TYPE, META_HEADER, PUBLISH_ID_HEADER, captured_headers
 from ..publishing import Arrival, Publisher
-from ..spool import spool
 from ._common import errors
 
 log = logging.getLogger("netplatform.distribution")
@@ -111,7 +110,7 @@ async def _receive(request: Request, method: str, source_ip: str) -> Arrival:
     length = 0
     if has_body:
         try:
-            stored = await spool(request.app.state.blobs, request.stream())
+            stored = await request.app.state.blobs.put_stream(request.stream())
         except ClientDisconnect:
             log.warning("publish to %s: the body was not received completely", request.url.path)
             raise BadRequest("Request body was not received completely") from None
