@@ -7,7 +7,7 @@ from typing import Any
 import httpx
 import pytest
 
-from .support import M
+from .support import M, entry_body, entry_path, example_entry
 from .test_nodes import CONTAINERS, ENTRIES
 
 KEY_PARAMETERS = {
@@ -77,3 +77,28 @@ def test_leaf_types_come_from_the_model(document: dict[str, Any]) -> None:
     assert header["properties"]["svc-action"]["enum"][:3] == ["reserve", "assign", "activate"]
     entry = schemas[f"{M}_brg-allotted-resources.brg-allotted-resource"]
     assert entry["required"] == ["allotted-resource-id"]
+
+
+def _validator(document: dict[str, Any], schema: dict[str, Any]) -> Any:
+    import jsonschema_rs
+
+    return jsonschema_rs.validator_for({**schema, "components": document["components"]})
+
+
+@pytest.mark.parametrize("segments", [(), *CONTAINERS, *ENTRIES], ids=lambda s: "/".join(s) or "entry")
+def test_answers_match_the_documented_schemas(
+    document: dict[str, Any], client: httpx.Client, segments: tuple[str, ...]
+) -> None:
+    client.put(entry_path("ar-7"), json=entry_body(example_entry()))
+    operation = document["paths"][template(*ENTRY, *segments)]["get"]
+    schema = operation["responses"]["200"]["content"]["application/json"]["schema"]
+    answer = client.get(entry_path("ar-7", *segments)).json()
+    _validator(document, schema).validate(answer)
+
+
+def test_the_example_bodies_match_the_documented_request_schemas(document: dict[str, Any]) -> None:
+    put = document["paths"][template(*ENTRY)]["put"]
+    schema = put["requestBody"]["content"]["application/json"]["schema"]
+    _validator(document, schema).validate(entry_body(example_entry()))
+    with pytest.raises(ValueError):
+        _validator(document, schema).validate(entry_body({**example_entry(), "colour": "red"}))
