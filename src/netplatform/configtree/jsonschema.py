@@ -44,7 +44,8 @@ class SchemaCatalog:
     def node(self, node: DataNode) -> JsonSchema:
         """The schema of a node's value as it appears inside its parent's object."""
         if isinstance(node, ListNode):
-            return {"type": "array", "items": self.entry(node)}
+            # Entries need distinct keys, which JSON Schema cannot say; distinct items it can.
+            return {"type": "array", "items": self.entry(node), "uniqueItems": True}
         if isinstance(node, ContainerNode):
             return self._named(node, lambda: self._object(node, required=[]))
         if isinstance(node, LeafListNode):

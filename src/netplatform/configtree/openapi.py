@@ -215,7 +215,12 @@ def _value_schema(path: NodePath, catalog: SchemaCatalog) -> JsonSchema:
     """The node's value in a body: an object, or for a list entry a one-element array."""
     node = path.node
     if isinstance(node, ListNode):
-        entries: JsonSchema = {"type": "array", "items": catalog.entry(node), "minItems": 1}
+        entries: JsonSchema = {
+            "type": "array",
+            "items": catalog.entry(node),
+            "minItems": 1,
+            "uniqueItems": True,
+        }
         return entries if path.keyless_list else entries | {"maxItems": 1}
     return catalog.node(node)
 
@@ -226,8 +231,9 @@ def _post_body(path: NodePath, catalog: SchemaCatalog) -> JsonSchema:
     if not path.keyless_list:
         node = path.node
         assert isinstance(node, InternalNode)
+        keys = key_leaves(node) if isinstance(node, ListNode) else []
         for child in node.data_children():
-            if child.config:
+            if child.config and child not in keys:  # a key leaf can only repeat the URI's key
                 schema = catalog.node(child)
                 if isinstance(child, ListNode):
                     schema = schema | {"minItems": 1}
