@@ -215,12 +215,7 @@ def _value_schema(path: NodePath, catalog: SchemaCatalog) -> JsonSchema:
     """The node's value in a body: an object, or for a list entry a one-element array."""
     node = path.node
     if isinstance(node, ListNode):
-        entries: JsonSchema = {
-            "type": "array",
-            "items": catalog.entry(node),
-            "minItems": 1,
-            "uniqueItems": True,
-        }
+        entries = catalog.node(node) | {"minItems": 1}
         return entries if path.keyless_list else entries | {"maxItems": 1}
     return catalog.node(node)
 
