@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -74,6 +75,19 @@ class RunningService:
 
 
 ServiceStarter = Callable[..., RunningService]
+
+
+@contextmanager
+def service_on_fresh_store(name: str, data_dir: Path, users: str = TEST_USERS) -> Iterator[RunningService]:
+    """A service on its own database and data dir, for fixtures wider than one test."""
+    with temporary_database() as url:
+        settings = Settings(
+            data_dir=data_dir, database_url=url, users=users, access_log=False, instance_name="test"
+        )
+        upgrade(settings)
+        with LiveServer(create_service_app(name, settings)) as server:
+            yield RunningService(name, server.url, settings, server)
+        forget_database(settings)
 
 
 @pytest.fixture

@@ -21,13 +21,11 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
-from netplatform.services import create_service_app
 from netplatform.settings import SERVICE_NAMES, Settings
 from netplatform.store.db import forget_database
-from netplatform.store.migrate import upgrade
 from netplatform.web.auth import basic_header
 
-from .support.databases import temporary_database
+from .conftest import service_on_fresh_store
 from .support.servers import LiveServer
 
 CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance, response_schema_conformance]
@@ -36,18 +34,10 @@ MAX_EXAMPLES = int(os.environ.get("NETPLATFORM_FUZZ_EXAMPLES", "30"))
 
 
 def running_schema(name: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Any, str]]:
-    with temporary_database() as url:
-        service_settings = Settings(
-            data_dir=tmp_path_factory.mktemp(f"fuzz-{name}"),
-            database_url=url,
-            users="admin:admin",
-            access_log=False,
-            instance_name="fuzz",
-        )
-        upgrade(service_settings)
-        with LiveServer(create_service_app(name, service_settings)) as server:
-            yield schemathesis.openapi.from_url(f"{server.url}/openapi.json"), server.url
-        forget_database(service_settings)
+    with service_on_fresh_store(
+        name, tmp_path_factory.mktemp(f"fuzz-{name}"), users="admin:admin"
+    ) as service:
+        yield schemathesis.openapi.from_url(f"{service.url}/openapi.json"), service.url
 
 
 def fuzz_operation(operation: Any, base_url: str) -> None:

@@ -9,14 +9,7 @@ from typing import Any
 import httpx
 import pytest
 
-from netplatform.services import create_service_app
-from netplatform.settings import Settings
-from netplatform.store.db import forget_database
-from netplatform.store.migrate import upgrade
-
-from ..conftest import ADMIN, TEST_USERS, RunningService, ServiceStarter
-from ..support.databases import temporary_database
-from ..support.servers import LiveServer, http_client
+from ..conftest import RunningService, ServiceStarter, service_on_fresh_store
 
 API = "/policy/api/v1"
 
@@ -39,21 +32,11 @@ def shared_client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[httpx.Cl
     A fresh database per test costs seconds on PostgreSQL; modules whose tests only read, or
     store entities under names of their own, share this one.
     """
-    with temporary_database() as url:
-        settings = Settings(
-            data_dir=tmp_path_factory.mktemp("policy"),
-            database_url=url,
-            users=TEST_USERS,
-            access_log=False,
-            instance_name="test",
-        )
-        upgrade(settings)
-        with (
-            LiveServer(create_service_app("policy", settings)) as server,
-            http_client(server.url, ADMIN) as http,
-        ):
-            yield http
-        forget_database(settings)
+    with (
+        service_on_fresh_store("policy", tmp_path_factory.mktemp("policy")) as service,
+        service.client() as http,
+    ):
+        yield http
 
 
 def policy_type_template(
