@@ -30,7 +30,7 @@ from pathlib import Path
 import aiohttp
 import httpx
 
-from common import AUTH, TABLE_HEADER, LoadResult, Request, drive, serve, write_fragment, write_results
+from common import AUTH, TABLE_HEADER, LoadResult, Request, drive, get, serve, write_fragment, write_results
 from netplatform.blueprints import repository
 from netplatform.blueprints.bootstrap import STARTER
 from netplatform.blueprints.enrich import is_generated_definition
@@ -110,15 +110,6 @@ def upload_request(base: str) -> Request:
     return request
 
 
-def get_request(base: str, path_of: object) -> Request:
-    async def request(session: aiohttp.ClientSession, n: int) -> int:
-        async with session.get(f"{base}{path_of(n)}") as response:  # type: ignore[operator]
-            await response.read()
-            return response.status
-
-    return request
-
-
 LISTINGS = {
     "page 1 by date": lambda n: "/api/v1/blueprint-model/paged?limit=20",
     "deep page by name, desc": lambda n: (
@@ -145,7 +136,9 @@ async def measure_listing(base: str, seconds: float) -> list[LoadResult]:
     results = []
     for label, path_of in LISTINGS.items():
         for concurrency in (1, 8, 32):
-            results.append(await drive(label, get_request(base, path_of), concurrency, seconds))
+            results.append(
+                await drive(label, get(lambda n, path_of=path_of: base + path_of(n)), concurrency, seconds)
+            )
             print(results[-1].row(), flush=True)
     return results
 

@@ -12,7 +12,6 @@ import itertools
 import os
 import sys
 
-import aiohttp
 import httpx
 
 from common import (
@@ -22,6 +21,8 @@ from common import (
     LoadResult,
     Request,
     drive,
+    get,
+    send_json,
     serve,
     write_fragment,
     write_results,
@@ -55,24 +56,6 @@ def topic_body(name: str) -> dict[str, object]:
     return {"topicName": name, "topicDescription": "bench", "owner": "bench", "clients": clients}
 
 
-def post(base: str, path: str, body_of: object) -> Request:
-    async def request(session: aiohttp.ClientSession, _: int) -> int:
-        async with session.post(f"{base}{path}", json=body_of()) as response:  # type: ignore[operator]
-            await response.read()
-            return response.status
-
-    return request
-
-
-def get(url: str) -> Request:
-    async def request(session: aiohttp.ClientSession, _: int) -> int:
-        async with session.get(url) as response:
-            await response.read()
-            return response.status
-
-    return request
-
-
 def operations(base: str) -> list[tuple[str, Request, int]]:
     """(label, request, request cap per level): writes are capped so the tables stay small."""
     client = {
@@ -84,11 +67,11 @@ def operations(base: str) -> list[tuple[str, Request, int]]:
     return [
         (
             "POST /topics (2 clients, bridge)",
-            post(base, "/topics", lambda: topic_body(f"t{next(_unique)}")),
+            send_json("POST", f"{base}/topics", lambda _: topic_body(f"t{next(_unique)}")),
             3000,
         ),
         ("GET /topics/{fqtn}", get(f"{base}/topics/{NS}.read-me"), 100_000),
-        ("POST /mr_clients", post(base, "/mr_clients", lambda: client), 3000),
+        ("POST /mr_clients", send_json("POST", f"{base}/mr_clients", lambda _: client), 3000),
         ("GET /mr_clusters/{id}", get(f"{base}/mr_clusters/edge-1"), 100_000),
         ("GET /bridge?detail=true", get(f"{base}/bridge?detail=true"), 100_000),
     ]
@@ -108,7 +91,7 @@ def main(seconds: float = 3.0) -> None:
         for label, request, cap in operations(base):
             for level in CONCURRENCY_LEVELS:
                 results.append(asyncio.run(drive(label, request, level, seconds, max_requests=cap)))
-        feeds = post(base, "/feeds", feed_body)
+        feeds = send_json("POST", f"{base}/feeds", lambda _: feed_body())
         for level in (1, 8):
             label = "POST /feeds (provisioned in distribution)"
             results.append(asyncio.run(drive(label, feeds, level, seconds, max_requests=500)))

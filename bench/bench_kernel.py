@@ -13,8 +13,6 @@ import sys
 import time
 from pathlib import Path
 
-import aiohttp
-
 from common import (
     CONCURRENCY_LEVELS,
     ROOT,
@@ -22,20 +20,12 @@ from common import (
     LoadResult,
     drive,
     free_port,
+    get,
     serve,
     wait_for_port,
     write_fragment,
     write_results,
 )
-
-
-async def get(url: str):  # type: ignore[no-untyped-def]
-    async def request(session: aiohttp.ClientSession, _: int) -> int:
-        async with session.get(url) as response:
-            await response.read()
-            return response.status
-
-    return request
 
 
 def hello_baseline(seconds: float) -> list[LoadResult]:
@@ -53,7 +43,7 @@ def hello_baseline(seconds: float) -> list[LoadResult]:
 
 
 async def _run(label: str, url: str, concurrency: int, seconds: float) -> LoadResult:
-    return await drive(label, await get(url), concurrency, seconds)
+    return await drive(label, get(url), concurrency, seconds)
 
 
 def rss_kib(pid: int) -> int:

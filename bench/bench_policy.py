@@ -18,7 +18,18 @@ import sys
 import aiohttp
 import httpx
 
-from common import AUTH, TABLE_HEADER, LoadResult, Request, drive, serve, write_fragment, write_results
+from common import (
+    AUTH,
+    TABLE_HEADER,
+    LoadResult,
+    Request,
+    drive,
+    get,
+    send,
+    serve,
+    write_fragment,
+    write_results,
+)
 
 API = "/policy/api/v1"
 LEVELS = (1, 5, 8, 32)
@@ -55,23 +66,10 @@ def prepare(base: str) -> None:
         client.post(f"{API}/policies", json=policy_template("bench.read")).raise_for_status()
 
 
-async def _send(session: aiohttp.ClientSession, method: str, url: str, body: object = None) -> int:
-    async with session.request(method, url, json=body) as response:
-        await response.read()
-        return response.status
-
-
-def get(url: str) -> Request:
-    async def request(session: aiohttp.ClientSession, _: int) -> int:
-        return await _send(session, "GET", url)
-
-    return request
-
-
 def create_types(base: str) -> Request:
     async def request(session: aiohttp.ClientSession, _: int) -> int:
         template = type_template(f"bench.t{next(_unique)}")
-        return await _send(session, "POST", f"{base}{API}/policytypes", template)
+        return await send(session, "POST", f"{base}{API}/policytypes", template)
 
     return request
 
@@ -79,7 +77,7 @@ def create_types(base: str) -> Request:
 def create_policies(base: str) -> Request:
     async def request(session: aiohttp.ClientSession, _: int) -> int:
         template = policy_template(f"bench.p{next(_unique)}")
-        return await _send(session, "POST", f"{base}{API}/policies", template)
+        return await send(session, "POST", f"{base}{API}/policies", template)
 
     return request
 
@@ -92,20 +90,20 @@ def mixed(base: str) -> Request:
         step = sequence % 10
         if step in (0, 3, 6):
             name = f"bench.m{next(_unique)}"
-            status = await _send(session, "POST", f"{base}{API}/policies", policy_template(name))
+            status = await send(session, "POST", f"{base}{API}/policies", policy_template(name))
             if status == 200:
                 created.append(name)  # only once stored, so a delete never races its create
             return status
         if step in (4, 8) and created:
             name = created.popleft()
-            return await _send(session, "DELETE", f"{base}{API}/policies/{name}/versions/1.0.0")
+            return await send(session, "DELETE", f"{base}{API}/policies/{name}/versions/1.0.0")
         reads = (
             f"{API}/policytypes/{TYPE}/versions/latest",
             f"{API}/policies/bench.read/versions/1.0.0?mode=REFERENCED",
             f"{API}/policytypes/{TYPE}/versions/1.0.0/policies/bench.read",
             f"{API}/policytypes/platform.policies.monitoring.tcagen2",
         )
-        return await _send(session, "GET", base + reads[sequence % len(reads)])
+        return await send(session, "GET", base + reads[sequence % len(reads)])
 
     return request
 

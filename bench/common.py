@@ -121,6 +121,31 @@ Request = Callable[[aiohttp.ClientSession, int], Awaitable[int]]
 """Sends one request (the int is a running sequence number) and returns the HTTP status."""
 
 
+async def send(session: aiohttp.ClientSession, method: str, url: str, **kwargs: object) -> int:
+    """One request, its body read to the end; the HTTP status."""
+    async with session.request(method, url, **kwargs) as response:  # type: ignore[arg-type]
+        await response.read()
+        return response.status
+
+
+def get(url: str | Callable[[int], str]) -> Request:
+    """A Request that GETs ``url`` (or ``url(n)`` for the n-th request)."""
+
+    async def request(session: aiohttp.ClientSession, n: int) -> int:
+        return await send(session, "GET", url(n) if callable(url) else url)
+
+    return request
+
+
+def send_json(method: str, url: str, body_of: Callable[[int], object]) -> Request:
+    """A Request that sends ``body_of(n)`` as JSON to ``url``."""
+
+    async def request(session: aiohttp.ClientSession, n: int) -> int:
+        return await send(session, method, url, json=body_of(n))
+
+    return request
+
+
 async def drive(
     label: str,
     request: Request,
