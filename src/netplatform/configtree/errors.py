@@ -75,10 +75,11 @@ def restconf_error(
     info: str | None = None,
     path: str | None = None,
     headers: dict[str, str] | None = None,
+    status: int | None = None,
 ) -> ApiError:
-    """The exception for a RESTCONF error; its HTTP status follows from ``tag``."""
+    """The exception for a RESTCONF error; its HTTP status follows from ``tag`` unless given."""
     extra = {"error_type": error_type, "error_info": info, "error_path": path}
-    return TAG_ERRORS[tag](message, code=tag, extra=extra, headers=headers)
+    return TAG_ERRORS[tag](message, code=tag, extra=extra, headers=headers, status=status)
 
 
 def not_acceptable(message: str) -> ApiError:

@@ -38,6 +38,10 @@ CONFIG_PREFIX = "/config/"
 _IDENTIFIER_SAFE = "-._~!$&'()*+;:@"
 """Characters left as they are in keys of instance identifiers (RFC 8040 section 3.5.3)."""
 
+# Spec 7 and issue 9: a URI that names nothing in the model is 404 ("does not point to a known
+# resource"); the reference answered 400. The RESTCONF tag and message stay the reference's.
+NOTHING_IN_THE_MODEL = 404
+
 
 @dataclass(frozen=True)
 class Step:
@@ -133,10 +137,16 @@ def _steps(segments: _DecodedSegments) -> Iterator[Step]:
 def _child(parent: InternalNode, segment: str) -> InternalNode:
     module, colon, _ = segment.rpartition(":")
     if colon and not module_exists(module):
-        raise restconf_error("unknown-element", f"The module named '{module}' does not exist.")
+        raise restconf_error(
+            "unknown-element", f"The module named '{module}' does not exist.", status=NOTHING_IN_THE_MODEL
+        )
     node = child_named(parent, segment)
     if node is None:
-        raise restconf_error("unknown-element", f'"{segment}" in URI was not found in parent data node')
+        raise restconf_error(
+            "unknown-element",
+            f'"{segment}" in URI was not found in parent data node',
+            status=NOTHING_IN_THE_MODEL,
+        )
     if not is_addressable(node):
         raise restconf_error(
             "invalid-value", f'URI has bad format. Node "{node.name}" must be Container or List yang type.'
