@@ -106,7 +106,7 @@ def test_a_missing_file_id_is_404(service: RunningService, feed_id: int) -> None
                 assert (response.status_code, response.text) == (404, "Invalid request - Missing file ID.")
 
 
-@pytest.mark.parametrize("file_id", ["a%2Fb", "%2E", "a/b", "tab%09name", "%7F", "%2E%2E"])
+@pytest.mark.parametrize("file_id", ["a%2Fb", "%2E", "a/b", "tab%09name", "new%0Aline", "%7F", "%2E%2E"])
 def test_file_ids_that_are_not_plain_names_are_400(
     service: RunningService, feed_id: int, file_id: str
 ) -> None:

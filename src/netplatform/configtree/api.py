@@ -15,7 +15,6 @@ from typing import Any
 from anyio.to_thread import run_sync
 from fastapi import APIRouter, FastAPI, Request
 from fastapi.responses import Response
-from starlette.convertors import Convertor, register_url_convertor
 
 from ..settings import Settings
 from ..web.app import build_app
@@ -37,26 +36,11 @@ SPEC = ServiceSpec(
 )
 
 MAX_DEPTH = 65535
-NODE_PATH = "/{path:config_node_path}"
+NODE_PATH = "/{path:any_path}"  # a key may hold %0A
 NODE_METHODS = ("GET", "POST", "PUT", "DELETE")
 OTHER_METHODS = ("PATCH", "HEAD", "OPTIONS", "TRACE")
 
 router = APIRouter(prefix="/config", tags=["config tree"])
-
-
-class _AnyPathConvertor(Convertor[str]):
-    """``.*`` that also matches newlines (a key may hold ``%0A``; Starlette's ``path`` stops there)."""
-
-    regex = r"[\s\S]*"
-
-    def convert(self, value: str) -> str:
-        return value
-
-    def to_string(self, value: str) -> str:
-        return value
-
-
-register_url_convertor("config_node_path", _AnyPathConvertor())
 
 
 def create_app(settings: Settings) -> FastAPI:

@@ -13,6 +13,7 @@ from typing import Any
 
 from fastapi import APIRouter
 from fastapi.routing import APIRoute
+from starlette.convertors import Convertor, register_url_convertor
 from starlette.routing import Match
 from starlette.types import Scope
 
@@ -20,6 +21,25 @@ STREAMED_BODY: dict[str, Any] = {"x-streamed-body": True}
 """Pass as ``openapi_extra`` to a route that reads its own (possibly large) body as a stream."""
 
 _DECLARATIONS = "netplatform.route_declarations"
+
+
+class AnyPathConvertor(Convertor[str]):
+    """``{name:any_path}``: like ``path``, but also across newlines.
+
+    Starlette's ``path`` is ``.*``, which stops at a newline, so a ``%0A`` in a key or file name
+    fell through to the framework's 404 instead of reaching the service's own checks.
+    """
+
+    regex = r"[\s\S]*"
+
+    def convert(self, value: str) -> str:
+        return value
+
+    def to_string(self, value: str) -> str:
+        return value
+
+
+register_url_convertor("any_path", AnyPathConvertor())
 
 KERNEL_PUBLIC_PATHS = frozenset({"/openapi.json", "/docs", "/docs/oauth2-redirect"})
 

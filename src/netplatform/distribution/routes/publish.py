@@ -48,7 +48,7 @@ MetaHeader = Annotated[
 
 
 @router.put(
-    "/{feed_id}/{file_id:path}",
+    "/{feed_id}/{file_id:any_path}",
     summary="Publish a file (Basic credentials of one of the feed's endpoint_ids)",
     status_code=204,
     responses=_PUBLISH_RESPONSES,
@@ -59,7 +59,7 @@ async def publish_file(request: Request, feed_id: str, file_id: str, meta: MetaH
 
 
 @router.delete(
-    "/{feed_id}/{file_id:path}",
+    "/{feed_id}/{file_id:any_path}",
     summary="Retract a published file",
     status_code=204,
     responses=_PUBLISH_RESPONSES,
