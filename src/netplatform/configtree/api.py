@@ -23,7 +23,7 @@ from .config import ConfigTree
 from .edits import creations, replacement
 from .errors import RestconfErrors, render_error, restconf_error
 from .media import require_json_request, response_media_type
-from .openapi import document_config_nodes
+from .openapi import add_node_paths
 from .paths import Target, parse_target
 from .schema import data_model
 
@@ -33,6 +33,7 @@ SPEC = ServiceSpec(
     version="1.0.0",
     render_error=render_error,
     error_model=RestconfErrors,
+    openapi_extension=add_node_paths,
 )
 
 MAX_DEPTH = 65535
@@ -47,7 +48,6 @@ def create_app(settings: Settings) -> FastAPI:
     data_model()  # parse the YANG modules now, not on the first request
     app = build_app(SPEC, settings, routers=[router])
     app.state.config_tree = ConfigTree(app.state.db)
-    document_config_nodes(app)
     return app
 
 

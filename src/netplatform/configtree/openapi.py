@@ -9,11 +9,9 @@ and statuses it can produce. A new subtree in the YANG module appears here by it
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
-
-from fastapi import FastAPI
 
 from .jsonschema import JsonSchema, SchemaCatalog, component_name, type_schema
 from .media import JSON, REQUEST_MEDIA_TYPES, YANG_DATA_JSON
@@ -56,20 +54,6 @@ class NodePath:
     @property
     def is_entry(self) -> bool:
         return isinstance(self.node, ListNode) and not self.keyless_list
-
-
-def document_config_nodes(app: FastAPI) -> None:
-    """Extend the app's OpenAPI document (the kernel's) with every node path of the schema."""
-    kernel_document: Callable[[], dict[str, Any]] = app.openapi
-
-    def document() -> dict[str, Any]:
-        spec = kernel_document()
-        if not spec.get("x-config-tree-nodes"):
-            add_node_paths(spec)
-            spec["x-config-tree-nodes"] = True
-        return spec
-
-    app.openapi = document  # type: ignore[method-assign]
 
 
 def add_node_paths(spec: dict[str, Any]) -> None:

@@ -23,6 +23,8 @@ def document_kernel_conventions(app: FastAPI, spec: ServiceSpec) -> dict[str, An
     if app.openapi_schema:
         return app.openapi_schema
     document = get_openapi(title=app.title, version=app.version, routes=app.routes)
+    if spec.openapi_extension is not None:
+        spec.openapi_extension(document)
     components = document.setdefault("components", {})
     schemas = components.setdefault("schemas", {})
     components["securitySchemes"] = {"basicAuth": {"type": "http", "scheme": "basic"}}

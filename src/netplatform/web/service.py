@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 from pydantic import BaseModel
 
@@ -22,7 +23,9 @@ class ServiceSpec:
     in the OpenAPI document; ``response_headers`` adds headers to every response (errors and 401s
     included); ``echoed_headers`` are correlation headers copied from the request to the response,
     or generated (a UUID) when the client sent none, like ``X-PLATFORM-RequestID`` always is;
-    ``max_body_bytes`` lowers the bound on request bodies below the settings' one.
+    ``max_body_bytes`` lowers the bound on request bodies below the settings' one;
+    ``openapi_extension`` adds to the generated OpenAPI document what routes cannot say (paths
+    served by one catch-all route), before the kernel's conventions are applied to all of it.
     """
 
     name: str
@@ -33,5 +36,6 @@ class ServiceSpec:
     error_media_type: str = "application/json"
     response_headers: Callable[[str], Iterable[tuple[str, str]]] = field(default=_no_headers)
     echoed_headers: tuple[str, ...] = ()
+    openapi_extension: Callable[[dict[str, Any]], None] | None = None
     max_body_bytes: int | None = None
     realm: str | None = None
