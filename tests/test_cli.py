@@ -170,3 +170,35 @@ def test_sigterm_lets_the_process_exit_even_when_idle_connections_are_open(tmp_p
     with socket.create_connection(("127.0.0.1", ports["bus"])):
         code = process.stop(signal.SIGTERM, timeout=60)
     assert code == 0
+
+
+def test_data_written_before_a_restart_is_there_after_it(tmp_path: Path, database_url: str | None) -> None:
+    env, ports = serve_env(tmp_path, database_url)
+    args = ["--only", "policy", "--only", "configtree"]
+    policy = f"http://127.0.0.1:{ports['policy']}/policy/api/v1/policytypes"
+    entry = (
+        f"http://127.0.0.1:{ports['configtree']}/config/GENERIC-RESOURCE-API:brg-allotted-resources"
+        "/GENERIC-RESOURCE-API:brg-allotted-resource/ar-restart/"
+    )
+    body = {"GENERIC-RESOURCE-API:brg-allotted-resource": [{"allotted-resource-id": "ar-restart"}]}
+    template = {
+        "tosca_definitions_version": "tosca_simple_yaml_1_1_0",
+        "policy_types": {"restart.Probe": {"derived_from": "tosca.policies.Root", "version": "1.0.0"}},
+    }
+    auth = ("ops", "s3cret")
+    first = ServeProcess(env, args, tmp_path / "first.log").start(
+        wait_ports=[ports["policy"], ports["configtree"]]
+    )
+    try:
+        assert httpx.post(policy, json=template, auth=auth).status_code == 200
+        assert httpx.put(entry, json=body, auth=auth).status_code == 201
+    finally:
+        assert first.stop() == 0
+    second = ServeProcess(env, args, tmp_path / "second.log").start(
+        wait_ports=[ports["policy"], ports["configtree"]]
+    )
+    try:
+        assert "restart.Probe" in httpx.get(f"{policy}/restart.Probe", auth=auth).json()["policy_types"]
+        assert httpx.get(entry, auth=auth).json() == body
+    finally:
+        assert second.stop() == 0
