@@ -35,7 +35,7 @@ from netplatform.blueprints import repository
 from netplatform.blueprints.bootstrap import STARTER
 from netplatform.blueprints.enrich import is_generated_definition
 from netplatform.blueprints.repository import ModelRecord
-from netplatform.blueprints.timestamps import utc_now
+from netplatform.clock import utc_now
 from netplatform.settings import Settings
 from netplatform.store.db import database_for
 

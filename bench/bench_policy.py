@@ -69,7 +69,7 @@ def prepare(base: str) -> None:
 def create_types(base: str) -> Request:
     async def request(session: aiohttp.ClientSession, _: int) -> int:
         template = type_template(f"bench.t{next(_unique)}")
-        return await send(session, "POST", f"{base}{API}/policytypes", template)
+        return await send(session, "POST", f"{base}{API}/policytypes", json=template)
 
     return request
 
@@ -77,7 +77,7 @@ def create_types(base: str) -> Request:
 def create_policies(base: str) -> Request:
     async def request(session: aiohttp.ClientSession, _: int) -> int:
         template = policy_template(f"bench.p{next(_unique)}")
-        return await send(session, "POST", f"{base}{API}/policies", template)
+        return await send(session, "POST", f"{base}{API}/policies", json=template)
 
     return request
 
@@ -90,7 +90,7 @@ def mixed(base: str) -> Request:
         step = sequence % 10
         if step in (0, 3, 6):
             name = f"bench.m{next(_unique)}"
-            status = await send(session, "POST", f"{base}{API}/policies", policy_template(name))
+            status = await send(session, "POST", f"{base}{API}/policies", json=policy_template(name))
             if status == 200:
                 created.append(name)  # only once stored, so a delete never races its create
             return status

@@ -5,7 +5,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from netplatform.distribution.clock import now_ms
+from netplatform.clock import now_ms
 from netplatform.distribution.records import ExpiryReason, LogRecord, RecordType
 from netplatform.distribution.repository.logs import insert_log
 from netplatform.store.db import database_for

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import IO
 
+from ..clock import utc_now
 from ..store.blobs import BlobRef, BlobStore
 from ..store.db import Database
 from ..web.errors import PayloadTooLarge
@@ -24,7 +25,6 @@ from .cba import Cba
 from .enrich import EnrichmentFailed, enrich
 from .errors import resource_not_found
 from .repository import ModelRecord, StoredDefinitions
-from .timestamps import utc_now
 from .validate import validate
 
 ARTIFACT_TYPE = "SDNC_MODEL"

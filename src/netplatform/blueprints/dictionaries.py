@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..clock import utc_now
 from ..web.errors import BadRequest
 from .names import bounded_text, checked_name
 from .repository import DictionaryRecord
-from .timestamps import utc_now
 from .tosca import ResourceDefinition, lenient_parse
 
 SOURCE_MAPPING: dict[str, str] = {

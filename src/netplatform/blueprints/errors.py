@@ -11,8 +11,8 @@ from pydantic import BaseModel
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
+from ..clock import utc_now, wire_time
 from ..web.errors import ApiError, BadRequest, NotFound
-from .timestamps import utc_now, wire_timestamp
 
 DESIGNER_DOMAIN = "platform.blueprints.designer.api"
 CONFIGS_DOMAIN = "platform.blueprints.configs.api"
@@ -83,7 +83,7 @@ def render_error(request: Request, error: ApiError) -> Response:
     payload = ErrorPayload(
         code=error.status,
         status=status_id,
-        timestamp=wire_timestamp(utc_now()),
+        timestamp=wire_time(utc_now()),
         message=f"Cause: {error.message} \n Action : {action}",
         subErrors=[SubError(**e) for e in error.extra.get("subErrors", [])],
     )

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..clock import utc_now
 from ..web.errors import BadRequest
 from .names import bounded_text, checked_name
 from .repository import ModelTypeRecord
-from .timestamps import utc_now
 from .tosca import TYPE_MODELS, strict_parse
 
 DEFINITION_TYPES = tuple(TYPE_MODELS)

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from sqlalchemy.orm import Session
 
+from ..clock import now_ms, wire_now
 from ..settings import Settings
 from ..web.errors import BadRequest, NotFound
 from . import repository as repo
 from .bridges import Topology
 from .checks import require
-from .clock import epoch_ms, last_mod
 from .errors import missing_field
 from .mirrors import BridgeBook, limits_of, recompute_topics
 from .schemas import MrClient, Status, Topic
@@ -68,8 +68,8 @@ def add_client(session: Session, topology: Topology, body: MrClient, topic: Topi
         action=list(body.action or []),
     )
     evaluate(client, topology)
-    client.mrClientId = repo.next_client_id(session, epoch_ms())
-    client.lastMod = last_mod()
+    client.mrClientId = repo.next_client_id(session, now_ms())
+    client.lastMod = wire_now()
     repo.insert_object(session, repo.CLIENTS, client)
     return client
 
@@ -108,7 +108,7 @@ def replace(session: Session, settings: Settings, client_id: str, body: MrClient
     client.svcLocationName = body.svcLocationName
     book = BridgeBook(session, limits_of(settings))
     evaluate(client, book.topology)
-    client.lastMod = last_mod()
+    client.lastMod = wire_now()
     repo.update_object(session, repo.CLIENTS, client_id, client)
     topic = repo.get(session, repo.TOPICS, client.fqtn or "")
     if topic is not None:
@@ -136,6 +136,6 @@ def topology_changed(session: Session, settings: Settings, location: str) -> Non
     book = BridgeBook(session, limits)
     for client in repo.clients_at(session, location):
         if evaluate(client, book.topology):
-            client.lastMod = last_mod()
+            client.lastMod = wire_now()
             repo.update_object(session, repo.CLIENTS, client.mrClientId or "", client)
     recompute_topics(session, limits, repo.replicated_topics(session))

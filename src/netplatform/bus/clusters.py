@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from sqlalchemy.orm import Session
 
+from ..clock import wire_now
 from ..settings import Settings
 from ..web.errors import Conflict, NotFound
 from . import repository as repo
 from .checks import require
 from .clients import topology_changed
-from .clock import last_mod
 from .schemas import MrCluster, Status
 
 DEFAULTS = {
@@ -29,7 +29,7 @@ def _with_defaults(body: MrCluster, location: str) -> MrCluster:
     for name, default in DEFAULTS.items():
         if values.get(name) is None:
             values[name] = default
-    values.update(svcLocationName=location, status=Status.VALID.value, lastMod=last_mod())
+    values.update(svcLocationName=location, status=Status.VALID.value, lastMod=wire_now())
     return MrCluster.model_validate(values)
 
 

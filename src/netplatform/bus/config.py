@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from sqlalchemy.orm import Session
 
+from ..clock import wire_now
 from . import repository as repo
 from .checks import require, require_token
-from .clock import last_mod
 from .schemas import BusSettings, Status
 
 UNINITIALISED = "0"
@@ -20,7 +20,7 @@ def _check(body: BusSettings) -> None:
 
 def _stored_from(body: BusSettings, version: str) -> BusSettings:
     fields = body.model_dump(exclude={"lastMod", "status", "version"})
-    return BusSettings(**fields, version=version, status=Status.VALID, lastMod=last_mod())
+    return BusSettings(**fields, version=version, status=Status.VALID, lastMod=wire_now())
 
 
 def get(session: Session) -> BusSettings:

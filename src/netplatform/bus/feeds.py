@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from sqlalchemy.orm import Session
 
+from ..clock import wire_now
 from ..web.errors import Conflict, NotFound
 from . import repository as repo
 from .checks import require, require_all
-from .clock import last_mod
 from .provisioning import Provisioner, new_publisher
 from .repository import FeedState, Held
 from .schemas import DrSub, Feed, Status
@@ -36,7 +36,7 @@ def feed_not_found(feed_id: str) -> NotFound:
 
 def new_subscriber(body: DrSub) -> DrSub:
     values = {name: getattr(body, name) for name in SUB_FIELDS}
-    return DrSub(**values, status=Status.NEW, lastMod=last_mod())
+    return DrSub(**values, status=Status.NEW, lastMod=wire_now())
 
 
 # --- reads ---------------------------------------------------------------------------------------
@@ -78,7 +78,7 @@ def _new_state(session: Session, body: Feed) -> FeedState:
         formatUuid=body.formatUuid,
         suspended=bool(body.suspended),
         status=Status.NEW,
-        lastMod=last_mod(),
+        lastMod=wire_now(),
     )
     if body.pubs:
         pubs = [
@@ -127,7 +127,7 @@ def update(provisioner: Provisioner, feed_id: str, body: Feed) -> Feed:
                 setattr(state.feed, name, getattr(body, name))
         if body.suspended is not None:
             state.feed.suspended = body.suspended
-        state.feed.lastMod = last_mod()
+        state.feed.lastMod = wire_now()
 
     state = provisioner.provision(ref, change)
     if state is None:

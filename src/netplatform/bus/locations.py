@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from sqlalchemy.orm import Session
 
+from ..clock import wire_now
 from ..settings import Settings
 from ..web.errors import Conflict, NotFound
 from . import repository as repo
 from .checks import require
 from .clients import topology_changed
-from .clock import last_mod
 from .schemas import Status, SvcLocation
 
 
@@ -31,7 +31,7 @@ def get(session: Session, name: str) -> SvcLocation:
 def create(session: Session, settings: Settings, body: SvcLocation) -> SvcLocation:
     require(body.svcLocationName, "svcLocationName")
     repo.bus_settings(session, for_update=True)
-    location = body.model_copy(update={"status": Status.VALID.value, "lastMod": last_mod()})
+    location = body.model_copy(update={"status": Status.VALID.value, "lastMod": wire_now()})
     try:
         repo.insert_object(session, repo.LOCATIONS, location)
     except repo.Duplicate:
@@ -47,7 +47,7 @@ def update(session: Session, settings: Settings, name: str, body: SvcLocation) -
     given = body.model_fields_set - {"svcLocationName", "status", "lastMod", "central", "local"}
     changes = {field: getattr(body, field) for field in given}
     updated = SvcLocation.model_validate(
-        {**location.model_dump(), **changes, "status": Status.VALID.value, "lastMod": last_mod()}
+        {**location.model_dump(), **changes, "status": Status.VALID.value, "lastMod": wire_now()}
     )
     repo.update_object(session, repo.LOCATIONS, name, updated)
     topology_changed(session, settings, name)

@@ -12,11 +12,11 @@ from dataclasses import dataclass
 
 from sqlalchemy.orm import Session
 
+from ..clock import wire_now
 from ..settings import Settings
 from ..web.errors import BadRequest, NotFound
 from . import repository as repo
 from .bridges import Topology, place_topic, plan_bridges, split_agent
-from .clock import last_mod
 from .schemas import BrTopic, MirrorMaker, Status, Topic
 
 
@@ -81,7 +81,7 @@ class BridgeBook:
         before = (topic.status, topic.statusReason)
         self.recompute(topic)
         if (topic.status, topic.statusReason) != before:
-            topic.lastMod = last_mod()
+            topic.lastMod = wire_now()
             repo.update_object(self.session, repo.TOPICS, topic.fqtn or "", topic)
 
     def forget(self, fqtn: str) -> None:
@@ -93,7 +93,7 @@ class BridgeBook:
                 self._touch(agent)
 
     def _touch(self, agent: MirrorMaker) -> None:
-        agent.lastMod = last_mod()
+        agent.lastMod = wire_now()
         agent.status = Status.VALID.value
         self._changed.add(agent.mmName or "")
 
@@ -177,7 +177,7 @@ def edit(
     if split:
         stored = set(agents)
         for changed in split_agent(agent, agents, limits.max_topics):
-            changed.lastMod = last_mod()
+            changed.lastMod = wire_now()
             repo.save_mirror_maker(session, changed, is_new=changed.mmName not in stored)
         return presented(agent)
     if refresh:
@@ -187,7 +187,7 @@ def edit(
     if body.mmName != mmagent:
         raise BadRequest("mmagent query param does not match mmName in body", fields="mmName")
     agent.topics = list(dict.fromkeys(body.topics or []))
-    agent.lastMod = last_mod()
+    agent.lastMod = wire_now()
     agent.status = Status.VALID.value
     repo.save_mirror_maker(session, agent, is_new=False)
     return presented(agent)

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from sqlalchemy.orm import Session
 
+from ..clock import wire_now
 from ..web.errors import Conflict, NotFound
 from . import repository as repo
 from .checks import require
-from .clock import last_mod
 from .schemas import DrNode, Status
 
 
@@ -25,7 +25,7 @@ def get(session: Session, fqdn: str) -> DrNode:
 def create(session: Session, body: DrNode) -> DrNode:
     require(body.svcLocationName, "svcLocationName")
     require(body.fqdn, "fqdn")
-    node = body.model_copy(update={"status": Status.VALID.value, "lastMod": last_mod()})
+    node = body.model_copy(update={"status": Status.VALID.value, "lastMod": wire_now()})
     try:
         repo.insert_object(session, repo.DR_NODES, node)
     except repo.Duplicate:
@@ -35,7 +35,7 @@ def create(session: Session, body: DrNode) -> DrNode:
 
 def replace(session: Session, fqdn: str, body: DrNode) -> DrNode:
     get(session, fqdn)
-    node = body.model_copy(update={"fqdn": fqdn, "status": Status.VALID.value, "lastMod": last_mod()})
+    node = body.model_copy(update={"fqdn": fqdn, "status": Status.VALID.value, "lastMod": wire_now()})
     repo.update_object(session, repo.DR_NODES, fqdn, node)
     return node
 

@@ -17,10 +17,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from ..clock import wire_now
 from ..store.db import Database
 from ..web.errors import BadRequest
 from . import repository as repo
-from .clock import last_mod
 from .credentials import publisher_id, publisher_password, publisher_username
 from .drdocs import accept_feed, accept_subscription, feed_document, subscription_document
 from .drprov import DistributionClient, Rejected, Unreachable
@@ -35,7 +35,7 @@ NOT_PROVISIONED = "the feed is not provisioned in the distribution service yet"
 def _stamp(obj: Feed | DrPub | DrSub, status: Status, reason: str | None = None) -> None:
     obj.status = status.value
     obj.statusReason = reason
-    obj.lastMod = last_mod()
+    obj.lastMod = wire_now()
 
 
 def _name_publisher(pub: DrPub, feed_id: str | None) -> None:
@@ -212,5 +212,5 @@ def new_publisher(location: str | None, username: str | None = None, password: s
         username=username or publisher_username(),
         userpwd=password or publisher_password(),
         status=Status.NEW,
-        lastMod=last_mod(),
+        lastMod=wire_now(),
     )

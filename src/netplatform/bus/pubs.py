@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from ..clock import wire_now
 from ..web.errors import BadRequest, NotFound
 from . import repository as repo
-from .clock import last_mod
 from .feeds import lookup_for_member
 from .provisioning import Provisioner, new_publisher
 from .repository import FeedState, Held
@@ -71,7 +71,7 @@ def replace(provisioner: Provisioner, pub_id: str, body: DrPub) -> DrPub:
         for name in ("username", "userpwd", "svcLocationName"):
             if getattr(body, name) is not None:
                 setattr(held.obj, name, getattr(body, name))
-        held.obj.lastMod = last_mod()
+        held.obj.lastMod = wire_now()
         found.append(held)
 
     state = provisioner.provision(ref, change)
@@ -89,7 +89,7 @@ def delete(provisioner: Provisioner, pub_id: str) -> None:
         if len(live) <= 1:
             raise BadRequest("Can't delete the last publisher of a feed", fields="pubId")
         held.obj.status = Status.DELETED.value
-        held.obj.lastMod = last_mod()
+        held.obj.lastMod = wire_now()
 
     if provisioner.provision(ref, change) is None:
         raise pub_not_found(pub_id)

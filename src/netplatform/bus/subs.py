@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from ..clock import wire_now
 from ..web.errors import NotFound
 from . import repository as repo
 from .checks import require
-from .clock import last_mod
 from .feeds import SUB_FIELDS, held_feed, lookup_for_member, new_subscriber
 from .provisioning import Provisioner
 from .repository import FeedState, Held
@@ -90,7 +90,7 @@ def replace(provisioner: Provisioner, sub_id: str, body: DrSub) -> DrSub:
         held = _find(state, sub_id)
         for name in SUB_FIELDS:
             setattr(held.obj, name, getattr(body, name))
-        held.obj.status, held.obj.lastMod = Status.NEW.value, last_mod()
+        held.obj.status, held.obj.lastMod = Status.NEW.value, wire_now()
         return held
 
     return _provisioned(provisioner, ref, change, sub_not_found(sub_id))
@@ -106,7 +106,7 @@ def delete(provisioner: Provisioner, sub_id: str) -> None:
         held = next((held for held in state.subs if held.obj.subId == sub_id), None)
         if held is None:
             raise sub_not_found(sub_id)
-        held.obj.status, held.obj.lastMod = Status.DELETED.value, last_mod()
+        held.obj.status, held.obj.lastMod = Status.DELETED.value, wire_now()
         return held
 
     if provisioner.provision_sub(ref, change) is None:

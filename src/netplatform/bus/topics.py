@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from sqlalchemy.orm import Session
 
+from ..clock import wire_now
 from ..settings import Settings
 from ..web.errors import BadRequest, Conflict, NotFound
 from . import repository as repo
 from .checks import check_token, require, require_token
 from .clients import add_client, check_client, require_cluster
-from .clock import last_mod
 from .fqtn import Naming, build_fqtn, default_roles, resolve_style
 from .mirrors import BridgeBook, limits_of
 from .replication import default_case, global_url, is_unspecified
@@ -93,7 +93,7 @@ def create(session: Session, settings: Settings, body: Topic, use_existing: bool
         publisherRole=publisher_role,
         subscriberRole=subscriber_role,
         status=Status.VALID,
-        lastMod=last_mod(),
+        lastMod=wire_now(),
     )
     try:
         repo.insert_object(session, repo.TOPICS, topic)
@@ -126,7 +126,7 @@ def update(session: Session, settings: Settings, fqtn: str, body: Topic) -> Topi
         cluster_places = [cluster.svcLocationName or "" for cluster in book.topology.clusters]
         topic.replicationCase = default_case(clients, book.topology.locations, cluster_places)
     topic.globalMrURL = global_url(topic.replicationCase or "", topic.globalMrURL, settings.bus_global_host)
-    topic.lastMod = last_mod()
+    topic.lastMod = wire_now()
     book.recompute(topic)
     repo.update_object(session, repo.TOPICS, fqtn, topic)
     book.save()

@@ -23,10 +23,10 @@ from pathlib import Path
 import anyio
 from sqlalchemy.orm import Session
 
+from ..clock import now_ms
 from ..settings import Settings
 from ..store.blobs import BlobStore
 from ..store.db import Database
-from .clock import now_ms
 from .forwarding import CONTENT_TYPE
 from .metrics import DeliveryMetrics
 from .outcomes import Outcome, Verdict, judge, next_delay

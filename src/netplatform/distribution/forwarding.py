@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
+from ..clock import wire_time_ms
 from ..web.requestid import REQUEST_ID_HEADER
-from .clock import format_ms
 
 DEFAULT_CONTENT_TYPE = "application/octet-stream"
 CONTENT_TYPE = "Content-Type"
@@ -50,7 +50,7 @@ def captured_headers(
         ):
             kept[REQUEST_ID_HEADER if lower == REQUEST_ID_HEADER.lower() else name] = value
     kept.setdefault(REQUEST_ID_HEADER, request_id)
-    kept[RECEIVED_HEADER] = f"{format_ms(received_ms)};from={source_ip};by={local_ip}"
+    kept[RECEIVED_HEADER] = f"{wire_time_ms(received_ms)};from={source_ip};by={local_ip}"
     return kept
 
 

@@ -11,12 +11,12 @@ from collections.abc import Iterable
 
 from sqlalchemy.orm import Session
 
+from ..clock import now_ms
 from ..settings import Settings
 from ..store.blobs import BlobStore
 from ..store.db import Database
 from ..web.errors import BadRequest, Conflict, NotFound
 from .access import Caller
-from .clock import now_ms
 from .feeds import Feed, FeedFields
 from .repository import provisioning as repo
 from .repository.queue import drop_deliveries

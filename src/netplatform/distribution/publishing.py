@@ -14,11 +14,11 @@ import re
 import threading
 from dataclasses import dataclass
 
+from ..clock import now_ms
 from ..store.db import Database
 from ..web.auth import Credentials
 from ..web.errors import BadRequest, Forbidden, NotFound, Unauthorized
 from .addresses import address_allowed
-from .clock import now_ms
 from .documents import positive_id
 from .feeds import Feed
 from .records import LogRecord, RecordType

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from .clock import format_ms
+from ..clock import wire_time_ms
 
 
 class RecordType(StrEnum):
@@ -51,7 +51,7 @@ class LogRecord:
         """The record as a log-list element (wire names, null members omitted)."""
         values: dict[str, Any] = {
             "type": str(self.type),
-            "date": format_ms(self.date_ms),
+            "date": wire_time_ms(self.date_ms),
             "publishId": self.publish_id,
             "requestURI": self.request_uri,
             "method": self.method,

@@ -5,6 +5,7 @@ from __future__ import annotations
 from math import ceil
 from typing import Any
 
+from ...clock import wire_time
 from ..repository import (
     ConfigRecord,
     DictionaryRecord,
@@ -14,7 +15,6 @@ from ..repository import (
     ResourceRecord,
     TemplateRecord,
 )
-from ..timestamps import wire_timestamp
 
 
 def blueprint_model(record: ModelRecord) -> dict[str, Any]:
@@ -25,7 +25,7 @@ def blueprint_model(record: ModelRecord) -> dict[str, Any]:
         "artifactVersion": record.artifact_version,
         "artifactDescription": record.artifact_description,
         "internalVersion": None,
-        "createdDate": wire_timestamp(record.created_date),
+        "createdDate": wire_time(record.created_date),
         "artifactName": record.artifact_name,
         "published": record.published,
         "updatedBy": record.updated_by,
@@ -76,7 +76,7 @@ def model_type(record: ModelTypeRecord) -> dict[str, Any]:
         "description": record.description,
         "version": record.version,
         "tags": record.tags,
-        "creationDate": wire_timestamp(record.creation_date),
+        "creationDate": wire_time(record.creation_date),
         "updatedBy": record.updated_by,
     }
 
@@ -90,7 +90,7 @@ def dictionary(record: DictionaryRecord) -> dict[str, Any]:
         "definition": record.definition,
         "description": record.description,
         "tags": record.tags,
-        "creationDate": wire_timestamp(record.creation_date),
+        "creationDate": wire_time(record.creation_date),
         "updatedBy": record.updated_by,
     }
 
@@ -102,7 +102,7 @@ def config(record: ConfigRecord) -> dict[str, Any]:
         "status": record.status,
         "config_snapshot": record.config_snapshot,
         "id": record.id,
-        "createdDate": wire_timestamp(record.created_date),
+        "createdDate": wire_time(record.created_date),
     }
 
 
@@ -123,7 +123,7 @@ def template(record: TemplateRecord) -> dict[str, Any]:
         "resourceId": record.key.resource_id,
         "occurrence": record.key.occurrence,
         "id": record.id,
-        "createdDate": wire_timestamp(record.created_date),
+        "createdDate": wire_time(record.created_date),
     }
 
 
@@ -141,5 +141,5 @@ def resource(record: ResourceRecord) -> dict[str, Any]:
         "dictionarySource": record.dictionary_source,
         "dictionaryVersion": record.dictionary_version,
         "id": record.id,
-        "createdDate": wire_timestamp(record.created_date),
+        "createdDate": wire_time(record.created_date),
     }

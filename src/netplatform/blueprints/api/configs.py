@@ -8,6 +8,7 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Path, Query, Request
 from fastapi.responses import JSONResponse, Response
 
+from ...clock import utc_now
 from .. import repository
 from ..errors import resource_not_found
 from ..formats import FORMAT_WORDS, media_type_of, rendered
@@ -15,7 +16,6 @@ from ..names import checked_name
 from ..repository import ConfigRecord
 from ..resolutions import ANY_STATUS, SNAPSHOT_STATUSES, snapshot_status
 from ..schemas import ConfigSnapshot
-from ..timestamps import utc_now
 from . import _render as render
 from ._http import (
     EMPTY_OK,

@@ -10,13 +10,13 @@ from typing import Annotated
 from fastapi import APIRouter, Body, Query, Request
 from fastapi.responses import JSONResponse
 
+from ...clock import utc_now
 from ...web.errors import Conflict
 from .. import repository
 from ..errors import DUPLICATE_DATA, resource_not_found
 from ..repository import ResourceQuery, ResourceRecord
 from ..resolutions import deletion_query, template_key, values_query
 from ..schemas import DeletedEntries, ResolvedResource, ResolvedResourceIn
-from ..timestamps import utc_now
 from . import _render as render
 from ._http import database, errors, ok
 

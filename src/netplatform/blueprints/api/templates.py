@@ -8,13 +8,13 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import JSONResponse, Response
 
+from ...clock import utc_now
 from .. import repository
 from ..errors import resource_not_found
 from ..formats import FORMAT_WORDS, media_type_of, rendered
 from ..repository import ResolutionKey, TemplateRecord
 from ..resolutions import template_key
 from ..schemas import TemplateResolution
-from ..timestamps import utc_now
 from . import _render as render
 from ._http import TEXT_BODY, Name, any_case, database, errors, ok, text_body, text_responses
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response
 
+from ...clock import now_ms
 from .. import logbook
-from ..clock import now_ms
 from ..logquery import parse_log_query
 from ..provisioning import FEED_NOT_FOUND, SUBSCRIPTION_NOT_FOUND
 from ..schemas import LogRecordBody

@@ -14,11 +14,11 @@ from fastapi import APIRouter, Header, Request
 from fastapi.responses import Response
 from starlette.requests import ClientDisconnect
 
+from ...clock import now_ms
 from ...web.auth import PUBLIC, parse_basic
 from ...web.errors import BadRequest
 from ...web.requestid import current_request_id
 from ...web.routes import STREAMED_BODY
-from ..clock import now_ms
 from ..forwarding import CONTENT_TYPE, META_HEADER, PUBLISH_ID_HEADER, captured_headers
 from ..publishing import Arrival, Publisher
 from ._common import errors
