@@ -19,6 +19,7 @@ import asyncio
 import contextlib
 import logging
 from pathlib import Path
+from typing import Any
 
 import anyio
 from sqlalchemy.orm import Session
@@ -230,9 +231,10 @@ class DeliveryEngine:
             self.blobs.delete(name)
 
 
-def _delivery_record(job: DeliveryJob, attempt: Attempt) -> LogRecord:
+def _attempt_record(job: DeliveryJob, attempt: Attempt, record_type: RecordType, **outcome: Any) -> LogRecord:
+    """A ``del`` or ``exp`` record: what was sent where, plus the outcome's own fields."""
     return LogRecord(
-        type=RecordType.DELIVERY,
+        type=record_type,
         date_ms=now_ms(),
         feed_id=job.file.feed_id,
         sub_id=job.subscription.id,
@@ -241,22 +243,19 @@ def _delivery_record(job: DeliveryJob, attempt: Attempt) -> LogRecord:
         method=attempt.method,
         content_type=attempt.content_type,
         content_length=attempt.content_length,
+        **outcome,
+    )
+
+
+def _delivery_record(job: DeliveryJob, attempt: Attempt) -> LogRecord:
+    return _attempt_record(
+        job,
+        attempt,
+        RecordType.DELIVERY,
         status_code=attempt.status,
         delivery_id=job.subscription.fields.delivery.user,
     )
 
 
 def _expiry_record(job: DeliveryJob, attempt: Attempt, reason: ExpiryReason, attempts: int) -> LogRecord:
-    return LogRecord(
-        type=RecordType.EXPIRY,
-        date_ms=now_ms(),
-        feed_id=job.file.feed_id,
-        sub_id=job.subscription.id,
-        publish_id=job.file.publish_id,
-        request_uri=attempt.url,
-        method=attempt.method,
-        content_type=attempt.content_type,
-        content_length=attempt.content_length,
-        expiry_reason=reason,
-        attempts=attempts,
-    )
+    return _attempt_record(job, attempt, RecordType.EXPIRY, expiry_reason=reason, attempts=attempts)
