@@ -279,3 +279,14 @@ def test_405_allow_lists_every_method_of_the_resource(service: str) -> None:
     with http_client(service) as client:
         collection = client.get("/things")
     assert collection.headers["Allow"] == "POST"
+
+
+def test_health_is_503_when_the_database_does_not_answer(make_settings) -> None:  # type: ignore[no-untyped-def]
+    unreachable = make_settings(database_url="postgresql://postgres@127.0.0.1:1/nowhere")
+    with (
+        LiveServer(build_app(SPEC, unreachable, [router])) as server,
+        http_client(server.url, auth=None) as client,
+    ):
+        response = client.get("/health")
+    assert response.status_code == 503
+    assert response.json() == {"service": "kernel-test", "status": "DOWN"}
