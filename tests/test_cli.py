@@ -59,13 +59,16 @@ def test_db_upgrade_creates_the_database_in_the_data_dir(tmp_path: Path) -> None
     assert (tmp_path / "data" / "netplatform.db").exists()
 
 
-def test_bad_configuration_is_reported_not_traced(tmp_path: Path) -> None:
-    env, _ = serve_env(tmp_path, None, NETPLATFORM_USERS="no-password")
+@pytest.mark.parametrize(
+    ("variable", "value"), [("NETPLATFORM_USERS", "no-password"), ("NETPLATFORM_TLS_CERT", "/tmp/cert.pem")]
+)
+def test_bad_configuration_is_reported_not_traced(tmp_path: Path, variable: str, value: str) -> None:
+    env, _ = serve_env(tmp_path, None, **{variable: value})
     result = subprocess.run(
         [sys.executable, "-m", "netplatform", "serve"], env=env, capture_output=True, text=True
     )
     assert result.returncode == 2
-    assert "NETPLATFORM_USERS" in result.stderr
+    assert f"invalid configuration: {variable}" in result.stderr
     assert "Traceback" not in result.stderr
 
 

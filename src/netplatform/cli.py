@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from pydantic import ValidationError
@@ -17,13 +17,18 @@ db_app = typer.Typer(no_args_is_help=True, help="Database schema management.")
 app.add_typer(db_app, name="db")
 
 
+def _describe(problem: Any) -> str:
+    """``NETPLATFORM_<FIELD>: message``, or the message alone for a rule over several fields."""
+    field = "_".join(map(str, problem["loc"])).upper()
+    message = str(problem.get("ctx", {}).get("error") or problem["msg"])  # without "Value error, "
+    return f"NETPLATFORM_{field}: {message}" if field else message
+
+
 def _load_settings() -> Settings:
     try:
         return Settings()
     except ValidationError as error:
-        problems = "; ".join(
-            f"NETPLATFORM_{'_'.join(map(str, e['loc'])).upper()}: {e['msg']}" for e in error.errors()
-        )
+        problems = "; ".join(_describe(problem) for problem in error.errors())
         typer.echo(f"invalid configuration: {problems}", err=True)
         raise typer.Exit(2) from None
 

@@ -89,6 +89,12 @@ class Settings(BaseSettings):
     bus_dr_timeout_s: float = 30.0
 
     @model_validator(mode="after")
+    def _tls_files_come_in_pairs(self) -> Settings:
+        if (self.tls_cert is None) != (self.tls_key is None):
+            raise ValueError("NETPLATFORM_TLS_CERT and NETPLATFORM_TLS_KEY must be set together")
+        return self
+
+    @model_validator(mode="after")
     def _name_the_instance(self) -> Settings:
         if not self.instance_name:
             self.instance_name = f"{socket.gethostname()}-{self.distribution_port}"
