@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import io
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -16,8 +17,8 @@ def leftovers(root: Path) -> list[Path]:
 
 def test_put_and_read_back(tmp_path: Path) -> None:
     store = BlobStore(tmp_path)
-    ref = store.put(b"hello")
-    assert store.read(ref.name) == b"hello"
+    ref = store.put_file(io.BytesIO(b"hello"))
+    assert store.path(ref.name).read_bytes() == b"hello"
     assert ref.size == 5
     assert ref.sha256 == hashlib.sha256(b"hello").hexdigest()
     store.delete(ref.name)
@@ -34,7 +35,7 @@ def test_streamed_put_keeps_every_byte(tmp_path: Path) -> None:
 
     ref = asyncio.run(store.put_stream(chunks()))
     assert ref.size == len(chunk) * 8
-    assert b"".join(store.iter_chunks(ref.name)) == chunk * 8
+    assert store.path(ref.name).read_bytes() == chunk * 8
 
 
 def test_abandoned_and_oversized_writes_leave_nothing(tmp_path: Path) -> None:

@@ -9,14 +9,13 @@ only after that commit, so a reader never finds a row whose blob is gone for goo
 from __future__ import annotations
 
 import io
-import shutil
 import uuid
 from dataclasses import dataclass
 from enum import Enum
 from typing import IO
 
 from ..clock import utc_now
-from ..store.blobs import BlobRef, BlobStore
+from ..store.blobs import BlobStore
 from ..store.db import Database
 from ..web.errors import PayloadTooLarge
 from . import repository
@@ -73,7 +72,7 @@ class BlueprintCatalog:
         return self._store(cba, content, published="N" if mode is SaveMode.SAVE else "Y")
 
     def _store(self, cba: Cba, content: IO[bytes], published: str) -> ModelRecord:
-        blob = self._put(content)
+        blob = self.blobs.put_file(content)
         meta = cba.meta
         record = ModelRecord(
             id=str(uuid.uuid4()),
@@ -97,11 +96,6 @@ class BlueprintCatalog:
         if replaced is not None:
             self.blobs.delete(replaced)
         return record
-
-    def _put(self, content: IO[bytes]) -> BlobRef:
-        with self.blobs.writer() as writer:
-            shutil.copyfileobj(content, writer)  # type: ignore[misc]
-            return writer.commit()
 
     # --- reading ---------------------------------------------------------------------------
 

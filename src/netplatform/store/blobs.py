@@ -13,9 +13,10 @@ from __future__ import annotations
 import hashlib
 import os
 import secrets
-from collections.abc import AsyncIterable, Iterator
+from collections.abc import AsyncIterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 import anyio
 
@@ -46,9 +47,11 @@ class BlobStore:
     def writer(self, max_bytes: int | None = None) -> BlobWriter:
         return BlobWriter(self, max_bytes)
 
-    def put(self, data: bytes) -> BlobRef:
+    def put_file(self, content: BinaryIO) -> BlobRef:
+        """Copy a readable file object into a durable blob, a chunk at a time."""
         with self.writer() as writer:
-            writer.write(data)
+            while chunk := content.read(CHUNK_SIZE):
+                writer.write(chunk)
             return writer.commit()
 
     async def put_stream(self, chunks: AsyncIterable[bytes], max_bytes: int | None = None) -> BlobRef:
@@ -70,14 +73,6 @@ class BlobStore:
             if pending:
                 await anyio.to_thread.run_sync(writer.write, b"".join(pending))
             return await anyio.to_thread.run_sync(writer.commit)
-
-    def read(self, name: str) -> bytes:
-        return self.path(name).read_bytes()
-
-    def iter_chunks(self, name: str, chunk_size: int = CHUNK_SIZE) -> Iterator[bytes]:
-        with open(self.path(name), "rb") as handle:
-            while chunk := handle.read(chunk_size):
-                yield chunk
 
     def exists(self, name: str) -> bool:
         return self.path(name).is_file()
