@@ -1,38 +1,60 @@
-# Every target bootstraps .venv when it is missing or older than pyproject.toml.
+# Every target bootstraps .venv when it is missing or older than pyproject.toml or the lock.
+# Installs take exact versions from requirements.lock (what the suite last passed with):
+# `make run` installs the runtime dependencies only, the other targets add tests and bench.
+# Upgrading is a deliberate change: `make lock`, run the suite, commit the new lock.
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
-STAMP := $(VENV)/.installed
+LOCK := requirements.lock
+RUNTIME := $(VENV)/.installed-runtime
+DEV := $(VENV)/.installed-dev
+PIP := $(BIN)/python -m pip install --quiet --constraint $(LOCK)
 PYTEST_ARGS ?= -n auto
 
-.PHONY: install run test test-postgres lint bench clean
+.PHONY: install run test test-postgres lint typecheck bench lock clean
 
-install: $(STAMP)
+install: $(DEV)
 
-$(STAMP): pyproject.toml
-	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev,bench]'
-	touch $(STAMP)
 
-run: $(STAMP)
+$(RUNTIME): pyproject.toml $(LOCK) | $(BIN)/python
+	$(PIP) -e .
+	touch $(RUNTIME)
+
+$(DEV): $(RUNTIME)
+	$(PIP) -e '.[dev,bench]'
+	touch $(DEV)
+
+run: $(RUNTIME)
 	$(BIN)/netplatform serve
 
-test: $(STAMP)
+test: $(DEV)
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 # The suite against PostgreSQL: NETPLATFORM_TEST_DATABASE_URL, else the server .ci/postgres
 # finds, starts or installs on 127.0.0.1:5432.
-test-postgres: $(STAMP)
+test-postgres: $(DEV)
 	NETPLATFORM_TEST_DATABASE_URL=$${NETPLATFORM_TEST_DATABASE_URL:-$$(.ci/postgres)} \
 		$(BIN)/python -m pytest $(PYTEST_ARGS)
 
-lint: $(STAMP)
+lint: $(DEV)
 	$(BIN)/ruff check src tests bench
 	$(BIN)/ruff format --check src tests bench
+	$(BIN)/mypy
 
-bench: $(STAMP)
+typecheck: $(DEV)
+	$(BIN)/mypy
+
+bench: $(DEV)
 	$(BIN)/python bench/run_all.py
 
+# New exact versions within pyproject.toml's ranges; review the diff, run the suite, commit.
+lock: | $(BIN)/python
+	$(BIN)/python -m pip install --quiet pip-tools
+	$(BIN)/pip-compile --quiet --upgrade --all-extras --strip-extras --no-emit-index-url \
+		--no-emit-find-links -o $(LOCK) pyproject.toml
+
 clean:
-	rm -rf $(VENV) var .pytest_cache .ruff_cache
+	rm -rf $(VENV) var .pytest_cache .ruff_cache .mypy_cache

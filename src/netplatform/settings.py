@@ -28,6 +28,7 @@ class Settings(BaseSettings):
     bus_port: int = Field(8083, ge=0, le=65535)
     policy_port: int = Field(8084, ge=0, le=65535)
     configtree_port: int = Field(8085, ge=0, le=65535)
+    router_port: int = Field(8086, ge=0, le=65535)
     tls_cert: Path | None = None
     tls_key: Path | None = None
     graceful_shutdown_s: float = 30.0
@@ -39,6 +40,9 @@ class Settings(BaseSettings):
 
     # --- security --------------------------------------------------------------------------
     users: str = DEFAULT_USERS
+    # Roles per user, ``alice=ops|audit,bob=ops`` (NETPLATFORM_USERS keeps ``user:password``
+    # because a password may itself contain ``:``). Message-router ACL entries may name a role.
+    user_roles: str = ""
 
     # --- logging and operations --------------------------------------------------------------
     log_level: str = "INFO"
@@ -100,6 +104,24 @@ class Settings(BaseSettings):
             self.instance_name = f"{socket.gethostname()}-{self.distribution_port}"
         return self
 
+    # --- message router ------------------------------------------------------------------------
+    # Unset: the embedded engine in the project's database; nats://host:port: NATS JetStream.
+    router_nats_url: str | None = None
+    router_retention_s: float = Field(7 * 86400.0, gt=0)
+    # Mirror agents: how long one fetch from a source router waits, and the pause after a failure.
+    router_mirror_poll_ms: int = Field(2000, ge=0)
+    router_mirror_retry_s: float = Field(2.0, gt=0)
+
+    @field_validator("user_roles")
+    @classmethod
+    def _roles_well_formed(cls, value: str) -> str:
+        parse_roles(value)
+        return value
+
+    @property
+    def role_table(self) -> dict[str, frozenset[str]]:
+        return parse_roles(self.user_roles)
+
     @field_validator("users")
     @classmethod
     def _users_well_formed(cls, value: str) -> str:
@@ -147,3 +169,18 @@ def parse_users(spec: str) -> dict[str, str]:
     if not users:
         raise ValueError("NETPLATFORM_USERS must name at least one user:password pair")
     return users
+
+
+def parse_roles(spec: str) -> dict[str, frozenset[str]]:
+    """Parse ``user=role1|role2,user2=role3`` into the roles of each user."""
+    roles: dict[str, frozenset[str]] = {}
+    for item in spec.split(","):
+        item = item.strip()
+        if not item:
+            continue
+        name, sep, listed = item.partition("=")
+        names = frozenset(role.strip() for role in listed.split("|") if role.strip())
+        if not sep or not name.strip() or not names:
+            raise ValueError(f"NETPLATFORM_USER_ROLES entry {item!r} must be written user=role1|role2")
+        roles[name.strip()] = roles.get(name.strip(), frozenset()) | names
+    return roles

@@ -8,7 +8,6 @@ PostgreSQL advisory lock, or a file lock beside the SQLite database.
 
 from __future__ import annotations
 
-import fcntl
 import importlib.util
 import logging
 import os
@@ -18,14 +17,15 @@ from pathlib import Path
 
 from alembic import command
 from alembic.config import Config
-from sqlalchemy import Connection, text
+from sqlalchemy import Connection
 
 from ..settings import SERVICE_NAMES, Settings
 from .db import Database, database_for
+from .locks import advisory_lock, file_lock
 
 log = logging.getLogger("netplatform.migrate")
 
-_ADVISORY_LOCK_KEY = 0x6E65_7470  # "netp"
+_ADVISORY_LOCK_NAMESPACE = 0x6E65_7470  # "netp": schema migrations
 
 
 def service_migration_dirs() -> list[Path]:
@@ -61,20 +61,10 @@ def upgrade(settings: Settings) -> None:
 @contextmanager
 def _migration_lock(database: Database, settings: Settings) -> Iterator[None]:
     if database.is_postgresql:
-        with database.engine.connect() as connection:
-            connection.execute(text("SELECT pg_advisory_lock(:key)"), {"key": _ADVISORY_LOCK_KEY})
-            try:
-                yield
-            finally:
-                connection.execute(text("SELECT pg_advisory_unlock(:key)"), {"key": _ADVISORY_LOCK_KEY})
-                connection.commit()
+        with advisory_lock(database, _ADVISORY_LOCK_NAMESPACE, bounded=False):
+            yield
         return
     database_file = database.engine.url.database
     lock_dir = Path(database_file).parent if database_file else settings.data_dir
-    lock_dir.mkdir(parents=True, exist_ok=True)
-    with open(lock_dir / ".migrate.lock", "w") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
+    with file_lock(lock_dir / ".migrate.lock"):
+        yield

@@ -7,6 +7,7 @@ services (schemathesis holds every service to its document).
 
 from __future__ import annotations
 
+from http import HTTPStatus
 from typing import Any
 
 from fastapi import FastAPI
@@ -49,8 +50,22 @@ def _error_schema(spec: ServiceSpec, schemas: dict[str, Any]) -> dict[str, Any]:
     return schema
 
 
+def error_responses(spec: ServiceSpec, *statuses: int) -> dict[int | str, dict[str, Any]]:
+    """``responses=`` entries for the error statuses a route can answer with, in the service's body.
+
+    The kernel documents 400, 401 and 413 on every operation itself; routes name the rest.
+    """
+    return {status: _error_response(_describe(spec, status), spec) for status in statuses}
+
+
+def _describe(spec: ServiceSpec, status: int) -> str:
+    return spec.error_descriptions.get(status) or HTTPStatus(status).phrase
+
+
 def _error_response(description: str, spec: ServiceSpec) -> dict[str, Any]:
-    return {"description": description, "content": {spec.error_media_type: {"schema": {"$ref": _ERROR_REF}}}}
+    schema = {"schema": {"$ref": _ERROR_REF}}
+    media_types = (spec.error_media_type, *spec.error_media_types)
+    return {"description": description, "content": {media_type: schema for media_type in media_types}}
 
 
 def _document_errors(operation: dict[str, Any], spec: ServiceSpec) -> None:

@@ -71,7 +71,9 @@ class RouteTable:
         if not matching:
             return []
         fewest = min(route.path.count("{") for route in matching)
-        return sorted({m for route in matching if route.path.count("{") == fewest for m in route.methods})
+        return sorted(
+            {m for route in matching if route.path.count("{") == fewest for m in (route.methods or ())}
+        )
 
     def _extra(self, scope: Scope) -> dict[str, Any]:
         # Several middlewares ask about one request: look its route up once.
