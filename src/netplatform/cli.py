@@ -54,8 +54,17 @@ def serve(
         list[str] | None,
         typer.Option("--only", help=f"Start only this service (repeatable): {', '.join(SERVICE_NAMES)}."),
     ] = None,
+    workers: Annotated[
+        int | None,
+        typer.Option(
+            "--workers",
+            min=1,
+            help="Worker processes sharing every port (default NETPLATFORM_WORKERS, 1).",
+        ),
+    ] = None,
 ) -> None:
-    """Start the services (all five unless --only is given), each on its own port."""
+    """Start the services (all of them unless --only is given), each on its own port."""
+    from .server import run_workers
     from .server import serve as run_servers
 
     selected = list(dict.fromkeys(only)) if only else list(SERVICE_NAMES)
@@ -64,7 +73,11 @@ def serve(
         raise typer.BadParameter(f"unknown service(s): {', '.join(unknown)}", param_hint="--only")
     settings = _load_settings()
     configure_logging(settings)
-    asyncio.run(run_servers(settings, selected))
+    count = workers if workers is not None else settings.workers
+    if count > 1:
+        run_workers(settings, selected, count)
+    else:
+        asyncio.run(run_servers(settings, selected))
 
 
 @db_app.command("upgrade")

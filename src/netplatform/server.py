@@ -1,21 +1,32 @@
-"""Run several service apps in one process, one event loop, one port each.
+"""Run several service apps in one process, one event loop, one port each; or N such processes.
 
 Listening sockets are bound before anything starts, so a taken port fails fast with a clear
 message. SIGTERM and SIGINT ask every server to stop accepting, let in-flight requests finish
 (up to ``graceful_shutdown_s``), then run each app's shutdown; a second SIGINT forces the exit.
+
+With ``workers > 1`` the parent applies migrations, binds every port once and starts that many
+worker processes (spawned, not forked: no engine or thread crosses the fork) that all accept on
+the same sockets, so both cores serve every port. Each worker is an instance in the scale-out
+sense, with its own instance name (``<name>-w<i>``) for publish ids and delivery claims; the
+parent forwards stop signals, and restarts a worker that died without being asked to.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import math
+import multiprocessing
 import signal
 import socket
-from collections.abc import Generator, Sequence
+import time
+from collections.abc import Generator, Mapping, Sequence
 from contextlib import contextmanager
+from multiprocessing.process import BaseProcess
 
 import uvicorn
 
+from .logs import configure_logging
 from .services import create_service_app
 from .settings import Settings
 from .store.migrate import upgrade
@@ -54,7 +65,8 @@ def build_server(name: str, settings: Settings) -> EmbeddedServer:
         log_config=None,
         access_log=False,
         lifespan="on",
-        timeout_graceful_shutdown=settings.graceful_shutdown_s,
+        # uvicorn's annotation says int; it only hands the value to asyncio's wait_for.
+        timeout_graceful_shutdown=math.ceil(settings.graceful_shutdown_s),
         ssl_certfile=str(settings.tls_cert) if settings.tls_cert else None,
         ssl_keyfile=str(settings.tls_key) if settings.tls_key else None,
         server_header=False,
@@ -63,6 +75,18 @@ def build_server(name: str, settings: Settings) -> EmbeddedServer:
 
 
 async def serve(settings: Settings, services: Sequence[str]) -> None:
+    """One process: migrate, bind every port, serve until a stop signal."""
+    await serve_on(settings, services, prepare=True)
+
+
+async def serve_on(
+    settings: Settings,
+    services: Sequence[str],
+    *,
+    prepare: bool,
+    sockets: Mapping[str, socket.socket] | None = None,
+) -> None:
+    """Serve ``services``; ``prepare`` migrates and binds first (a worker gets ``sockets`` instead)."""
     servers: dict[str, EmbeddedServer] = {}
     stopping: list[signal.Signals] = []
 
@@ -77,11 +101,11 @@ async def serve(settings: Settings, services: Sequence[str]) -> None:
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, request_stop, sig)
-    await asyncio.to_thread(upgrade, settings)
-    if settings.uses_default_users:
-        log.warning("NETPLATFORM_USERS is not set: the default admin:admin credentials are in use")
+    if prepare:
+        await asyncio.to_thread(prepare_store, settings)
     servers.update({name: build_server(name, settings) for name in services})
-    sockets = {name: bind_socket(settings.host, settings.port_of(name)) for name in services}
+    if sockets is None:
+        sockets = bind_all(settings, services)
     if stopping:
         request_stop(stopping[-1])
     scheme = "https" if settings.tls_cert else "http"
@@ -89,3 +113,57 @@ async def serve(settings: Settings, services: Sequence[str]) -> None:
         host, port = sock.getsockname()[:2]
         log.info("%s listening on %s://%s:%d", name, scheme, host, port)
     await asyncio.gather(*(servers[name].serve(sockets=[sockets[name]]) for name in services))
+
+
+def prepare_store(settings: Settings) -> None:
+    upgrade(settings)
+    if settings.uses_default_users:
+        log.warning("NETPLATFORM_USERS is not set: the default admin:admin credentials are in use")
+
+
+def bind_all(settings: Settings, services: Sequence[str]) -> dict[str, socket.socket]:
+    return {name: bind_socket(settings.host, settings.port_of(name)) for name in services}
+
+
+# --- several worker processes -----------------------------------------------------------------
+
+
+def run_workers(settings: Settings, services: Sequence[str], workers: int) -> None:
+    """Migrate and bind here, then keep ``workers`` processes serving the bound sockets."""
+    prepare_store(settings)
+    sockets = bind_all(settings, services)
+    context = multiprocessing.get_context("spawn")
+    stop_requested: list[int] = []
+
+    def start(index: int) -> BaseProcess:
+        named = settings.model_copy(update={"instance_name": f"{settings.instance_name}-w{index}"})
+        process = context.Process(
+            target=_worker_main, args=(named, list(services), sockets), name=f"netplatform-w{index}"
+        )
+        process.start()
+        return process
+
+    def forward(signum: int, _frame: object) -> None:
+        stop_requested.append(signum)
+        for process in processes:
+            if process.pid is not None and process.is_alive():
+                process.kill() if len(stop_requested) > 1 and signum == signal.SIGINT else process.terminate()
+
+    processes = [start(index) for index in range(workers)]
+    signal.signal(signal.SIGTERM, forward)
+    signal.signal(signal.SIGINT, forward)
+    log.info("serving with %d worker processes", workers)
+    while any(process.is_alive() for process in processes):
+        time.sleep(0.2)
+        for index, process in enumerate(processes):
+            if not stop_requested and not process.is_alive():
+                log.error("worker %d exited with %s; starting it again", index, process.exitcode)
+                time.sleep(1.0)
+                processes[index] = start(index)
+    for sock in sockets.values():
+        sock.close()
+
+
+def _worker_main(settings: Settings, services: list[str], sockets: dict[str, socket.socket]) -> None:
+    configure_logging(settings)
+    asyncio.run(serve_on(settings, services, prepare=False, sockets=sockets))

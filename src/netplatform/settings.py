@@ -32,6 +32,8 @@ class Settings(BaseSettings):
     tls_cert: Path | None = None
     tls_key: Path | None = None
     graceful_shutdown_s: float = 30.0
+    # Processes serving every port (``serve --workers``); each is an instance of its own.
+    workers: int = Field(1, ge=1, le=64)
 
     # --- storage ---------------------------------------------------------------------------
     data_dir: Path = Path("var")
