@@ -23,6 +23,7 @@ from ..store.blobs import BlobStore
 from ..store.db import Database, database_for
 from . import errors
 from .auth import PUBLIC, UserDirectory
+from .health import HealthProbe
 from .metrics import CONTENT_TYPE_LATEST, Metrics
 from .middleware.auth import BasicAuthMiddleware
 from .middleware.bodylimit import BodyLimitMiddleware
@@ -81,6 +82,7 @@ def build_app(
     app.state.db = database
     app.state.blobs = BlobStore(settings.blob_dir)
     app.state.metrics = Metrics(spec.name)
+    app.state.health = HealthProbe(database)
 
     all_routers = [_kernel_router(spec), *routers]
     for router in all_routers:
@@ -162,8 +164,8 @@ def _kernel_router(spec: ServiceSpec) -> APIRouter:
     router = APIRouter(tags=["operations"])
 
     @router.get("/health", summary="Liveness and database reachability", openapi_extra=PUBLIC)
-    def health(request: Request) -> JSONResponse:
-        healthy = request.app.state.db.ping()
+    async def health(request: Request) -> JSONResponse:
+        healthy = await request.app.state.health.healthy()
         return JSONResponse(
             {"service": spec.name, "status": "UP" if healthy else "DOWN"},
             status_code=200 if healthy else 503,
