@@ -385,6 +385,9 @@ def test_request_media_types(client: httpx.Client, content_type: str, status: in
         ("*/*", 200, "application/json"),
         ("application/xml", 406, None),
         ("application/yang-data+xml", 406, None),
+        # A weight that is not a number is no preference (the kernel's one rule for every service).
+        ("application/json;q=abc", 406, None),
+        ("application/json;q=abc, application/yang-data+json", 200, "application/yang-data+json"),
     ],
 )
 def test_response_media_types(

@@ -11,10 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from .body import decode, malformed, read_top_member
 from .errors import restconf_error
 from .instances import Document
 from .paths import Target, key_text
-from .payload import decode, malformed, read_top_member
 from .schema import DataNode, ListNode, child_named, is_addressable, key_leaves, key_names
 
 
@@ -69,7 +69,7 @@ def creations(target: Target, body: bytes) -> list[Edit]:
 def names_node(name: str, node: DataNode) -> bool:
     """Whether a member name, qualified or not, names ``node``."""
     module, _, local = name.rpartition(":")
-    return local == node.name and (module or node.ns) == node.ns
+    return bool(local == node.name and (module or node.ns) == node.ns)
 
 
 def _entry_edits(list_target: Target, entries: list[Document]) -> list[Edit]:
@@ -95,7 +95,7 @@ def _check_key_leaf(target: Target, child: DataNode, value: Any) -> None:
     """A key leaf posted into an entry must repeat the entry's key (it cannot rename the entry)."""
     if not target.last.is_entry:
         return
-    for leaf, uri_key in zip(key_leaves(target.node), target.last.keys, strict=True):  # type: ignore[arg-type]
+    for leaf, uri_key in zip(key_leaves(target.node), target.last.keys, strict=True):
         if leaf is child:
             _require_same_key(leaf.iname(), uri_key, value)
 

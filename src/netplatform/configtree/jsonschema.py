@@ -85,7 +85,8 @@ class SchemaCatalog:
 
 def component_name(node: DataNode) -> str:
     """``GENERIC-RESOURCE-API_brg-allotted-resources.brg-allotted-resource``: its data path, made a name."""
-    return node.data_path().lstrip("/").replace("/", ".").replace(":", "_")
+    path: str = node.data_path()
+    return path.lstrip("/").replace("/", ".").replace(":", "_")
 
 
 def type_schema(datatype: DataType[Any, Any]) -> JsonSchema:

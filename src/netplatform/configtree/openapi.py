@@ -1,6 +1,6 @@
 """The config tree's OpenAPI paths: one per node of the YANG schema, generated, never hand-written.
 
-The service answers every node through one catch-all route (:mod:`.api`), which says nothing
+The service answers every node through one catch-all route (:mod:`.routes.nodes`), which says nothing
 useful to a reader of the document. So the document gets, for each container and list entry
 of the schema, its own path (``.../GENERIC-RESOURCE-API:param/{name}/``) with GET, POST, PUT and
 DELETE, and for each list the key-less path with POST only; every operation lists the bodies
@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .jsonschema import JsonSchema, SchemaCatalog, component_name, type_schema
-from .media import JSON, REQUEST_MEDIA_TYPES, YANG_DATA_JSON
+from .media_types import JSON, REQUEST_MEDIA_TYPES, YANG_DATA_JSON
 from .paths import CONFIG_PREFIX
 from .schema import (
     ContainerNode,

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote, unquote_to_bytes
 
+from .body import value_problem
 from .errors import restconf_error
-from .payload import value_problem
 from .schema import (
     DataNode,
     InternalNode,

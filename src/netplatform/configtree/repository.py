@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
@@ -51,7 +51,7 @@ class TreeRepository:
 
     def delete_container(self, name: str) -> bool:
         result = self.session.execute(sa.delete(containers).where(containers.c.name == name))
-        return bool(result.rowcount)
+        return _deleted_any(result)
 
     # --- entries ---------------------------------------------------------------------------
 
@@ -95,7 +95,7 @@ class TreeRepository:
 
     def delete_entry(self, container: str, list_name: str, keys: Sequence[Any]) -> bool:
         result = self.session.execute(sa.delete(entries).where(*_entry_is(container, list_name, keys)))
-        return bool(result.rowcount)
+        return _deleted_any(result)
 
     def delete_entries(self, container: str) -> None:
         self.session.execute(sa.delete(entries).where(entries.c.container == container))
@@ -124,3 +124,8 @@ def _dumps(document: Document) -> str:
 def _dialect_insert(session: Session) -> Any:
     """INSERT with ON CONFLICT support for the session's database (both dialects have it)."""
     return postgresql.insert if session.get_bind().dialect.name == "postgresql" else sqlite.insert
+
+
+def _deleted_any(result: sa.Result[Any]) -> bool:
+    """Whether a DELETE removed a row (a DELETE's result is a cursor result with a row count)."""
+    return bool(cast("sa.CursorResult[Any]", result).rowcount)

@@ -20,10 +20,10 @@ from typing import Any
 from yangson.enumerations import ContentType, ValidationScope
 from yangson.exceptions import ValidationError, YangsonException
 
+from .body import malformed
 from .errors import restconf_error
 from .instances import Document, locate, place, remove, skeleton
 from .paths import Step, Target
-from .payload import malformed
 from .repository import TreeRepository
 from .schema import DataNode, InternalNode, ListNode, data_model, key_names, qualified_name
 

@@ -3,7 +3,7 @@
 One route per method takes any path below ``/config/``; the path is parsed against the YANG
 schema from the raw request path (so ``%2F`` inside a key stays part of the key). The OpenAPI
 document lists every node's path explicitly; it is generated from the same schema
-(:mod:`.openapi`).
+(:mod:`..openapi`).
 """
 
 from __future__ import annotations
@@ -13,28 +13,15 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from anyio.to_thread import run_sync
-from fastapi import APIRouter, FastAPI, Request
+from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
-from ..settings import Settings
-from ..web.app import build_app
-from ..web.service import ServiceSpec
-from .config import ConfigTree
-from .edits import creations, replacement
-from .errors import RestconfErrors, render_error, restconf_error
-from .media import require_json_request, response_media_type
-from .openapi import add_node_paths
-from .paths import Target, parse_target
-from .schema import data_model
-
-SPEC = ServiceSpec(
-    name="configtree",
-    title="netplatform config tree",
-    version="1.0.0",
-    render_error=render_error,
-    error_model=RestconfErrors,
-    openapi_extension=add_node_paths,
-)
+from ..deps import ConfigTreeDep
+from ..edits import creations, replacement
+from ..errors import restconf_error
+from ..media_types import require_json_request, response_media_type
+from ..paths import Target, parse_target
+from ..service import ConfigTree
 
 MAX_DEPTH = 65535
 NODE_PATH = "/{path:any_path}"  # a key may hold %0A
@@ -43,30 +30,25 @@ OTHER_METHODS = ("PATCH", "HEAD", "OPTIONS", "TRACE")
 
 router = APIRouter(prefix="/config", tags=["config tree"])
 
-
-def create_app(settings: Settings) -> FastAPI:
-    data_model()  # parse the YANG modules now, not on the first request
-    app = build_app(SPEC, settings, routers=[router])
-    app.state.config_tree = ConfigTree(app.state.db)
-    return app
+Handler = Callable[[Request, ConfigTree], Awaitable[Response]]
 
 
 @router.api_route(NODE_PATH, methods=[*NODE_METHODS, *OTHER_METHODS], include_in_schema=False)
-async def config_node(request: Request) -> Response:
+async def config_node(request: Request, tree: ConfigTreeDep) -> Response:
     """Every node, every method: one route, so a 405 names the methods of the node addressed."""
     handler = _HANDLERS.get(request.method, refuse_method)
-    return await handler(request)
+    return await handler(request, tree)
 
 
-async def read_node(request: Request) -> Response:
+async def read_node(request: Request, tree: ConfigTree) -> Response:
     media_type = response_media_type(request.headers.get("accept"))
     target = _target(request, keyless_list_allowed=False)
     depth = _depth(request.query_params.get("depth"))
-    body = await run_sync(_tree(request).read, target, depth)
+    body = await run_sync(tree.read, target, depth)
     return Response(_json(body), media_type=media_type)
 
 
-async def create_node(request: Request) -> Response:
+async def create_node(request: Request, tree: ConfigTree) -> Response:
     response_media_type(request.headers.get("accept"))
     require_json_request(request.headers.get("content-type"))
     target = _target(request, keyless_list_allowed=True)
@@ -74,38 +56,30 @@ async def create_node(request: Request) -> Response:
 
     def create() -> Target:
         edits = creations(target, body)
-        _tree(request).create(edits)
+        tree.create(edits)
         return edits[0].addressable_target
 
     created = await run_sync(create)
     return Response(status_code=201, headers={"Location": _url(request, created)})
 
 
-async def replace_node(request: Request) -> Response:
+async def replace_node(request: Request, tree: ConfigTree) -> Response:
     response_media_type(request.headers.get("accept"))
     require_json_request(request.headers.get("content-type"))
     target = _target(request, keyless_list_allowed=False)
     body = await request.body()
-    created = await run_sync(lambda: _tree(request).replace(replacement(target, body)))
+    created = await run_sync(lambda: tree.replace(replacement(target, body)))
     return Response(status_code=201 if created else 204)
 
 
-async def delete_node(request: Request) -> Response:
+async def delete_node(request: Request, tree: ConfigTree) -> Response:
     response_media_type(request.headers.get("accept"))
     target = _target(request, keyless_list_allowed=False)
-    await run_sync(_tree(request).delete, target)
+    await run_sync(tree.delete, target)
     return Response(status_code=204)
 
 
-_HANDLERS: dict[str, Callable[[Request], Awaitable[Response]]] = {
-    "GET": read_node,
-    "POST": create_node,
-    "PUT": replace_node,
-    "DELETE": delete_node,
-}
-
-
-async def refuse_method(request: Request) -> Response:
+async def refuse_method(request: Request, tree: ConfigTree) -> Response:
     target = _target(request, keyless_list_allowed=True)
     allowed = ["POST"] if target.is_list_without_keys else sorted(NODE_METHODS)
     raise restconf_error(
@@ -115,9 +89,12 @@ async def refuse_method(request: Request) -> Response:
     )
 
 
-def _tree(request: Request) -> ConfigTree:
-    tree: ConfigTree = request.app.state.config_tree
-    return tree
+_HANDLERS: dict[str, Handler] = {
+    "GET": read_node,
+    "POST": create_node,
+    "PUT": replace_node,
+    "DELETE": delete_node,
+}
 
 
 def _target(request: Request, *, keyless_list_allowed: bool) -> Target:

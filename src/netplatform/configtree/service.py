@@ -1,10 +1,11 @@
-"""The config tree service: RESTCONF read, create, replace and delete, each one transaction.
+"""The config tree service object: RESTCONF read, create, replace and delete, each one transaction.
 
 Requests arrive as a :class:`~.paths.Target` (and, for writes, the :class:`~.edits.Edit` s the
 body asks for). Each write runs in one database transaction and is committed before it is
 answered. When two writers race to create the same row, the database's unique constraint
-stops the second; its transaction is then run again from the start and sees the row, so a
-concurrent POST answers 409 and a concurrent PUT replaces, and nothing is lost.
+stops the second; :func:`~netplatform.store.retry.write_with_retry` runs its transaction again
+from the start and it sees the row, so a concurrent POST answers 409 and a concurrent PUT
+replaces, and nothing is lost.
 """
 
 from __future__ import annotations
@@ -12,9 +13,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
-from sqlalchemy.exc import DBAPIError, IntegrityError
-
 from ..store.db import Database
+from ..store.retry import write_with_retry
 from .edits import Edit
 from .errors import restconf_error
 from .instances import prune
@@ -24,9 +24,6 @@ from .schema import qualified_name
 from .tree import Tree
 
 T = TypeVar("T")
-
-WRITE_ATTEMPTS = 5
-_RETRYABLE_SQLSTATES = frozenset({"40001", "40P01"})  # serialization failure, deadlock detected
 
 
 class ConfigTree:
@@ -70,19 +67,4 @@ class ConfigTree:
         self._write(work)
 
     def _write(self, work: Callable[[Tree], T]) -> T:
-        for _attempt in range(WRITE_ATTEMPTS - 1):
-            try:
-                return self._transaction(work)
-            except DBAPIError as error:
-                if not _lost_a_race(error):
-                    raise
-        return self._transaction(work)
-
-    def _transaction(self, work: Callable[[Tree], T]) -> T:
-        with self.db.write() as session:
-            return work(Tree(TreeRepository(session)))
-
-
-def _lost_a_race(error: DBAPIError) -> bool:
-    """A unique key taken by a concurrent writer, or a deadlock/serialisation failure: run again."""
-    return isinstance(error, IntegrityError) or getattr(error.orig, "sqlstate", None) in _RETRYABLE_SQLSTATES
+        return write_with_retry(self.db, lambda session: work(Tree(TreeRepository(session))))

@@ -1,0 +1,30 @@
+"""The config tree app: its identity, its routes and its service object."""
+
+from __future__ import annotations
+
+from fastapi import FastAPI
+
+from ..settings import Settings
+from ..web.app import build_app
+from ..web.service import ServiceSpec
+from .errors import RestconfErrors, render_error
+from .openapi import add_node_paths
+from .routes import nodes
+from .schema import data_model
+from .service import ConfigTree
+
+SPEC = ServiceSpec(
+    name="configtree",
+    title="netplatform config tree",
+    version="1.0.0",
+    render_error=render_error,
+    error_model=RestconfErrors,
+    openapi_extension=add_node_paths,
+)
+
+
+def create_app(settings: Settings) -> FastAPI:
+    data_model()  # parse the YANG modules now, not on the first request
+    app = build_app(SPEC, settings, routers=[nodes.router])
+    app.state.config_tree = ConfigTree(app.state.db)
+    return app
