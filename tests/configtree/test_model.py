@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
+from netplatform.configtree.body import decode, value_problem
 from netplatform.configtree.instances import locate, place, prune, remove
 from netplatform.configtree.paths import parse_target
-from netplatform.configtree.body import decode, value_problem
 from netplatform.configtree.schema import data_model, key_names
 from netplatform.web.errors import ApiError
 
