@@ -30,13 +30,20 @@ $(DEV): $(RUNTIME)
 run: $(RUNTIME)
 	$(BIN)/netplatform serve
 
+# The router's JetStream tests need a NATS server (.ci/nats finds, starts or installs one) and
+# the console's browser tests Debian's Chromium (.ci/chromium installs it). Where either cannot
+# be had, those tests skip and say why; everything else still runs.
+SERVERS := NETPLATFORM_TEST_NATS_URL=$${NETPLATFORM_TEST_NATS_URL:-$$(.ci/nats || true)}
+
 test: $(DEV)
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	.ci/chromium || true
+	$(SERVERS) $(BIN)/python -m pytest $(PYTEST_ARGS)
 
 # The suite against PostgreSQL: NETPLATFORM_TEST_DATABASE_URL, else the server .ci/postgres
 # finds, starts or installs on 127.0.0.1:5432.
 test-postgres: $(DEV)
-	NETPLATFORM_TEST_DATABASE_URL=$${NETPLATFORM_TEST_DATABASE_URL:-$$(.ci/postgres)} \
+	.ci/chromium || true
+	$(SERVERS) NETPLATFORM_TEST_DATABASE_URL=$${NETPLATFORM_TEST_DATABASE_URL:-$$(.ci/postgres)} \
 		$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 lint: $(DEV)

@@ -31,10 +31,9 @@ import aiohttp
 import httpx
 
 from common import AUTH, TABLE_HEADER, LoadResult, Request, drive, get, serve, write_fragment, write_results
-from netplatform.blueprints import repository
-from netplatform.blueprints.bootstrap import STARTER
 from netplatform.blueprints.enrich import is_generated_definition
-from netplatform.blueprints.repository import ModelRecord
+from netplatform.blueprints.repository.blueprint_models import ModelRecord, replace_model
+from netplatform.blueprints.starter_catalog import STARTER
 from netplatform.clock import utc_now
 from netplatform.settings import Settings
 from netplatform.store.db import database_for
@@ -95,7 +94,7 @@ def seed_models(data_dir: Path, count: int) -> float:
                     blob_size=0,
                     workflows=["resource-assignment", "config-deploy"],
                 )
-                repository.replace_model(session, record)
+                replace_model(session, record)
     return time.perf_counter() - started
 
 

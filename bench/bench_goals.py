@@ -6,20 +6,27 @@ says how close a service comes to what Python and uvicorn allow on this machine.
 ``--workers 2`` run the same process with two worker processes sharing each port.
 
 Run by hand: ``.venv/bin/python bench/bench_goals.py``. Writes docs/performance/goals.md.
+``--only TEXT`` (repeatable) measures only the rows whose label contains TEXT (and the bare app)
+and replaces just those rows in the existing table, with a note of when they were re-measured:
+``.venv/bin/python bench/bench_goals.py --only "policy type"``.
 """
 
 from __future__ import annotations
 
+import argparse
 import asyncio
+import re
 import signal
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
 import httpx
 
 from common import (
+    FRAGMENTS,
     ROOT,
     LoadResult,
     Request,
@@ -31,6 +38,17 @@ from common import (
     wait_for_port,
     write_fragment,
 )
+
+SERVICE_OF_ROW = {
+    "feed": "distribution",
+    "config entry": "configtree",
+    "policy type latest": "policy",
+    "policy type listing": "policy",
+    "blueprint list page": "blueprints",
+    "bus topic list": "bus",
+    "health (kernel only)": "policy",
+    "policy create+delete": "policy",
+}
 
 SECONDS = 5.0
 CLIENTS = 32
@@ -56,32 +74,47 @@ def measure(label: str, request: Request, clients: int = CLIENTS) -> LoadResult:
 
 
 def seed(urls: dict[str, str]) -> dict[str, str]:
-    """One object of each kind to read back; answers the URL of each hot GET."""
+    """One object of each kind to read back; answers the URL of each hot GET of a served service."""
+    targets: dict[str, str] = {}
     with httpx.Client(auth=AUTH, timeout=30) as client:
-        feed = client.post(
-            urls["distribution"] + "/",
-            headers={**ON_BEHALF, "Content-Type": "application/vnd.bus-dr.feed"},
-            json={
-                "name": "bench",
-                "version": "1",
-                "authorization": {"classification": "c", "endpoint_ids": [{"id": "p", "password": "pw"}]},
-            },
-        )
-        feed.raise_for_status()
-        entry = {"brg-allotted-resource": [{"allotted-resource-id": "ar-1"}]}
-        client.put(
-            urls["configtree"] + CONFIG_ROOT + "brg-allotted-resource/ar-1/", json=entry
-        ).raise_for_status()
-    return {
-        "feed": feed.json()["links"]["self"],
-        "config entry": urls["configtree"] + CONFIG_ROOT + "brg-allotted-resource/ar-1/",
-        "policy type latest": urls["policy"]
-        + "/policy/api/v1/policytypes/platform.policies.Naming/versions/latest",
-        "policy type listing": urls["policy"] + "/policy/api/v1/policytypes",
-        "blueprint list page": urls["blueprints"] + "/api/v1/blueprint-model/paged?limit=20&offset=0",
-        "bus topic list": urls["bus"] + "/topics",
-        "health (kernel only)": urls["policy"] + "/health",
-    }
+        if "distribution" in urls:
+            feed = client.post(
+                urls["distribution"] + "/",
+                headers={**ON_BEHALF, "Content-Type": "application/vnd.bus-dr.feed"},
+                json={
+                    "name": "bench",
+                    "version": "1",
+                    "authorization": {"classification": "c", "endpoint_ids": [{"id": "p", "password": "pw"}]},
+                },
+            )
+            feed.raise_for_status()
+            targets["feed"] = feed.json()["links"]["self"]
+        if "configtree" in urls:
+            entry = {"brg-allotted-resource": [{"allotted-resource-id": "ar-1"}]}
+            url = urls["configtree"] + CONFIG_ROOT + "brg-allotted-resource/ar-1/"
+            client.put(url, json=entry).raise_for_status()
+            targets["config entry"] = url
+    if "policy" in urls:
+        types = urls["policy"] + "/policy/api/v1/policytypes"
+        warm_up(types)
+        targets["policy type latest"] = types + "/platform.policies.Naming/versions/latest"
+        targets["policy type listing"] = types
+    if "blueprints" in urls:
+        page = "/api/v1/blueprint-model/paged?limit=20&offset=0"
+        targets["blueprint list page"] = urls["blueprints"] + page
+    if "bus" in urls:
+        targets["bus topic list"] = urls["bus"] + "/topics"
+    if "policy" in urls:
+        targets["health (kernel only)"] = urls["policy"] + "/health"
+    return targets
+
+
+def warm_up(url: str) -> None:
+    """A few answered GETs first: every worker has started (migrated, loaded its catalog) and
+    the load measures the steady state, not the start-up."""
+    with httpx.Client(auth=AUTH, timeout=60) as client:
+        for _ in range(8):
+            client.get(url, headers={"Connection": "close"}).raise_for_status()
 
 
 def create_delete(policy_url: str) -> Request:
@@ -102,22 +135,37 @@ def create_delete(policy_url: str) -> Request:
     return request
 
 
-def rows_for(workers: int) -> list[LoadResult]:
-    services = ["blueprints", "distribution", "bus", "policy", "configtree"]
+def wanted(label: str, only: list[str]) -> bool:
+    return not only or any(text in label for text in only)
+
+
+def rows_for(workers: int, only: list[str]) -> list[LoadResult]:
+    services = sorted({service for label, service in SERVICE_OF_ROW.items() if wanted(label, only)})
     suffix = "" if workers == 1 else f" (--workers {workers})"
     with serve(services, env={"NETPLATFORM_WORKERS": str(workers)}) as served:
         urls = {name: served.url(name) for name in services}
         targets = seed(urls)
         results = []
         for label, url in targets.items():
+            if not wanted(label, only):
+                continue
             headers = ON_BEHALF if label == "feed" else {}
 
             async def fetch(session, n, url=url, headers=headers):  # type: ignore[no-untyped-def]
                 return await send(session, "GET", url, headers=headers)
 
             results.append(measure(label + suffix, fetch))
-        results.append(measure("policy create+delete" + suffix, create_delete(urls["policy"]), clients=8))
+        if wanted("policy create+delete", only):
+            results.append(measure("policy create+delete" + suffix, create_delete(urls["policy"]), clients=8))
         return results
+
+
+def table_row(row: LoadResult, baseline: LoadResult) -> str:
+    ratio = row.rps / baseline.rps if baseline.rps else 0.0
+    return (
+        f"| {row.label} | {row.concurrency} | {row.rps:,.0f} | {ratio:.2f} | {row.p50_ms:.1f} | "
+        f"{row.p99_ms:.1f} | {row.errors} |"
+    )
 
 
 def table(baseline: LoadResult, rows: list[LoadResult]) -> str:
@@ -125,19 +173,44 @@ def table(baseline: LoadResult, rows: list[LoadResult]) -> str:
         "| operation | clients | requests/s | ratio to bare app | p50 ms | p99 ms | errors |",
         "|---|---:|---:|---:|---:|---:|---:|",
     ]
-    for row in [baseline, *rows]:
-        ratio = row.rps / baseline.rps if baseline.rps else 0.0
-        lines.append(
-            f"| {row.label} | {row.concurrency} | {row.rps:,.0f} | {ratio:.2f} | {row.p50_ms:.1f} | "
-            f"{row.p99_ms:.1f} | {row.errors} |"
-        )
+    lines += [table_row(row, baseline) for row in [baseline, *rows]]
     return "\n".join(lines)
 
 
+def replace_rows(baseline: LoadResult, rows: list[LoadResult], note: str) -> None:
+    """Put re-measured rows in place of theirs in goals.md (new rows at the table's end)."""
+    path = FRAGMENTS / "goals.md"
+    lines = path.read_text().splitlines()
+    for row in rows:
+        new = table_row(row, baseline)
+        at = [i for i, line in enumerate(lines) if line.startswith(f"| {row.label} |")]
+        if at:
+            lines[at[0]] = new
+        else:
+            last = max(i for i, line in enumerate(lines) if line.startswith("|"))
+            lines.insert(last + 1, new)
+    stamp = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    labels = ", ".join(f"`{row.label}`" for row in rows)
+    text = "\n".join(line for line in lines if not re.match(r"^Re-measured .*", line)).rstrip()
+    text += (
+        f"\n\nRe-measured {stamp}: {labels}, against the bare app of that run "
+        f"({baseline.rps:,.0f} requests/s). {note}\n"
+    )
+    path.write_text(text)
+
+
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", action="append", default=[], help="measure rows whose label contains this")
+    parser.add_argument("--note", default="", help="a sentence added to the re-measure note")
+    args = parser.parse_args()
     with bare_app() as url:
         baseline = measure("bare Starlette app, one JSON route", get(url))
-    rows = rows_for(1) + rows_for(2)
+    rows = rows_for(1, args.only) + rows_for(2, args.only)
+    print(table(baseline, rows))
+    if args.only:
+        replace_rows(baseline, rows, args.note)
+        return
     body = (
         f"Each row ran {SECONDS:.0f} s at the stated number of keep-alive connections from one aiohttp "
         "client process on the same machine; the ratio divides by the bare app measured in this run. "
@@ -145,7 +218,6 @@ def main() -> None:
         + table(baseline, rows)
     )
     write_fragment("goals", "Goals: hot paths against the bare app", body)
-    print(table(baseline, rows))
 
 
 if __name__ == "__main__":

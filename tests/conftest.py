@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -95,10 +95,12 @@ def start_service(settings: Settings) -> Iterator[ServiceStarter]:
     """Start a service app (migrated, on a random port); ``start_service("policy")``."""
     running: list[RunningService] = []
 
-    def start(name: str, service_settings: Settings | None = None) -> RunningService:
+    def start(
+        name: str, service_settings: Settings | None = None, also_on: Sequence[str] = ()
+    ) -> RunningService:
         chosen = service_settings or settings
         upgrade(chosen)
-        server = LiveServer(create_service_app(name, chosen)).start()
+        server = LiveServer(create_service_app(name, chosen), also_on=also_on).start()
         service = RunningService(name, server.url, chosen, server)
         running.append(service)
         return service

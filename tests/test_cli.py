@@ -13,7 +13,7 @@ import httpx
 import pytest
 
 from netplatform import __version__
-from netplatform.settings import SERVICE_NAMES
+from netplatform.settings import SERVED_NAMES, SERVICE_NAMES
 
 from .support.servers import ServeProcess, free_port
 
@@ -21,7 +21,7 @@ from .support.servers import ServeProcess, free_port
 def serve_env(
     tmp_path: Path, database_url: str | None, **extra: str
 ) -> tuple[dict[str, str], dict[str, int]]:
-    ports = {name: free_port() for name in SERVICE_NAMES}
+    ports = {name: free_port() for name in SERVED_NAMES}
     env = {f"NETPLATFORM_{name.upper()}_PORT": str(port) for name, port in ports.items()}
     env["NETPLATFORM_DATA_DIR"] = str(tmp_path / "data")
     env["NETPLATFORM_USERS"] = "ops:s3cret"
@@ -72,7 +72,7 @@ def test_bad_configuration_is_reported_not_traced(tmp_path: Path, variable: str,
     assert "Traceback" not in result.stderr
 
 
-def test_serve_starts_all_five_with_configured_users_and_stops_gracefully(
+def test_serve_starts_all_six_and_the_console_with_configured_users_and_stops_gracefully(
     tmp_path: Path, database_url: str | None
 ) -> None:
     env, ports = serve_env(tmp_path, database_url)
@@ -81,8 +81,13 @@ def test_serve_starts_all_five_with_configured_users_and_stops_gracefully(
         for name, port in ports.items():
             url = f"http://127.0.0.1:{port}"
             assert httpx.get(f"{url}/health").json() == {"service": name, "status": "UP"}
+        for name in SERVICE_NAMES:
+            url = f"http://127.0.0.1:{ports[name]}"
             assert httpx.get(f"{url}/metrics", auth=("ops", "s3cret")).status_code == 200
             assert httpx.get(f"{url}/metrics", auth=("admin", "admin")).status_code == 401
+        # The console signs in with the same users: its form is served, and nothing else is.
+        console = f"http://127.0.0.1:{ports['console']}"
+        assert httpx.get(f"{console}/").status_code == 303
     finally:
         code = process.stop(signal.SIGTERM)
     assert code == 0, process.log()
@@ -114,7 +119,7 @@ def test_only_starts_the_named_services(tmp_path: Path, database_url: str | None
     process.start(wait_ports=[ports["policy"], ports["bus"]])
     try:
         assert port_is_open(ports["policy"]) and port_is_open(ports["bus"])
-        for name in ("blueprints", "distribution", "configtree"):
+        for name in ("blueprints", "distribution", "configtree", "router"):
             assert not port_is_open(ports[name]), name
     finally:
         assert process.stop() == 0

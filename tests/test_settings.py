@@ -4,14 +4,29 @@ import socket
 
 import pytest
 
-from netplatform.settings import Settings, parse_users
+from netplatform.settings import Settings, parse_user_entries, parse_users
 
 
 def test_users_setting_parses_pairs_and_rejects_garbage() -> None:
-    assert parse_users("a:1, b:2:3") == {"a": "1", "b": "2:3"}
-    for bad in ("", "nopassword", ":x", "a:"):
+    assert parse_users(r"a:1, b:2\:3") == {"a": "1", "b": "2:3"}
+    for bad in ("", "nopassword", ":x", "a:", "a:1:r:extra", "a:1\\"):
         with pytest.raises(ValueError):
             parse_users(bad)
+
+
+def test_users_may_hold_roles_and_escape_separators_in_passwords() -> None:
+    entries = parse_user_entries(r"alice:pw:ops|audit, bob:b\:c\,d\\e, carol:x:")
+    assert entries["alice"].password == "pw" and entries["alice"].roles == {"ops", "audit"}
+    assert entries["bob"].password == "b:c,d\\e" and entries["bob"].roles == frozenset()
+    assert entries["carol"].password == "x" and entries["carol"].roles == frozenset()
+    settings = Settings(users=r"alice:pw:ops|audit,bob:b\:c")
+    assert settings.user_table == {"alice": "pw", "bob": "b:c"}
+    assert settings.role_table == {"alice": frozenset({"ops", "audit"})}
+
+
+def test_router_admins_default_to_the_first_user() -> None:
+    assert Settings(users="ctl:pw,alice:pw").router_admin_entries == {"ctl"}
+    assert Settings(users="ctl:pw", router_admins="ops, alice").router_admin_entries == {"ops", "alice"}
 
 
 def test_instance_name_defaults_to_host_and_distribution_port() -> None:

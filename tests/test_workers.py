@@ -15,8 +15,10 @@ def test_two_workers_share_every_port_and_stop_on_sigterm(tmp_path: Path, databa
     env, ports = serve_env(tmp_path, database_url, NETPLATFORM_WORKERS="2", NETPLATFORM_LOG_LEVEL="INFO")
     process = ServeProcess(env, log_path=tmp_path / "serve.log").start(wait_ports=list(ports.values()))
     try:
+        # The parent binds the ports before the workers have built their apps: the first answer
+        # on each port waits for a worker to be ready (long on a loaded machine).
         for port in ports.values():
-            assert httpx.get(f"http://127.0.0.1:{port}/health", timeout=10).status_code == 200
+            assert httpx.get(f"http://127.0.0.1:{port}/health", timeout=60).status_code == 200
         # Fresh connections spread over the workers: both answer policy writes and reads.
         auth = ("ops", "s3cret")
         for _ in range(20):

@@ -10,7 +10,7 @@ from pydantic import ValidationError
 
 from . import __version__
 from .logs import configure_logging
-from .settings import SERVICE_NAMES, Settings
+from .settings import SERVED_NAMES, Settings
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help=__doc__)
 db_app = typer.Typer(no_args_is_help=True, help="Database schema management.")
@@ -45,14 +45,15 @@ def root(
         bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")
     ] = False,
 ) -> None:
-    """netplatform: blueprint catalog, file distribution, bus controller, policy design, config tree."""
+    """netplatform: blueprint catalog, file distribution, bus controller, policy design, config tree,
+    message router."""
 
 
 @app.command()
 def serve(
     only: Annotated[
         list[str] | None,
-        typer.Option("--only", help=f"Start only this service (repeatable): {', '.join(SERVICE_NAMES)}."),
+        typer.Option("--only", help=f"Start only this service (repeatable): {', '.join(SERVED_NAMES)}."),
     ] = None,
     workers: Annotated[
         int | None,
@@ -67,8 +68,8 @@ def serve(
     from .server import run_workers
     from .server import serve as run_servers
 
-    selected = list(dict.fromkeys(only)) if only else list(SERVICE_NAMES)
-    unknown = [name for name in selected if name not in SERVICE_NAMES]
+    selected = list(dict.fromkeys(only)) if only else list(SERVED_NAMES)
+    unknown = [name for name in selected if name not in SERVED_NAMES]
     if unknown:
         raise typer.BadParameter(f"unknown service(s): {', '.join(unknown)}", param_hint="--only")
     settings = _load_settings()

@@ -8,6 +8,7 @@ environment name is its upper-cased name with the ``NETPLATFORM_`` prefix
 from __future__ import annotations
 
 import socket
+from dataclasses import dataclass
 from pathlib import Path
 
 from pydantic import Field, field_validator, model_validator
@@ -15,7 +16,11 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 DEFAULT_USERS = "admin:admin"
 
-SERVICE_NAMES: tuple[str, ...] = ("blueprints", "distribution", "bus", "policy", "configtree")
+# The API services: each has a database branch, Basic credentials on its routes and an OpenAPI document.
+SERVICE_NAMES: tuple[str, ...] = ("blueprints", "distribution", "bus", "policy", "configtree", "router")
+# Everything ``netplatform serve`` starts, each on its own port: the API services and the console
+# (a client of their public APIs, with a sign-in of its own).
+SERVED_NAMES: tuple[str, ...] = (*SERVICE_NAMES, "console")
 
 
 class Settings(BaseSettings):
@@ -29,6 +34,7 @@ class Settings(BaseSettings):
     policy_port: int = Field(8084, ge=0, le=65535)
     configtree_port: int = Field(8085, ge=0, le=65535)
     router_port: int = Field(8086, ge=0, le=65535)
+    console_port: int = Field(8080, ge=0, le=65535)
     tls_cert: Path | None = None
     tls_key: Path | None = None
     graceful_shutdown_s: float = 30.0
@@ -41,10 +47,9 @@ class Settings(BaseSettings):
     db_pool_size: int = 10
 
     # --- security --------------------------------------------------------------------------
+    # ``user:password[:role1|role2]``, comma-separated (see parse_user_entries for escapes).
+    # Message-router ACL entries may name a role.
     users: str = DEFAULT_USERS
-    # Roles per user, ``alice=ops|audit,bob=ops`` (NETPLATFORM_USERS keeps ``user:password``
-    # because a password may itself contain ``:``). Message-router ACL entries may name a role.
-    user_roles: str = ""
 
     # --- logging and operations --------------------------------------------------------------
     log_level: str = "INFO"
@@ -78,6 +83,34 @@ class Settings(BaseSettings):
     delivery_workers: int = 8
     delivery_poll_s: float = 1.0
     delivery_lease_s: float = 300.0
+    # ``decompress`` subscriptions: the output of one file is bounded by bytes and by ratio to the
+    # compressed size (outputs up to the ratio-free size always pass); an over-limit file is not
+    # delivered to that subscription and its log says why.
+    delivery_decompress_max_bytes: int = Field(1 << 30, gt=0)
+    delivery_decompress_max_ratio: float = Field(100.0, gt=0)
+    delivery_decompress_ratio_free_bytes: int = Field(1 << 20, ge=0)
+    # How long a file delivered to a privileged subscriber waits for its acknowledgement before it
+    # is offered again.
+    delivery_privileged_reoffer_s: float = Field(300.0, gt=0)
+    # Spool space: while the filesystem of the blob directory has less than
+    # ``delivery_spool_min_free_bytes`` free, a publish is refused (503) and, checked every
+    # ``delivery_spool_check_s``, this node's oldest spooled files are expired (``diskFull``)
+    # until it has that much again. 0 turns the floor off.
+    delivery_spool_min_free_bytes: int = Field(256 << 20, ge=0)
+    delivery_spool_check_s: float = Field(10.0, gt=0)
+    # Log retention: every ``distribution_log_prune_interval_s`` each instance deletes log records
+    # older than ``distribution_log_max_age_s`` and, per feed, all but the newest
+    # ``distribution_log_max_records_per_feed``. 0 turns a bound off.
+    distribution_log_max_age_s: float = Field(30 * 86400.0, ge=0)
+    distribution_log_max_records_per_feed: int = Field(1_000_000, ge=0)
+    distribution_log_prune_interval_s: float = Field(300.0, gt=0)
+    # Nodes per site (spec 1.3): every instance running distribution is a node of ``site``,
+    # reached by other nodes and publishers at ``node_url`` (default: scheme://host:port of its
+    # distribution listener). A node whose heartbeat is older than ``node_down_after_s`` is down.
+    site: str = "default"
+    node_url: str | None = None
+    node_heartbeat_s: float = Field(5.0, gt=0)
+    node_down_after_s: float = Field(30.0, gt=0)
 
     # --- bus controller ----------------------------------------------------------------------
     # Credentials the bus controller presents to the file-distribution service
@@ -93,6 +126,13 @@ class Settings(BaseSettings):
     bus_default_partition_count: str = "2"
     bus_default_replication_count: str = "1"
     bus_dr_timeout_s: float = 30.0
+    # Credentials the bus controller presents to the message routers of its clusters (default:
+    # the first NETPLATFORM_USERS entry, a router administrator by default), the timeout of each
+    # call, and how often a background pass retries what a router did not accept.
+    bus_router_user: str | None = None
+    bus_router_password: str | None = None
+    bus_router_timeout_s: float = Field(10.0, gt=0)
+    bus_reconcile_s: float = Field(30.0, gt=0)
 
     @model_validator(mode="after")
     def _tls_files_come_in_pairs(self) -> Settings:
@@ -106,23 +146,29 @@ class Settings(BaseSettings):
             self.instance_name = f"{socket.gethostname()}-{self.distribution_port}"
         return self
 
+    # --- console ---------------------------------------------------------------------------------
+    # Base URLs of the services the console is a client of, ``name=url`` comma-separated
+    # (e.g. ``policy=https://policy.example:8084``); a service not named is this process's own
+    # (``http(s)://<host>:<its port>``).
+    console_api_urls: str = ""
+    # Signs session cookies; default: a random key per process (sessions end with a restart).
+    console_secret: str | None = None
+
     # --- message router ------------------------------------------------------------------------
     # Unset: the embedded engine in the project's database; nats://host:port: NATS JetStream.
     router_nats_url: str | None = None
     router_retention_s: float = Field(7 * 86400.0, gt=0)
+    # Who may grant, revoke and delete on every topic besides its owner: identities or roles,
+    # comma-separated; default the first NETPLATFORM_USERS entry (the bus controller's identity).
+    router_admins: str = ""
+    # How often a waiting fetch looks for messages other instances published (same process: at once).
+    router_poll_ms: int = Field(250, ge=10, le=10_000)
     # Mirror agents: how long one fetch from a source router waits, and the pause after a failure.
     router_mirror_poll_ms: int = Field(2000, ge=0)
     router_mirror_retry_s: float = Field(2.0, gt=0)
-
-    @field_validator("user_roles")
-    @classmethod
-    def _roles_well_formed(cls, value: str) -> str:
-        parse_roles(value)
-        return value
-
-    @property
-    def role_table(self) -> dict[str, frozenset[str]]:
-        return parse_roles(self.user_roles)
+    # The bridge-admin topic the router's mirror agents are defined on (the bus settings'
+    # bridgeAdminTopic); "": this router runs no mirror agents. Created when missing.
+    router_bridge_admin_topic: str = ""
 
     @field_validator("users")
     @classmethod
@@ -133,6 +179,17 @@ class Settings(BaseSettings):
     @property
     def user_table(self) -> dict[str, str]:
         return parse_users(self.users)
+
+    @property
+    def role_table(self) -> dict[str, frozenset[str]]:
+        """The roles of each user (users without roles are absent)."""
+        return {name: entry.roles for name, entry in parse_user_entries(self.users).items() if entry.roles}
+
+    @property
+    def router_admin_entries(self) -> frozenset[str]:
+        """Identities or roles that administer every router topic."""
+        named = frozenset(part.strip() for part in self.router_admins.split(",") if part.strip())
+        return named or frozenset({self.first_user()[0]})
 
     @property
     def uses_default_users(self) -> bool:
@@ -157,32 +214,70 @@ class Settings(BaseSettings):
         return next(iter(self.user_table.items()))
 
 
-def parse_users(spec: str) -> dict[str, str]:
-    """Parse ``user:password,user2:password2`` (a password may contain ``:``, not ``,``)."""
-    users: dict[str, str] = {}
-    for item in spec.split(","):
-        item = item.strip()
-        if not item:
-            continue
-        name, sep, password = item.partition(":")
-        if not sep or not name or not password:
-            raise ValueError(f"NETPLATFORM_USERS entry {name!r} must be written user:password")
-        users[name] = password
+@dataclass(frozen=True)
+class UserEntry:
+    name: str
+    password: str
+    roles: frozenset[str] = frozenset()
+
+
+def parse_user_entries(spec: str) -> dict[str, UserEntry]:
+    """Parse ``user:password[:role1|role2]`` entries, comma-separated.
+
+    A backslash makes the next character literal, as in a PostgreSQL ``.pgpass`` file: a
+    password holding ``:``, ``,`` or ``\\`` writes them ``\\:``, ``\\,`` and ``\\\\``. An
+    unescaped second ``:`` starts the role list (``|``-separated); a third is an error.
+    """
+    users: dict[str, UserEntry] = {}
+    for fields in _split_entries(spec):
+        if len(fields) not in (2, 3) or not fields[0] or not fields[1]:
+            raise ValueError(
+                f"NETPLATFORM_USERS entry {fields[0]!r} must be written user:password[:role1|role2]"
+                " (write ':' in a password as '\\:')"
+            )
+        listed = fields[2].split("|") if len(fields) == 3 else []
+        roles = frozenset(role.strip() for role in listed if role.strip())
+        users[fields[0]] = UserEntry(fields[0], fields[1], roles)
     if not users:
         raise ValueError("NETPLATFORM_USERS must name at least one user:password pair")
     return users
 
 
-def parse_roles(spec: str) -> dict[str, frozenset[str]]:
-    """Parse ``user=role1|role2,user2=role3`` into the roles of each user."""
-    roles: dict[str, frozenset[str]] = {}
-    for item in spec.split(","):
-        item = item.strip()
-        if not item:
-            continue
-        name, sep, listed = item.partition("=")
-        names = frozenset(role.strip() for role in listed.split("|") if role.strip())
-        if not sep or not name.strip() or not names:
-            raise ValueError(f"NETPLATFORM_USER_ROLES entry {item!r} must be written user=role1|role2")
-        roles[name.strip()] = roles.get(name.strip(), frozenset()) | names
-    return roles
+def _split_entries(spec: str) -> list[list[str]]:
+    """Entries split at unescaped ``,``, their fields at unescaped ``:``; escapes removed.
+
+    Blanks around an entry are dropped (``a:1, b:2``); blank entries are skipped.
+    """
+    entries: list[list[str]] = []
+    fields: list[str] = []
+    current: list[str] = []
+    escaped = False
+
+    def end_entry() -> None:
+        fields.append("".join(current).rstrip())
+        if any(fields):
+            entries.append([fields[0].strip(), *fields[1:]])
+
+    for char in spec:
+        if escaped:
+            current.append(char)
+            escaped = False
+        elif char == "\\":
+            escaped = True
+        elif char == ":":
+            fields.append("".join(current))
+            current = []
+        elif char == ",":
+            end_entry()
+            fields, current = [], []
+        else:
+            current.append(char)
+    if escaped:
+        raise ValueError("NETPLATFORM_USERS ends with a lone '\\'")
+    end_entry()
+    return entries
+
+
+def parse_users(spec: str) -> dict[str, str]:
+    """The password of each user of a NETPLATFORM_USERS value."""
+    return {name: entry.password for name, entry in parse_user_entries(spec).items()}

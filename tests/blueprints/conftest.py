@@ -6,14 +6,16 @@ import io
 import json
 import zipfile
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
+from sqlalchemy import select
 
-from netplatform.blueprints.bootstrap import STARTER
 from netplatform.blueprints.enrich import is_generated_definition
+from netplatform.blueprints.starter_catalog import STARTER
+from netplatform.blueprints.tables import blob_chunks
+from netplatform.store.db import database_for
 
 from ..conftest import RunningService, ServiceStarter
 
@@ -104,6 +106,10 @@ def assert_error(response: httpx.Response, status: int, code: str, *fragments: s
     return body
 
 
-def blob_files(service: RunningService) -> list[Path]:
+def stored_blobs(service: RunningService) -> list[str]:
+    """The archives the catalog holds: files in the blob directory, and blobs in the database."""
     root = service.settings.blob_dir
-    return [p for p in root.rglob("*") if p.is_file()] if root.exists() else []
+    files = [p.name for p in root.rglob("*") if p.is_file()] if root.exists() else []
+    with database_for(service.settings).read() as session:
+        rows = session.execute(select(blob_chunks.c.blob_name).distinct()).scalars().all()
+    return files + list(rows)

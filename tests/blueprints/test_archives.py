@@ -2,18 +2,22 @@
 
 from __future__ import annotations
 
+import os
 import re
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import httpx
+import pytest
 
-from ..conftest import RunningService
+from ..conftest import RunningService, ServiceStarter, SettingsFactory
+from ..support.databases import postgres_server_url
 from .conftest import (
     MODELS,
     assert_error,
-    blob_files,
     named,
     sample_files,
+    stored_blobs,
     unenriched_files,
     unzip,
     upload,
@@ -114,7 +118,7 @@ def test_reupload_replaces_the_model_atomically(client: httpx.Client, service: R
     assert client.get(f"{MODELS}/by-name/replaced/version/1.0.0").json()["blueprintModel"]["tags"] == "new"
     assert client.get(f"{MODELS}/download/{second['id']}").content == second_archive
     assert len(client.get(MODELS).json()) == 1
-    assert len(blob_files(service)) == 1
+    assert len(stored_blobs(service)) == 1
 
 
 def test_delete_by_id_and_by_name(client: httpx.Client, service: RunningService) -> None:
@@ -126,7 +130,7 @@ def test_delete_by_id_and_by_name(client: httpx.Client, service: RunningService)
     assert client.delete(f"{MODELS}/name/two/version/1.0.0").status_code == 200
     assert client.delete(f"{MODELS}/name/two/version/1.0.0").status_code == 200  # absent: still 200
     assert client.get(MODELS).json() == []
-    assert blob_files(service) == []
+    assert stored_blobs(service) == []
 
 
 def test_concurrent_uploads_of_distinct_and_same_names(client: httpx.Client, service: RunningService) -> None:
@@ -145,7 +149,7 @@ def test_concurrent_uploads_of_distinct_and_same_names(client: httpx.Client, ser
     assert sorted(m["artifactName"] for m in models) == sorted(expected)
     contended = client.get(f"{MODELS}/download/by-name/contended/version/1.0.0").content
     assert contended in same
-    assert len(blob_files(service)) == 7
+    assert len(stored_blobs(service)) == 7
 
 
 def test_workflows_of_a_stored_blueprint(client: httpx.Client) -> None:
@@ -167,3 +171,44 @@ def test_stored_archive_is_the_enriched_one_after_enrichandpublish(bootstrapped:
     assert model["published"] == "Y"
     stored = unzip(bootstrapped.get(f"{MODELS}/download/{model['id']}").content)
     assert "Definitions/node_types.json" in stored
+
+
+# --- where archives live: the database on PostgreSQL, files on SQLite ---------------------------
+
+
+def files_under(folder: Path) -> list[Path]:
+    return [p for p in folder.rglob("*") if p.is_file()] if folder.exists() else []
+
+
+def large_archive(name: str) -> bytes:
+    """An archive of a few chunks (CHUNK_SIZE is 1 MiB), incompressible so it stays that large."""
+    return named({**sample_files(), "Templates/noise.bin": os.urandom(3 * 1024 * 1024)}, name)
+
+
+@pytest.mark.skipif(postgres_server_url() is None, reason="PostgreSQL only: SQLite keeps archives as files")
+def test_on_postgresql_any_instance_serves_an_archive_and_no_file_is_written(
+    make_settings: SettingsFactory, start_service: ServiceStarter, tmp_path: Path
+) -> None:
+    first = start_service("blueprints", make_settings(data_dir=tmp_path / "one"))
+    second = start_service("blueprints", make_settings(data_dir=tmp_path / "two"))
+    archive = large_archive("shared")
+    with first.client() as one, second.client() as two:
+        model = upload(one, "", archive).json()["blueprintModel"]
+        assert two.get(f"{MODELS}/download/{model['id']}").content == archive
+        assert two.get(f"{MODELS}/download/by-name/shared/version/1.0.0").content == archive
+        assert len(stored_blobs(second)) == 1
+        assert files_under(tmp_path / "one") == [] and files_under(tmp_path / "two") == []
+        assert two.delete(f"{MODELS}/{model['id']}").status_code == 200
+        assert_error(one.get(f"{MODELS}/download/{model['id']}"), 404, "RESOURCE_NOT_FOUND")
+        assert stored_blobs(first) == []
+
+
+@pytest.mark.skipif(postgres_server_url() is not None, reason="SQLite only")
+def test_on_sqlite_archives_stay_files_in_the_data_directory(
+    client: httpx.Client, service: RunningService
+) -> None:
+    archive = large_archive("local")
+    model = upload(client, "", archive).json()["blueprintModel"]
+    [blob] = files_under(service.settings.blob_dir)
+    assert blob.read_bytes() == archive
+    assert client.get(f"{MODELS}/download/{model['id']}").content == archive

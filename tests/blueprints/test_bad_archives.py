@@ -3,20 +3,33 @@
 from __future__ import annotations
 
 import io
+import os
+import shutil
 import stat
+import struct
+import time
 import zipfile
+import zlib
 from collections.abc import Callable
+from dataclasses import dataclass, replace
+from pathlib import Path
 
 import httpx
 import pytest
 
-from ..conftest import RunningService, ServiceStarter, SettingsFactory
+from netplatform.blueprints import create_app
+from netplatform.blueprints.starter_catalog import STARTER, StarterCatalog
+from netplatform.store.migrate import upgrade
+
+from ..conftest import ADMIN, RunningService, ServiceStarter, SettingsFactory
+from ..support.servers import LiveServer, http_client
 from .conftest import (
     MODELS,
+    SAMPLE,
     SAMPLE_ENTRY,
     assert_error,
-    blob_files,
     sample_files,
+    stored_blobs,
     upload,
     with_meta,
     zip_bytes,
@@ -118,7 +131,7 @@ def test_hostile_archives_are_400_and_store_nothing(
         response = upload(bootstrapped, path, build())
         assert_error(response, 400, "INVALID_REQUEST_FORMAT", fragment)
     assert bootstrapped.get(MODELS).json() == []
-    assert blob_files(service) == []
+    assert stored_blobs(service) == []
     assert bootstrapped.get("/health").status_code == 200
 
 
@@ -175,3 +188,146 @@ def test_uploads_must_be_multipart_with_a_file_part(client: httpx.Client, path: 
     assert_error(wrong_part, 400, "INVALID_REQUEST_FORMAT", "file")
     text_part = client.post(f"{MODELS}{path}", data={"file": "not a file"}, files={"other": ("x", b"x")})
     assert_error(text_part, 400, "INVALID_REQUEST_FORMAT")
+
+
+# --- archives whose zip headers lie about sizes (crafted byte by byte) ------------------------
+
+LOCAL_HEADER = struct.Struct("<4s2B4HL2L2H")
+CENTRAL_HEADER = struct.Struct("<4s4B4HL2L5H2L")
+END_RECORD = struct.Struct("<4s4H2LH")
+BOMB_NAME = "Templates/zeros.bin"
+GIB_IN_MIB = 1024
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One member: its compressed bytes and what each header claims about it."""
+
+    name: str
+    stream: bytes
+    crc: int
+    local_size: int
+    central_size: int
+    method: int = zipfile.ZIP_DEFLATED
+
+
+def honest(name: str, content: bytes) -> Entry:
+    packer = zlib.compressobj(6, zlib.DEFLATED, -zlib.MAX_WBITS)
+    stream = packer.compress(content) + packer.flush()
+    return Entry(name, stream, zlib.crc32(content), len(content), len(content))
+
+
+def zeros_stream(mib: int) -> bytes:
+    """A raw deflate stream of ``mib`` MiB of zeros, about 1 KiB per MiB, built without inflating it:
+    after a full flush the compressor starts afresh, so every MiB compresses to the same block."""
+    packer = zlib.compressobj(9, zlib.DEFLATED, -zlib.MAX_WBITS)
+    block = packer.compress(bytes(1024 * 1024)) + packer.flush(zlib.Z_FULL_FLUSH)
+    return block * mib + packer.flush()
+
+
+def crafted_zip(entries: list[Entry]) -> bytes:
+    """The zip bytes of ``entries``, each header saying what the entry tells it to."""
+    body, central = bytearray(), bytearray()
+    for entry in entries:
+        name = entry.name.encode()
+        common = (0, entry.method, 0, 0x5821, entry.crc, len(entry.stream))
+        central += CENTRAL_HEADER.pack(
+            b"PK\x01\x02", 20, 3, 20, 0, *common, entry.central_size, len(name), 0, 0, 0, 0, 0o644 << 16,
+            len(body),
+        ) + name  # fmt: skip
+        body += LOCAL_HEADER.pack(b"PK\x03\x04", 20, 0, *common, entry.local_size, len(name), 0)
+        body += name + entry.stream
+    end = END_RECORD.pack(b"PK\x05\x06", 0, 0, len(entries), len(entries), len(central), len(body), 0)
+    return bytes(body + central + end)
+
+
+def with_bomb(local_size: int, central_size: int, mib: int = GIB_IN_MIB) -> bytes:
+    """The sample plus an entry inflating to ``mib`` MiB of zeros, its headers declaring the sizes given."""
+    bomb = Entry(BOMB_NAME, zeros_stream(mib), zlib.crc32(bytes(1000)), local_size, central_size)
+    return crafted_zip([*(honest(name, data) for name, data in sample_files().items()), bomb])
+
+
+LIES = {
+    # both headers declare 1000 bytes: refused at the first MiB past the declared size
+    "both headers": (
+        lambda: with_bomb(1000, 1000),
+        "inflates to more than the 1000 bytes its header declares",
+    ),
+    # the central directory (what readers use) lies, the local header tells the truth
+    "central header": (lambda: with_bomb(1 << 30, 1000), "more than the 1000 bytes its header declares"),
+    # the local header lies, the central directory declares the gigabyte: the measured ratio stops it
+    "local header": (lambda: with_bomb(1000, 1 << 30), "compression ratio above 200"),
+}
+
+
+@pytest.mark.parametrize("lie", sorted(LIES))
+@pytest.mark.parametrize("path", UPLOAD_PATHS)
+def test_a_gigabyte_behind_lying_headers_is_refused_quickly_on_every_path(
+    bootstrapped: httpx.Client, service: RunningService, path: str, lie: str
+) -> None:
+    build, fragment = LIES[lie]
+    started = time.monotonic()
+    assert_error(upload(bootstrapped, path, build()), 400, "INVALID_REQUEST_FORMAT", BOMB_NAME, fragment)
+    assert time.monotonic() - started < 20  # reading stops at the bound, long before a gigabyte
+    assert bootstrapped.get(MODELS).json() == []
+    assert stored_blobs(service) == []
+
+
+def test_an_entry_smaller_than_its_header_says_is_refused(
+    bootstrapped: httpx.Client, service: RunningService
+) -> None:
+    lying = replace(honest(BOMB_NAME, bytes(500)), local_size=1000, central_size=1000)
+    short = crafted_zip([*(honest(name, data) for name, data in sample_files().items()), lying])
+    for path in UPLOAD_PATHS:
+        assert_error(
+            upload(bootstrapped, path, short),
+            400,
+            "INVALID_REQUEST_FORMAT",
+            "inflates to 500 bytes, not the 1000",
+        )
+    assert bootstrapped.get(MODELS).json() == []
+    assert stored_blobs(service) == []
+
+
+def test_measured_total_is_bounded_whatever_the_headers_say(
+    make_settings: SettingsFactory, start_service: ServiceStarter
+) -> None:
+    limits = {"archive_max_uncompressed_bytes": 8 * 1024 * 1024, "archive_max_ratio": 1_000_000}
+    service = start_service("blueprints", make_settings(**limits))
+    with service.client() as client:
+        bomb = with_bomb(1 << 30, 1 << 30, mib=64)  # declared honestly: only the measured total stops it
+        assert_error(upload(client, "", bomb), 400, "INVALID_REQUEST_FORMAT", "more than 8388608 bytes")
+        assert client.get(MODELS).json() == []
+
+
+def test_crafted_honest_archives_are_accepted(bootstrapped: httpx.Client) -> None:
+    """The crafting is sound: the same bytes with honest headers are an ordinary archive."""
+    files = [honest(name, data) for name, data in sample_files().items()]
+    archive = crafted_zip([*files, honest("Templates/noise.bin", os.urandom(2 * 1024 * 1024))])
+    assert upload(bootstrapped, "", archive).status_code == 200
+    assert upload(bootstrapped, "/publish", archive).status_code == 200
+
+
+def test_bootstrap_holds_starter_blueprints_to_the_archive_bounds(
+    make_settings: SettingsFactory, tmp_path: Path
+) -> None:
+    """A starter blueprint over the bounds is skipped (logged); the others are loaded."""
+    root = tmp_path / "starter"
+    shutil.copytree(STARTER, root)
+    huge = root / "blueprints" / "huge-cfg"
+    shutil.copytree(SAMPLE, huge)
+    meta = huge / "TOSCA-Metadata" / "TOSCA.meta"
+    meta.write_text(meta.read_text().replace("Template-Name: edge-router-cfg", "Template-Name: huge-cfg"))
+    (huge / "Templates" / "big.txt").write_bytes(os.urandom(512 * 1024))
+    settings = make_settings(archive_max_uncompressed_bytes=256 * 1024)
+    upgrade(settings)
+    app = create_app(settings)
+    state = app.state
+    state.starter_catalog = StarterCatalog(
+        state.blueprint_models, state.model_types, state.dictionaries, root
+    )
+    with LiveServer(app) as server, http_client(server.url, auth=ADMIN) as client:
+        kinds = {"loadModelType": True, "loadResourceDictionary": True, "loadCBA": True}
+        assert client.post(f"{MODELS}/bootstrap", json=kinds).status_code == 200
+        names = [m["blueprintModel"]["artifactName"] for m in client.get(MODELS).json()]
+        assert names == ["edge-router-cfg"]

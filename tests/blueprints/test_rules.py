@@ -8,14 +8,15 @@ from typing import Any
 import pytest
 
 from netplatform.blueprints.archive import Archive, ArchiveLimits, MalformedArchive
-from netplatform.blueprints.bootstrap import MODEL_TYPE_KINDS, STARTER
 from netplatform.blueprints.cba import Cba
 from netplatform.blueprints.dictionaries import dictionary_from_definition, parse_definition
 from netplatform.blueprints.enrich import EnrichmentFailed, enrich
 from netplatform.blueprints.formats import JSON, XML, rendered
 from netplatform.blueprints.keywords import keywords_of
-from netplatform.blueprints.modeltypes import starter_model_type
-from netplatform.blueprints.repository import DictionaryRecord, ModelTypeRecord
+from netplatform.blueprints.model_types import starter_model_type
+from netplatform.blueprints.repository.dictionaries import DictionaryRecord
+from netplatform.blueprints.repository.model_types import ModelTypeRecord
+from netplatform.blueprints.starter_catalog import MODEL_TYPE_KINDS, STARTER
 from netplatform.blueprints.tosca import ResourceAssignment
 from netplatform.blueprints.toscameta import parse_tosca_meta
 from netplatform.blueprints.validate import ValidationFailed, assignment_problems, validate
@@ -63,9 +64,8 @@ def test_a_corrupt_member_is_a_malformed_archive_not_a_crash() -> None:
     data = bytearray(zip_bytes({**sample_files(), "Templates/big.txt": b"abcdefgh" * 4096}))
     offset = data.index(b"Templates/big.txt") + len("Templates/big.txt") + 40
     data[offset : offset + 8] = b"\xff" * 8  # damage the deflate stream of that member
-    archive = Archive.from_bytes(bytes(data), LIMITS)
-    with pytest.raises(MalformedArchive):
-        archive.rewritten(drop=lambda name: False, add={})
+    with pytest.raises(MalformedArchive, match=r"Templates/big\.txt"):  # refused when opened, now
+        Archive.from_bytes(bytes(data), LIMITS).rewritten(drop=lambda name: False, add={})
 
 
 def test_tosca_meta_values_keep_their_colons_and_unknown_keys_are_ignored() -> None:

@@ -1,4 +1,11 @@
-"""Fixtures of the bus controller suite: a running bus controller, initialised or not."""
+"""Fixtures of the bus controller suite: a running bus controller, initialised or not, and a real
+message router for its clusters.
+
+The router runs on the same settings and database as the bus controller, as both do in one
+``netplatform serve``. It listens on three loopback addresses (127.0.0.1, 127.0.0.2, 127.0.0.3)
+so that clusters reach it under different fqdns (``localhost`` and those addresses) and each
+cluster keeps its own fqdn and agent names.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +15,7 @@ from typing import Any
 import httpx
 import pytest
 
-from ..conftest import ServiceStarter
+from ..conftest import RunningService, ServiceStarter
 
 NS_ROOT = "org.example.bus"
 BUS_NAME = "lab1"
@@ -30,6 +37,20 @@ def bus(start_service: ServiceStarter) -> Iterator[httpx.Client]:
     service = start_service("bus")
     with service.client() as client:
         yield client
+
+
+ROUTER_ALIASES = ("127.0.0.2", "127.0.0.3")  # loopback addresses the router answers on too
+
+
+@pytest.fixture
+def router(start_service: ServiceStarter) -> RunningService:
+    """A message router on this test's settings and database."""
+    return start_service("router", also_on=ROUTER_ALIASES)
+
+
+def at_router(router: RunningService) -> dict[str, Any]:
+    """The cluster fields that point a cluster at the router (give it an fqdn that resolves)."""
+    return {"topicProtocol": "http", "topicPort": str(router.server.port)}
 
 
 @pytest.fixture

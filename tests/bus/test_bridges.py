@@ -8,8 +8,8 @@ from typing import Any
 import httpx
 import pytest
 
-from ..conftest import ServiceStarter, SettingsFactory
-from .conftest import BUS_SETTINGS, api_error, ok, site
+from ..conftest import RunningService, ServiceStarter, SettingsFactory
+from .conftest import BUS_SETTINGS, ROUTER_ALIASES, api_error, at_router, ok, site
 
 NS = "org.example.bus.lab1"
 
@@ -36,15 +36,20 @@ def agents(bus: httpx.Client) -> dict[str, list[str]]:
 
 
 @pytest.fixture
-def sites(start_service: ServiceStarter, make_settings: SettingsFactory) -> httpx.Client:
-    service = start_service(
-        "bus", make_settings(bus_max_topics_per_bridge=2, bus_central_cname="mr.central.cname")
-    )
+def router(start_service: ServiceStarter, make_settings: SettingsFactory) -> RunningService:
+    """One router on the bus controller's settings; the clusters reach it under different names."""
+    settings = make_settings(bus_max_topics_per_bridge=2, bus_central_cname="mr.central.cname")
+    return start_service("router", settings, also_on=ROUTER_ALIASES)
+
+
+@pytest.fixture
+def sites(start_service: ServiceStarter, router: RunningService) -> httpx.Client:
+    service = start_service("bus", router.settings)
     bus = service.client()
     ok(bus.put("/bus", json=BUS_SETTINGS))
-    site(bus, "central-1", "central", "mr.central")
-    site(bus, "edge-1", "edge", "mr.edge1")
-    site(bus, "edge-2", "edge", "mr.edge2")
+    site(bus, "central-1", "central", "localhost", **at_router(router))
+    site(bus, "edge-1", "edge", "127.0.0.2", **at_router(router))
+    site(bus, "edge-2", "edge", "127.0.0.3", **at_router(router))
     return bus
 
 
@@ -52,7 +57,7 @@ def test_edge_to_central_is_the_default_with_central_and_edge_clients(sites: htt
     created = make_topic(sites, "alarms", None, [("edge-1", ["pub"]), ("central-1", ["sub"])])
     assert created["replicationCase"] == "REPLICATION_EDGE_TO_CENTRAL"
     assert created["status"] == "VALID"
-    assert agents(sites) == {"mr.edge1-To-mr.central": [f"{NS}.alarms"]}
+    assert agents(sites) == {"127.0.0.2-To-localhost": [f"{NS}.alarms"]}
 
 
 def test_edge_to_central_to_global(sites: httpx.Client) -> None:
@@ -62,10 +67,13 @@ def test_edge_to_central_to_global(sites: httpx.Client) -> None:
         "REPLICATION_EDGE_TO_CENTRAL_TO_GLOBAL",
         [("edge-1", ["pub"]), ("edge-2", ["pub"]), ("central-1", ["sub"])],
     )
-    assert created["status"] == "VALID"
+    # The N -> G bridge's messages go to G's router, and no cluster is registered at G.
+    assert created["status"] == "INVALID"
+    assert "no message-router cluster with fqdn global.host.not.set" in created["statusReason"]
+    assert all(client["status"] == "VALID" for client in created["clients"])
     assert agents(sites) == {
-        "mr.edge1-To-mr.central": [f"{NS}.alarms"],
-        "mr.edge2-To-mr.central": [f"{NS}.alarms"],
+        "127.0.0.2-To-localhost": [f"{NS}.alarms"],
+        "127.0.0.3-To-localhost": [f"{NS}.alarms"],
         "mr.central.cname-To-global.host.not.set": [f"{NS}.alarms"],
     }
 
@@ -78,7 +86,7 @@ def test_central_to_global_and_global_to_fqdn(sites: httpx.Client) -> None:
     ok(sites.post("/topics", json=body))
     assert agents(sites) == {
         "mr.central.cname-To-global.host.not.set": [f"{NS}.up"],
-        "mr.global.example-To-mr.central": [f"{NS}.down"],
+        "mr.global.example-To-localhost": [f"{NS}.down"],
     }
 
 
@@ -92,11 +100,13 @@ def test_view_only_clients_and_none_case_make_no_bridges(sites: httpx.Client) ->
     ]
 
 
-def test_topic_without_or_with_two_central_locations_is_invalid(sites: httpx.Client) -> None:
+def test_topic_without_or_with_two_central_locations_is_invalid(
+    sites: httpx.Client, router: RunningService
+) -> None:
     no_central = make_topic(sites, "lost", "REPLICATION_EDGE_TO_CENTRAL", [("edge-1", ["pub"])])
     assert no_central["status"] == "INVALID"
     assert "no central location" in no_central["statusReason"]
-    site(sites, "central-2", "central", "mr.central2")
+    site(sites, "central-2", "central", "127.0.0.1", **at_router(router))
     two = make_topic(
         sites, "split", "REPLICATION_EDGE_TO_CENTRAL", [("central-1", ["sub"]), ("central-2", ["pub"])]
     )
@@ -123,16 +133,16 @@ def test_agents_overflow_and_topics_leave_with_their_clients(sites: httpx.Client
         for name in ("t1", "t2", "t3")
     ]
     assert agents(sites) == {
-        "mr.edge1-To-mr.central": [f"{NS}.t1", f"{NS}.t2"],
-        "mr.edge1-To-mr.central_1": [f"{NS}.t3"],
+        "127.0.0.2-To-localhost": [f"{NS}.t1", f"{NS}.t2"],
+        "127.0.0.2-To-localhost_1": [f"{NS}.t3"],
     }
     edge_client = created[0]["clients"][0]["mrClientId"]
     ok(sites.delete(f"/mr_clients/{edge_client}"), 204)
     ok(sites.delete(f"/topics/{NS}.t3"), 204)
-    assert agents(sites) == {"mr.edge1-To-mr.central": [f"{NS}.t2"], "mr.edge1-To-mr.central_1": []}
+    assert agents(sites) == {"127.0.0.2-To-localhost": [f"{NS}.t2"], "127.0.0.2-To-localhost_1": []}
     ok(sites.put(f"/topics/{NS}.t2", json={"replicationCase": "REPLICATION_CENTRAL_TO_EDGE"}))
-    assert agents(sites)["mr.central-To-mr.edge1"] == [f"{NS}.t2"]
-    assert agents(sites)["mr.edge1-To-mr.central"] == []
+    assert agents(sites)["localhost-To-127.0.0.2"] == [f"{NS}.t2"]
+    assert agents(sites)["127.0.0.2-To-localhost"] == []
 
 
 def test_bridge_reports(sites: httpx.Client) -> None:
@@ -142,22 +152,22 @@ def test_bridge_reports(sites: httpx.Client) -> None:
         {"brSource": "all", "brTarget": "all", "mmAgentName": "n/a", "topicCount": 2}
     ]
     one = {
-        "brSource": "mr.edge1",
-        "brTarget": "mr.central",
-        "mmAgentName": "mr.edge1-To-mr.central",
+        "brSource": "127.0.0.2",
+        "brTarget": "localhost",
+        "mmAgentName": "127.0.0.2-To-localhost",
         "topicCount": 2,
     }
-    assert ok(sites.get("/bridge", params={"mmagent": "mr.edge1-To-mr.central"})) == [one]
-    assert ok(sites.get("/bridge", params={"source": "mr.edge1", "target": "mr.central"})) == [one]
-    detail = ok(sites.get("/bridge", params={"source": "mr.edge1", "target": "mr.central", "detail": "true"}))
-    assert detail["mmName"] == "mr.edge1-To-mr.central"
-    assert detail["sourceCluster"] == "mr.edge1" and detail["targetCluster"] == "mr.central"
+    assert ok(sites.get("/bridge", params={"mmagent": "127.0.0.2-To-localhost"})) == [one]
+    assert ok(sites.get("/bridge", params={"source": "127.0.0.2", "target": "localhost"})) == [one]
+    detail = ok(sites.get("/bridge", params={"source": "127.0.0.2", "target": "localhost", "detail": "true"}))
+    assert detail["mmName"] == "127.0.0.2-To-localhost"
+    assert detail["sourceCluster"] == "127.0.0.2" and detail["targetCluster"] == "localhost"
     assert detail["topics"] == [f"{NS}.alarms", f"{NS}.faults"]
     assert detail["topicCount"] == 2
     assert detail["status"] == "VALID"
     message = json.loads(detail["whitelistUpdateJSON"])
     assert message["updateWhiteList"] == {
-        "name": "mr.edge1-To-mr.central",
+        "name": "127.0.0.2-To-localhost",
         "whitelist": f"{NS}.alarms,{NS}.faults",
     }
     assert 0 <= int(message["messageID"]) <= 99999
@@ -165,13 +175,13 @@ def test_bridge_reports(sites: httpx.Client) -> None:
         api_error(sites.get("/bridge", params={"mmagent": "nope"}), 404)["message"]
         == "Requested object not found"
     )
-    only_source = api_error(sites.get("/bridge", params={"source": "mr.edge1"}), 400)
+    only_source = api_error(sites.get("/bridge", params={"source": "127.0.0.2"}), 400)
     assert only_source["message"] == "Either both source and target or neither must be provided"
 
 
 def test_bridge_edits(sites: httpx.Client) -> None:
     make_topic(sites, "alarms", None, [("edge-1", ["pub"]), ("central-1", ["sub"])])
-    name = "mr.edge1-To-mr.central"
+    name = "127.0.0.2-To-localhost"
     assert api_error(sites.put("/bridge", json={}), 400)["message"] == "mmagent is required for PUT"
     api_error(sites.put("/bridge", params={"mmagent": "nope"}, json={"mmName": "nope"}), 404)
     mismatch = api_error(

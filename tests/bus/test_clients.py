@@ -7,14 +7,15 @@ from typing import Any
 import httpx
 import pytest
 
-from .conftest import api_error, ok, site
+from ..conftest import RunningService
+from .conftest import api_error, at_router, ok, site
 
 FQTN = "org.example.bus.lab1.alarms"
 
 
 @pytest.fixture
-def with_topic(ready_bus: httpx.Client) -> httpx.Client:
-    site(ready_bus, "dc-central-1", "central", "mr-central.example")
+def with_topic(ready_bus: httpx.Client, router: RunningService) -> httpx.Client:
+    site(ready_bus, "dc-central-1", "central", "localhost", **at_router(router))
     ok(ready_bus.post("/topics", json={"topicName": "alarms", "topicDescription": "d", "owner": "noc"}))
     return ready_bus
 
@@ -58,19 +59,23 @@ def test_client_at_a_site_without_cluster_or_unknown_topic(with_topic: httpx.Cli
     }
 
 
-def test_client_gets_the_topic_url_of_its_local_cluster(with_topic: httpx.Client) -> None:
+def test_client_gets_the_topic_url_of_its_local_cluster(
+    with_topic: httpx.Client, router: RunningService
+) -> None:
     created = ok(with_topic.post("/mr_clients/", json=client_body(clientIdentity="alice", mrClientId="7")))
     assert created["status"] == "VALID"
-    assert created["topicURL"] == f"https://mr-central.example:3905/events/{FQTN}"
+    assert created["topicURL"] == f"http://localhost:{router.server.port}/events/{FQTN}"
     assert created["mrClientId"] != "7"
     assert ok(with_topic.get(f"/mr_clients/{created['mrClientId']}")) == created
     assert ok(with_topic.get(f"/topics/{FQTN}"))["clients"] == [created]
 
 
-def test_client_is_staged_until_its_site_location_exists(with_topic: httpx.Client) -> None:
+def test_client_is_staged_until_its_site_location_exists(
+    with_topic: httpx.Client, router: RunningService
+) -> None:
     ok(
         with_topic.post(
-            "/mr_clusters", json={"svcLocationName": "edge-2", "fqdn": "mr-edge2", "topicPort": "443"}
+            "/mr_clusters", json={"svcLocationName": "edge-2", "fqdn": "127.0.0.2", **at_router(router)}
         )
     )
     staged = ok(with_topic.post("/mr_clients", json=client_body(svcLocationName="edge-2")))
@@ -80,7 +85,7 @@ def test_client_is_staged_until_its_site_location_exists(with_topic: httpx.Clien
     ok(with_topic.post("/svcLocations", json={"svcLocationName": "edge-2", "svcLayer": "edge"}))
     valid = ok(with_topic.get(f"/mr_clients/{staged['mrClientId']}"))
     assert valid["status"] == "VALID"
-    assert valid["topicURL"] == f"https://mr-edge2:443/events/{FQTN}"
+    assert valid["topicURL"] == f"http://127.0.0.2:{router.server.port}/events/{FQTN}"
     assert "statusReason" not in valid
     ok(with_topic.delete("/mr_clusters/edge-2"), 204)
     assert ok(with_topic.get(f"/mr_clients/{staged['mrClientId']}"))["status"] == "STAGED"

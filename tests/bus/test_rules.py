@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from netplatform.bus.bridges import Topology, place_topic, plan_bridges, split_agent
-from netplatform.bus.fqtn import Naming, build_fqtn, default_roles, resolve_style
+from netplatform.bus.bridge_plans import Topology, place_topic, plan_bridges, split_agent
+from netplatform.bus.fqtn import Naming, build_fqtn, resolve_style
 from netplatform.bus.replication import default_case
+from netplatform.bus.roles import default_roles
 from netplatform.bus.schemas import MirrorMaker, MrClient, MrCluster, SvcLocation
 
 NAMING = Naming("org.example.bus", "lab1", "4411", "FQTN_LEGACY_FORMAT")

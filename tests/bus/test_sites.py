@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import httpx
 
-from .conftest import api_error, ok
+from ..conftest import ServiceStarter
+from .conftest import BUS_SETTINGS, api_error, ok
 
 
 def test_location_lifecycle(bus: httpx.Client) -> None:
@@ -52,7 +53,14 @@ def test_location_errors(bus: httpx.Client) -> None:
 def test_node_lifecycle(bus: httpx.Client) -> None:
     node = {"svcLocationName": "dc-central-1", "fqdn": "dr1.example", "hostName": "dr1", "version": "3"}
     created = ok(bus.post("/dr_nodes", json=node))
-    assert created == {**node, "status": "VALID", "lastMod": created["lastMod"]}
+    # Stored as the reference does, but not VALID: nobody could confirm such a node exists.
+    assert created == {
+        **node,
+        "status": "INVALID",
+        "statusReason": "cannot ask the distribution service about its nodes: "
+        "drProvUrl is not set in the bus settings",
+        "lastMod": created["lastMod"],
+    }
     assert ok(bus.get("/dr_nodes")) == [created]
     replaced = ok(bus.put("/dr_nodes/dr1.example", json={"svcLocationName": "edge-2", "fqdn": "other"}))
     assert replaced["fqdn"] == "dr1.example"
@@ -109,3 +117,35 @@ def test_cluster_errors(bus: httpx.Client) -> None:
     assert api_error(bus.put("/mr_clusters/a", json={"fqdn": "g"}), 400)["fields"] == "svcLocationName"
     api_error(bus.put("/mr_clusters/b", json={"svcLocationName": "b", "fqdn": "g"}), 404)
     api_error(bus.delete("/mr_clusters/b"), 404)
+
+
+def test_a_node_is_valid_only_while_the_distribution_service_has_it_up_at_its_site(
+    ready_bus: httpx.Client, start_service: ServiceStarter
+) -> None:
+    distribution = start_service("distribution")
+    assert ready_bus.put("/bus", json={**BUS_SETTINGS, "drProvUrl": distribution.url}).status_code == 200
+    with distribution.client() as dist:
+        [live] = dist.get("/internal/nodes").json()
+    assert live["up"] is True
+
+    here = ok(ready_bus.post("/dr_nodes", json={"svcLocationName": live["site"], "fqdn": live["fqdn"]}))
+    assert here["status"] == "VALID" and "statusReason" not in here
+    assert ok(ready_bus.get(f"/dr_nodes/{live['fqdn']}")) == here
+
+    moved = ok(ready_bus.put(f"/dr_nodes/{live['fqdn']}", json={"svcLocationName": "elsewhere"}))
+    assert moved["status"] == "INVALID"
+    assert (
+        moved["statusReason"]
+        == f"node {live['name']} at {live['url']} is at site {live['site']}, not elsewhere"
+    )
+
+    unknown = ok(
+        ready_bus.post("/dr_nodes", json={"svcLocationName": live["site"], "fqdn": "dr9.example:8443"})
+    )
+    assert unknown["status"] == "INVALID"
+    assert (
+        unknown["statusReason"]
+        == "no file-distribution node with URL host:port dr9.example:8443 has registered"
+    )
+    statuses = {node["fqdn"]: node["status"] for node in ok(ready_bus.get("/dr_nodes"))}
+    assert statuses == {live["fqdn"]: "INVALID", "dr9.example:8443": "INVALID"}

@@ -7,8 +7,8 @@ from typing import Any
 import httpx
 import pytest
 
-from ..conftest import ServiceStarter, SettingsFactory
-from .conftest import BUS_SETTINGS, api_error, ok, site
+from ..conftest import RunningService, ServiceStarter, SettingsFactory
+from .conftest import BUS_SETTINGS, api_error, at_router, ok, site
 
 TOPIC = {"topicName": "alarms", "topicDescription": "alarm stream", "owner": "noc"}
 
@@ -129,8 +129,10 @@ def test_existing_topic_conflicts_unless_use_existing(ready_bus: httpx.Client) -
     api_error(ready_bus.post("/topics", params={"useExisting": "no"}, json=topic()), 409)
 
 
-def test_body_clients_become_mr_clients_matched_to_their_cluster(ready_bus: httpx.Client) -> None:
-    site(ready_bus, "dc-central-1", "central", "mr-central.example")
+def test_body_clients_become_mr_clients_matched_to_their_cluster(
+    ready_bus: httpx.Client, router: RunningService
+) -> None:
+    site(ready_bus, "dc-central-1", "central", "localhost", **at_router(router))
     clients = [
         {
             "svcLocationName": "dc-central-1",
@@ -146,7 +148,7 @@ def test_body_clients_become_mr_clients_matched_to_their_cluster(ready_bus: http
     ]
     created = ok(ready_bus.post("/topics", json=topic(clients=clients)))
     first, second = created["clients"]
-    assert first["topicURL"] == "https://mr-central.example:3905/events/org.example.bus.lab1.alarms"
+    assert first["topicURL"] == f"http://localhost:{router.server.port}/events/org.example.bus.lab1.alarms"
     assert first["status"] == "VALID"
     assert first["fqtn"] == "org.example.bus.lab1.alarms"
     assert second["clientIdentity"] == "alice@example"

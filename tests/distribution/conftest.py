@@ -59,3 +59,13 @@ def service(start_service: ServiceStarter, delivery_settings: Settings) -> Runni
 def client(service: RunningService) -> Iterator[httpx.Client]:
     with service.client() as http:
         yield http
+
+
+@pytest.fixture
+def start_tuned(start_service: ServiceStarter, delivery_settings: Settings) -> Callable[..., str]:
+    """Start the service with some settings changed (``delivery_privileged_reoffer_s=0.5``); its URL."""
+
+    def start(**tuning: Any) -> str:
+        return start_service("distribution", delivery_settings.model_copy(update=tuning)).url
+
+    return start

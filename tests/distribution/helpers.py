@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import copy
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Generator
 from typing import Any
 
 import httpx
+
+from netplatform.web.auth import basic_header
 
 FEED_TYPE = "application/vnd.bus-dr.feed"
 SUB_TYPE = "application/vnd.bus-dr.subscription"
@@ -121,3 +123,25 @@ def wait_until(condition: Callable[[], bool], timeout: float = 20) -> None:
         if time.monotonic() > deadline:
             raise TimeoutError("condition not reached")
         time.sleep(0.05)
+
+
+class PublisherAuth(httpx.Auth):
+    """Basic credentials that follow a publish redirected to another node (ingress routes).
+
+    httpx, like curl without ``--location-trusted``, drops ``Authorization`` when a redirect
+    leaves the origin; a publisher sends its credentials to the node it was sent to, as the
+    reference's publishers do (``curl --location-trusted``).
+    """
+
+    requires_request_body = True
+
+    def __init__(self, user: str, password: str) -> None:
+        self.value = basic_header(user, password)
+
+    def auth_flow(self, request: httpx.Request) -> Generator[httpx.Request, httpx.Response, None]:
+        request.headers["Authorization"] = self.value
+        response = yield request
+        if response.status_code == 401 and response.history:
+            redirected = response.request
+            redirected.headers["Authorization"] = self.value
+            yield redirected

@@ -1,7 +1,9 @@
-"""Two `netplatform serve` processes over one database and one data directory behave as one.
+"""Two `netplatform serve` processes over one database, each with its own data directory, behave as one.
 
 With NETPLATFORM_TEST_DATABASE_URL set this is the PostgreSQL scale-out deployment; without
-it the two processes share the embedded SQLite file, which must hold up just the same.
+it the two processes share one SQLite file (named by NETPLATFORM_DATABASE_URL, outside both
+data directories), which must hold up just the same. No directory is shared: each node keeps
+the files published to it in its own spool and delivers them itself (spec 1.3).
 """
 
 from __future__ import annotations
@@ -29,20 +31,24 @@ def start_instance(
     ports = {service: free_port() for service in SERVICES}
     env = {
         **{f"NETPLATFORM_{service.upper()}_PORT": str(port) for service, port in ports.items()},
-        "NETPLATFORM_DATA_DIR": str(tmp_path / "shared-data"),
+        "NETPLATFORM_DATA_DIR": str(tmp_path / f"{name}-data"),
+        "NETPLATFORM_DATABASE_URL": database_url or f"sqlite:///{tmp_path / 'shared.db'}",
         "NETPLATFORM_USERS": "admin:admin",
         "NETPLATFORM_INSTANCE_NAME": name,
         "NETPLATFORM_DELIVERY_CA_BUNDLE": str(tls.ca_bundle),
         "NETPLATFORM_ACCESS_LOG": "false",
         **{f"NETPLATFORM_{key.upper()}": str(value) for key, value in FAST_DELIVERY.items()},
     }
-    if database_url:
-        env["NETPLATFORM_DATABASE_URL"] = database_url
     args = [arg for service in SERVICES for arg in ("--only", service)]
     process = ServeProcess(env, args, log_path=tmp_path / f"{name}.log").start(
         wait_ports=list(ports.values())
     )
     return process, {service: f"http://127.0.0.1:{port}" for service, port in ports.items()}
+
+
+def spooled_files(data_dir: Path) -> list[Path]:
+    blobs = data_dir / "blobs"
+    return [path for path in blobs.rglob("*") if path.is_file()] if blobs.exists() else []
 
 
 def client(url: str) -> httpx.Client:
@@ -95,6 +101,8 @@ def test_two_instances_over_one_store_act_as_one(
         assert max(counts.values()) == 1, counts.most_common(3)
         for request in delivered:
             assert request.body == request.path.rsplit("/", 1)[1].encode()
+        for name in ("node-a", "node-b"):  # each node removed what it delivered from its own spool
+            assert spooled_files(tmp_path / f"{name}-data") == [], name
     finally:
         assert first.stop() == 0, first.log()
         assert second.stop() == 0, second.log()

@@ -261,3 +261,28 @@ def test_a_refused_template_stores_none_of_its_entities(client: httpx.Client) ->
     response = client.post(f"{API}/policytypes", json=uses_it)
     assert response.status_code == 406
     assert error_of(response) == 'item "data type" value "test.datatypes.Kept:0.0.0" INVALID, not found'
+
+
+def test_targets_and_triggers_are_kept_and_returned(client: httpx.Client) -> None:
+    """Spec 2.4: a policy type's targets (and triggers) are returned on GET."""
+    template = policy_type_template()
+    template["policy_types"][SAMPLE]["targets"] = ["tosca.nodes.Compute", "example.groups.Edge"]
+    template["policy_types"][SAMPLE]["triggers"] = {"overload": {"event": "cpu.high"}}
+    posted = client.post(f"{API}/policytypes", json=template)
+    assert posted.status_code == 200, posted.text
+    assert posted.json()["policy_types"][SAMPLE]["targets"] == ["tosca.nodes.Compute", "example.groups.Edge"]
+    stored = client.get(f"{API}/policytypes/{SAMPLE}/versions/1.0.0").json()["policy_types"][SAMPLE]
+    assert stored["targets"] == ["tosca.nodes.Compute", "example.groups.Edge"]
+    assert stored["triggers"] == {"overload": {"event": "cpu.high"}}
+    listed = client.get(f"{API}/policytypes", headers={"Accept": "application/yaml"})
+    assert "tosca.nodes.Compute" in listed.text
+
+
+def test_targets_must_be_a_list_of_names(client: httpx.Client) -> None:
+    template = policy_type_template()
+    template["policy_types"][SAMPLE]["targets"] = "tosca.nodes.Compute"
+    response = client.post(f"{API}/policytypes", json=template)
+    assert response.status_code == 400
+    assert "is not a list" in error_of(response)
+    template["policy_types"][SAMPLE]["targets"] = ["not a name!"]
+    assert client.post(f"{API}/policytypes", json=template).status_code == 400

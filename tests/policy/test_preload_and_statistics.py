@@ -8,8 +8,8 @@ import threading
 import httpx
 
 from netplatform.policy.catalog import Catalog
+from netplatform.policy.policy_store import PolicyStore
 from netplatform.policy.preload import load_catalog
-from netplatform.policy.repository import PolicyStore
 from netplatform.policy.statistics import Statistics
 from netplatform.settings import Settings
 from netplatform.store.db import database_for

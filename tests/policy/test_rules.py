@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from netplatform.policy.media import prefers_yaml
-from netplatform.policy.payload import MAX_DEPTH, RepeatedKeys, decode
+from netplatform.policy.media_types import prefers_yaml
+from netplatform.policy.request_bodies import MAX_DEPTH, RepeatedKeys, decode
 from netplatform.policy.statistics import counters_for
 from netplatform.policy.versions import check_name, check_selector, check_version, sort_key
 from netplatform.web.errors import BadRequest, UnsupportedMediaType

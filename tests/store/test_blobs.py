@@ -74,3 +74,13 @@ def test_streamed_put_batches_small_chunks_into_few_writes(
     ref = asyncio.run(BlobStore(tmp_path).put_stream(chunks()))
     assert ref.size == 4 * 1024 * 1024
     assert writes == [1024 * 1024] * 4
+
+
+def test_an_opened_blob_keeps_its_bytes_after_delete(tmp_path: Path) -> None:
+    store = BlobStore(tmp_path)
+    ref = store.put_file(io.BytesIO(b"kept"))
+    with store.open(ref.name) as opened:
+        store.delete(ref.name)
+        assert opened.read() == b"kept"
+    with pytest.raises(FileNotFoundError):
+        store.open(ref.name)

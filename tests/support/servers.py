@@ -10,7 +10,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -29,9 +29,14 @@ def free_port() -> int:
 class LiveServer:
     """An ASGI app served by uvicorn on 127.0.0.1 with a port the OS picked."""
 
-    def __init__(self, app: Any, *, ssl: Mapping[str, str] | None = None) -> None:
+    def __init__(
+        self, app: Any, *, ssl: Mapping[str, str] | None = None, also_on: Sequence[str] = ()
+    ) -> None:
         self.sock = bind_socket("127.0.0.1", 0)
         self.port = int(self.sock.getsockname()[1])
+        # Further loopback addresses (127.0.0.2, ...) on the same port: one server that clients
+        # reach under several host names without any /etc/hosts entry.
+        self.extra_socks = [bind_socket(address, self.port) for address in also_on]
         scheme = "https" if ssl else "http"
         self.url = f"{scheme}://127.0.0.1:{self.port}"
         config = uvicorn.Config(
@@ -43,7 +48,7 @@ class LiveServer:
 
     def _run(self) -> None:
         try:
-            asyncio.run(self.server.serve(sockets=[self.sock]))
+            asyncio.run(self.server.serve(sockets=[self.sock, *self.extra_socks]))
         except BaseException as error:
             self.error = error
 
@@ -61,7 +66,8 @@ class LiveServer:
     def stop(self) -> None:
         self.server.should_exit = True
         self.thread.join(timeout=60)
-        self.sock.close()
+        for sock in (self.sock, *self.extra_socks):
+            sock.close()
 
     def __enter__(self) -> LiveServer:
         return self.start()

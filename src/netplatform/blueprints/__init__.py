@@ -1,5 +1,5 @@
 """Blueprint catalog (spec 4.1, "the service"): CBA archives, model types, dictionaries, configs."""
 
-from .api import create_app
+from .app import create_app
 
 __all__ = ["create_app"]

@@ -6,12 +6,20 @@ disagree: tags, group, description, data type and entry schema are copied from t
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
+from sqlalchemy.orm import Session
+
 from ..clock import utc_now
+from ..store.db import Database
+from ..store.retry import write_with_retry
 from ..web.errors import BadRequest
+from .errors import resource_not_found
 from .names import bounded_text, checked_name
-from .repository import DictionaryRecord
+from .repository import dictionaries as stored
+from .repository.dictionaries import DictionaryRecord
+from .schemas import ResourceDictionaryIn
 from .tosca import ResourceDefinition, lenient_parse
 
 SOURCE_MAPPING: dict[str, str] = {
@@ -44,7 +52,8 @@ def dictionary_record(
         raise BadRequest(f"definition.property.type is missing for resource dictionary ({name})")
     if not prop.description:
         raise BadRequest(f"definition.property.description is missing for resource dictionary ({name})")
-    if not definition.tags or not definition.tags.strip():
+    tags = definition.tags
+    if not tags or not tags.strip():
         raise BadRequest(f"definition.tags is missing for resource dictionary ({name})")
     definition = definition.model_copy(update={"updated_by": updated_by, "name": definition.name or name})
     return DictionaryRecord(
@@ -54,7 +63,7 @@ def dictionary_record(
         group=checked_name("resource dictionary group", definition.group),
         definition=definition.dump(),
         description=prop.description,
-        tags=bounded_text("resource dictionary tags", definition.tags),
+        tags=bounded_text("resource dictionary tags", tags),
         creation_date=utc_now(),
         updated_by=bounded_text("updatedBy", updated_by, 255),
     )
@@ -65,3 +74,61 @@ def dictionary_from_definition(definition: ResourceDefinition) -> DictionaryReco
     if not definition.tags or not definition.tags.strip():
         definition = definition.model_copy(update={"tags": f"{definition.name}, {definition.updated_by}"})
     return dictionary_record(definition.name, definition.updated_by, definition)
+
+
+class Dictionaries:
+    """Resource dictionaries stored, found and deleted, each call one transaction."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    def save(self, body: ResourceDictionaryIn) -> DictionaryRecord:
+        """``POST /dictionary``: create or replace, built from the body's definition."""
+        if body.definition is None:
+            raise BadRequest(f"definition is missing for resource dictionary ({body.name})")
+        record = dictionary_record(body.name, body.updatedBy, body.definition)
+        self.save_all([record])
+        return record
+
+    def save_definition(self, definition: ResourceDefinition) -> DictionaryRecord:
+        """``POST /dictionary/definition``: create or replace the dictionary the definition names."""
+        record = dictionary_from_definition(definition)
+        self.save_all([record])
+        return record
+
+    def save_all(self, records: Sequence[DictionaryRecord]) -> None:
+        """Create or replace every record, in one transaction."""
+
+        def work(session: Session) -> None:
+            for record in records:
+                stored.save_dictionary(session, record)
+
+        write_with_retry(self.db, work)
+
+    def by_name(self, name: str) -> DictionaryRecord:
+        with self.db.read() as session:
+            record = stored.find_dictionary(session, name)
+        if record is None:
+            raise resource_not_found(f"couldn't get resource dictionary for name ({name})")
+        return record
+
+    def named(self, names: Sequence[str]) -> list[DictionaryRecord]:
+        """The dictionaries of those names that exist; an empty list of names is a 400."""
+        if not names:
+            raise BadRequest("No Search Information provide")
+        with self.db.read() as session:
+            return stored.dictionaries_named(session, names)
+
+    def with_tag_text(self, text: str) -> list[DictionaryRecord]:
+        with self.db.read() as session:
+            return stored.dictionaries_with_tag_text(session, text)
+
+    def groups(self) -> list[str]:
+        """Every dictionary group in use."""
+        with self.db.read() as session:
+            return stored.dictionary_groups(session)
+
+    def delete(self, name: str) -> None:
+        """Delete the dictionary (nothing happens when there is none)."""
+        with self.db.write() as session:
+            stored.delete_dictionary(session, name)

@@ -19,7 +19,8 @@ from ..web.errors import BadRequest
 from .cba import RESOURCE_DEFINITIONS_PATH, TYPE_SECTIONS, Cba
 from .dictionaries import SOURCE_MAPPING
 from .errors import sub_error
-from .repository import DictionaryRecord, ModelTypeRecord
+from .repository.dictionaries import DictionaryRecord
+from .repository.model_types import ModelTypeRecord
 from .tosca import (
     DYNAMIC_DATA_ROOT,
     LIST_TYPE,

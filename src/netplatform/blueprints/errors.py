@@ -12,11 +12,9 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from ..clock import utc_now, wire_time
-from ..web.errors import ApiError, BadRequest, NotFound
+from ..web.errors import ApiError, NotFound
 
 DESIGNER_DOMAIN = "platform.blueprints.designer.api"
-CONFIGS_DOMAIN = "platform.blueprints.configs.api"
-RESOURCE_DOMAIN = "platform.blueprints.resource.api"
 
 RESOURCE_NOT_FOUND = "RESOURCE_NOT_FOUND"
 REQUEST_NOT_FOUND = "REQUEST_NOT_FOUND"
@@ -48,6 +46,18 @@ ACTIONS = {
 }
 
 
+ERROR_DESCRIPTIONS = {
+    400: "Malformed input (INVALID_REQUEST_FORMAT)",
+    404: "No such resource (RESOURCE_NOT_FOUND)",
+    406: "The stored content cannot be rendered in the requested format",
+    409: "More than one record matches (DUPLICATE_DATA)",
+    413: "Archive or body too large",
+    415: "Not multipart/form-data (INVALID_FILE_EXTENSION)",
+    503: "The archive failed enrichment or validation (IO_FILE_INTERRUPT)",
+}
+"""How the OpenAPI document words each error status a route names (the service's ``error_descriptions``)."""
+
+
 class SubError(BaseModel):
     domainId: str
     message: str
@@ -71,10 +81,6 @@ def sub_error(message: str, cause: str, domain: str = DESIGNER_DOMAIN) -> dict[s
 def resource_not_found(cause: str) -> NotFound:
     """An unknown resource (as opposed to an unknown path)."""
     return NotFound(cause, code=RESOURCE_NOT_FOUND)
-
-
-def invalid_request(cause: str, *sub_errors: dict[str, str]) -> BadRequest:
-    return BadRequest(cause, extra={"subErrors": list(sub_errors)})
 
 
 def render_error(request: Request, error: ApiError) -> Response:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import re
 import xml.etree.ElementTree as ET
+from dataclasses import dataclass
 from typing import Any
 
 from ..web.errors import BadRequest, NotAcceptable
@@ -22,6 +23,14 @@ FORMAT_WORDS = (*SUPPORTED, "json", "xml")
 """What ``format`` may say, in any case."""
 XML_ROOT = "root"
 _XML_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9._-]*$")
+
+
+@dataclass(frozen=True)
+class FormattedText:
+    """Stored text as a client asked for it, and the media type to answer it as."""
+
+    text: str
+    media_type: str
 
 
 def media_type_of(format_: str) -> str:

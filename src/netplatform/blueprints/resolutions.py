@@ -1,28 +1,15 @@
 """Where resolution results belong, and the reference's rules for asking after them.
 
-A result is keyed by blueprint (name, version), artifact, and either a resolution key or a
-resource (type and id), never both; configuration snapshots by resource and status.
+A result (a resolved template, a resolved value) is keyed by blueprint (name, version),
+artifact, and either a resolution key or a resource (type and id), never both.
 """
 
 from __future__ import annotations
 
 from ..web.errors import BadRequest
 from .names import checked_name
-from .repository import ResolutionKey, ResourceQuery
-
-SNAPSHOT_STATUSES = ("RUNNING", "CANDIDATE")
-ANY_STATUS = "ANY"
-
-
-def snapshot_status(value: str, *, any_allowed: bool = False) -> str | None:
-    """The upper-cased status; None for ``ANY`` where that means every status."""
-    status = value.upper()
-    if any_allowed and status == ANY_STATUS:
-        return None
-    if status not in SNAPSHOT_STATUSES:
-        allowed = (*SNAPSHOT_STATUSES, ANY_STATUS) if any_allowed else SNAPSHOT_STATUSES
-        raise BadRequest(f"status ({value}) must be one of {', '.join(allowed)}")
-    return status
+from .repository.resolution_keys import ResolutionKey
+from .repository.resolved_resources import ResourceQuery
 
 
 def template_key(
@@ -100,3 +87,16 @@ def deletion_query(
             resource_id=resource_id,
         )
     raise BadRequest("Either use resolutionKey or resourceType + resourceId. Values cannot be blank")
+
+
+def named_value_query(
+    blueprint_name: str, blueprint_version: str, artifact_name: str, resolution_key: str, name: str
+) -> ResourceQuery:
+    """``GET /resources/resource``: the value of one name under one resolution key."""
+    return ResourceQuery(
+        blueprint_name,
+        blueprint_version,
+        artifact_name=artifact_name,
+        resolution_key=resolution_key,
+        name=name,
+    )

@@ -1,7 +1,8 @@
 """The catalog's tables. Every name starts with ``blueprints_`` so no other service can collide.
 
-Blueprint archives live in the blob store; ``blueprints_models`` holds their meta-data and the
-blob name, and ``blueprints_model_keywords`` the comma-separated items of the searchable fields,
+Blueprint archives live in the blob store (``blueprints_blob_chunks`` on PostgreSQL, files in
+the data directory on SQLite); ``blueprints_models`` holds their meta-data and the blob name,
+and ``blueprints_model_keywords`` the comma-separated items of the searchable fields,
 lower-cased, so a whole-keyword search is an index lookup rather than a scan. ``*_lower`` columns
 hold lower-cased tag text for case-insensitive substring search on both databases.
 """
@@ -21,6 +22,7 @@ from sqlalchemy import (
     UniqueConstraint,
 )
 
+from ..store.database_blobs import blob_chunks_table
 from ..store.db import new_metadata
 
 metadata = new_metadata()
@@ -167,3 +169,6 @@ resources = Table(
     Index("ix_blueprints_resources_by_key", "blueprint_name", "blueprint_version", "resolution_key"),
     Index("ix_blueprints_resources_by_resource", "blueprint_name", "resource_type", "resource_id"),
 )
+
+# The archives themselves on PostgreSQL (store/database_blobs.py); unused on SQLite.
+blob_chunks = blob_chunks_table("blueprints_blob_chunks", metadata)

@@ -9,7 +9,6 @@ the reference's shape: keys by their TOSCA names, null members left out.
 
 from __future__ import annotations
 
-from functools import cache
 from typing import Any, ClassVar, TypeVar
 
 from pydantic import (
@@ -358,9 +357,15 @@ def _parse(shape: type[Parsed], data: Any, where: str, *, strict: bool) -> Parse
         raise BadRequest(f"{where} is not a valid {name}: {describe_problems(error)}") from error
 
 
-@cache
-def _adapter(shape: Any) -> TypeAdapter[Any]:
-    return TypeAdapter(shape)
+_ADAPTERS: dict[type[Any], TypeAdapter[Any]] = {}
+
+
+def _adapter(shape: type[Parsed]) -> TypeAdapter[Parsed]:
+    """One adapter per shape, built on first use (building one compiles the model's validator)."""
+    adapter = _ADAPTERS.get(shape)
+    if adapter is None:
+        adapter = _ADAPTERS.setdefault(shape, TypeAdapter(shape))
+    return adapter
 
 
 def describe_problems(error: ValidationError) -> str:

@@ -1,5 +1,5 @@
 """Bus controller (spec 4.3): sites, clusters, topics, clients, bridges, distribution provisioning."""
 
-from .api import create_app
+from .app import create_app
 
 __all__ = ["create_app"]

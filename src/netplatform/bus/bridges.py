@@ -1,190 +1,240 @@
-"""Mirror bridges as arithmetic: which cluster pairs a topic needs, and which agent carries it.
+"""Mirror bridges in the database: recompute a topic's bridges; report and edit agents (reference 8).
 
-Nothing here touches the database; :mod:`.mirrors` loads the topology, asks these functions
-and stores the answer (reference section 8).
+Recomputing runs inside the caller's write transaction, which holds the bus lock
+(:func:`.repository.bus_settings.bus_settings` ``for_update``), so agents are never assigned
+twice; :class:`Bridges` is the service object of ``GET`` and ``PUT /bridge``. The arithmetic
+(which pairs, which agent) is :mod:`.bridge_plans`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+import json
+import random
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from .replication import is_view_only
-from .schemas import MirrorMaker, MrClient, MrCluster, ReplicationCase, Status, SvcLocation
+from sqlalchemy.orm import Session
 
-R = ReplicationCase
-Pair = tuple[str, str]
+from ..clock import wire_now
+from ..settings import Settings
+from ..store.db import Database
+from ..web.errors import BadRequest, NotFound
+from .bridge_plans import Topology, place_topic, plan_bridges, split_agent
+from .repository import rows
+from .repository.bus_settings import bus_settings
+from .repository.clients import clients_of_topic
+from .repository.mirror_makers import agents_holding, agents_of_pairs, save_mirror_maker
+from .schemas import BrTopic, MirrorMaker, Status, Topic
 
-_UP, _DOWN = "edge-to-central", "central-to-edge"
-
-# replicationCase -> (direction per edge location, pair at the central location)
-# In the central pair, N is the central cname, C the central cluster, G the global URL.
-_RULES: dict[str, tuple[str | None, tuple[str, str] | None]] = {
-    R.REPLICATION_EDGE_TO_CENTRAL.value: (_UP, None),
-    R.REPLICATION_EDGE_TO_CENTRAL_TO_GLOBAL.value: (_UP, ("N", "G")),
-    R.REPLICATION_CENTRAL_TO_EDGE.value: (_DOWN, None),
-    R.REPLICATION_GLOBAL_TO_CENTRAL_TO_EDGE.value: (_DOWN, ("G", "N")),
-    R.REPLICATION_CENTRAL_TO_GLOBAL.value: (None, ("N", "G")),
-    R.REPLICATION_GLOBAL_TO_CENTRAL.value: (None, ("G", "N")),
-    R.REPLICATION_EDGE_TO_FQDN.value: (_UP, None),
-    R.REPLICATION_FQDN_TO_EDGE.value: (_DOWN, None),
-    R.REPLICATION_EDGE_TO_FQDN_TO_GLOBAL.value: (_UP, ("C", "G")),
-    R.REPLICATION_GLOBAL_TO_FQDN_TO_EDGE.value: (_DOWN, ("G", "C")),
-    R.REPLICATION_FQDN_TO_GLOBAL.value: (None, ("C", "G")),
-    R.REPLICATION_GLOBAL_TO_FQDN.value: (None, ("G", "C")),
-}
+if TYPE_CHECKING:  # the provisioner reads the topology through this module
+    from .router_provisioning import RouterProvisioner
 
 
 @dataclass(frozen=True)
-class Topology:
-    """Where things are: site locations by name and message-router clusters."""
-
-    locations: Mapping[str, SvcLocation]
-    clusters: Sequence[MrCluster]
-    central_cname: str | None = None
-
-    def cluster_at(self, location: str) -> MrCluster | None:
-        return next((c for c in self.clusters if c.svcLocationName == location), None)
-
-    def groups(self) -> list[str]:
-        """Distinct replication groups ("" = clusters without one, which spans all clusters)."""
-        return list(dict.fromkeys(c.replicationGroup or "" for c in self.clusters))
-
-    def locations_in(self, group: str) -> set[str]:
-        return {
-            c.svcLocationName or "" for c in self.clusters if not group or (c.replicationGroup or "") == group
-        }
+class BridgeLimits:
+    max_topics: int
+    central_cname: str | None
 
 
-@dataclass
-class BridgePlan:
-    pairs: list[Pair] = field(default_factory=list)
-    problem: str | None = None
-
-    def add(self, pair: Pair) -> None:
-        if pair not in self.pairs:
-            self.pairs.append(pair)
+def limits_of(settings: Settings) -> BridgeLimits:
+    return BridgeLimits(settings.bus_max_topics_per_bridge, settings.bus_central_cname)
 
 
-def plan_bridges(
-    fqtn: str, case: str | None, global_url: str | None, clients: Sequence[MrClient], topology: Topology
-) -> BridgePlan:
-    """The (source, target) cluster pairs the topic needs; a problem makes the topic INVALID."""
-    plan = BridgePlan()
-    rule = _RULES.get(case or "")
-    if rule is None:
-        return plan
-    for group in topology.groups():
-        _plan_group(
-            plan, fqtn, rule, global_url or "", _replicating_places(clients, topology, group), topology
-        )
-    return plan
+def load_topology(session: Session, central_cname: str | None) -> Topology:
+    locations = {loc.svcLocationName or "": loc for loc in rows.list_all(session, rows.LOCATIONS)}
+    return Topology(locations, rows.list_all(session, rows.CLUSTERS), central_cname)
 
 
-def _replicating_places(clients: Sequence[MrClient], topology: Topology, group: str) -> list[str]:
-    in_group = topology.locations_in(group)
-    places = [
-        client.svcLocationName
-        for client in clients
-        if client.status == Status.VALID.value
-        and not is_view_only(client)
-        and client.svcLocationName in topology.locations
-        and client.svcLocationName in in_group
-    ]
-    return list(dict.fromkeys(place for place in places if place is not None))
+def load_agents(session: Session) -> dict[str, MirrorMaker]:
+    return {agent.mmName or "": agent for agent in rows.list_all(session, rows.MIRROR_MAKERS)}
 
 
-def _plan_group(
-    plan: BridgePlan,
-    fqtn: str,
-    rule: tuple[str | None, tuple[str, str] | None],
-    global_url: str,
-    places: list[str],
-    topology: Topology,
-) -> None:
-    if not places:
-        return
-    centrals = [place for place in places if topology.locations[place].central]
-    if not centrals:
-        plan.problem = f"no central location among the client locations of {fqtn}"
-        return
-    if len(centrals) > 1:
-        plan.problem = f"more than one central location among the clients of {fqtn}: {', '.join(centrals)}"
-        return
-    central_cluster = topology.cluster_at(centrals[0])
-    central = (central_cluster.fqdn if central_cluster else None) or ""
-    names = {"C": central, "N": topology.central_cname or central, "G": global_url}
-    direction, central_pair = rule
-    for place in places:
-        edge_cluster = topology.cluster_at(place)
-        if place == centrals[0] or edge_cluster is None or direction is None:
-            continue
-        edge = edge_cluster.fqdn or ""
-        plan.add((edge, central) if direction == _UP else (central, edge))
-    if central_pair is not None:
-        plan.add((names[central_pair[0]], names[central_pair[1]]))
+class BridgeBook:
+    """The agents of one transaction: changed in memory, written once by :meth:`save`."""
+
+    def __init__(self, session: Session, limits: BridgeLimits) -> None:
+        self.session = session
+        self.limits = limits
+        self.topology = load_topology(session, limits.central_cname)
+        self.agents: dict[str, MirrorMaker] = {}
+        self._stored: set[str] = set()
+        self._changed: set[str] = set()
+
+    def _take_in(self, agents: list[MirrorMaker]) -> None:
+        """Add agents read from the database (an agent already held keeps its in-memory state)."""
+        for agent in agents:
+            name = agent.mmName or ""
+            if name not in self.agents:
+                self.agents[name] = agent
+                self._stored.add(name)
+
+    def recompute(self, topic: Topic) -> None:
+        """Bring the agents in line with the topic's case and clients; set the topic's status."""
+        fqtn = topic.fqtn or ""
+        clients = clients_of_topic(self.session, fqtn)
+        plan = plan_bridges(fqtn, topic.replicationCase, topic.globalMrURL, clients, self.topology)
+        self._take_in(agents_holding(self.session, fqtn))
+        self._take_in(agents_of_pairs(self.session, plan.pairs))
+        for agent in self.agents.values():
+            pair = (agent.sourceCluster or "", agent.targetCluster or "")
+            if fqtn in (agent.topics or []) and pair not in plan.pairs:
+                agent.topics = [name for name in agent.topics or [] if name != fqtn]
+                self._touch(agent)
+        for pair in plan.pairs:
+            agent = place_topic(fqtn, pair, self.agents, self.limits.max_topics)
+            self._touch(agent)
+        # NEW: to be provisioned on the routers, which decides VALID (.router_provisioning).
+        topic.status = Status.INVALID if plan.problem else Status.NEW
+        topic.statusReason = plan.problem
+
+    def settle(self, topic: Topic) -> None:
+        """Recompute, and store the topic when its status or reason changed (call :meth:`save` after)."""
+        before = (topic.status, topic.statusReason)
+        self.recompute(topic)
+        if (topic.status, topic.statusReason) != before:
+            topic.lastMod = wire_now()
+            rows.update_object(self.session, rows.TOPICS, topic.fqtn or "", topic)
+
+    def forget(self, fqtn: str) -> None:
+        """The topic is gone: take its fqtn off every whitelist."""
+        self._take_in(agents_holding(self.session, fqtn))
+        for agent in self.agents.values():
+            if fqtn in (agent.topics or []):
+                agent.topics = [name for name in agent.topics or [] if name != fqtn]
+                self._touch(agent)
+
+    def _touch(self, agent: MirrorMaker) -> None:
+        """The agent's whitelist changed: NEW until its messages reached the target's router."""
+        _to_send(agent)
+        self._changed.add(agent.mmName or "")
+
+    def save(self) -> None:
+        for name in self._changed:
+            save_mirror_maker(self.session, self.agents[name], is_new=name not in self._stored)
+        self._stored |= self._changed
+        self._changed.clear()
 
 
-def agent_names(source: str, target: str) -> Iterator[str]:
-    """``S-To-T``, then the overflow agents ``S-To-T_1``, ``S-To-T_2``, ..."""
-    base = f"{source}-To-{target}"
-    yield base
-    index = 1
-    while True:
-        yield f"{base}_{index}"
-        index += 1
+def recompute_topics(session: Session, limits: BridgeLimits, topics: list[Topic]) -> None:
+    """Recompute and store the bridges and status of several topics."""
+    book = BridgeBook(session, limits)
+    for topic in topics:
+        book.settle(topic)
+    book.save()
 
 
-def agents_of_pair(pair: Pair, agents: Mapping[str, MirrorMaker]) -> tuple[list[MirrorMaker], str]:
-    """The existing agents of a pair in name order, and the name the next one would get."""
-    found = []
-    for name in agent_names(*pair):
-        if name not in agents:
-            return found, name
-        found.append(agents[name])
-    raise AssertionError("unreachable")  # pragma: no cover
+# --- GET and PUT /bridge ---------------------------------------------------------------------
 
 
-def place_topic(fqtn: str, pair: Pair, agents: dict[str, MirrorMaker], max_topics: int) -> MirrorMaker:
-    """Put the fqtn on the pair's agent that holds it, else the first with room, else a new one."""
-    existing, next_name = agents_of_pair(pair, agents)
-    for agent in existing:
-        if fqtn in (agent.topics or []):
-            return agent
-    chosen = next((agent for agent in existing if len(agent.topics or []) < max_topics), None)
-    if chosen is None:
-        chosen = MirrorMaker(
-            mmName=next_name, sourceCluster=pair[0], targetCluster=pair[1], topics=[], status=Status.VALID
-        )
-        agents[next_name] = chosen
-    chosen.topics = [*(chosen.topics or []), fqtn]
-    return chosen
-
-
-def split_agent(agent: MirrorMaker, agents: dict[str, MirrorMaker], max_topics: int) -> list[MirrorMaker]:
-    """Move the topics beyond ``max_topics`` (last first) to the pair's next agents with room."""
-    changed = [agent]
+def presented(agent: MirrorMaker) -> MirrorMaker:
+    """The agent as the wire shows it: topic count and the whitelist update message."""
     topics = list(agent.topics or [])
-    pair = (agent.sourceCluster or "", agent.targetCluster or "")
-    while len(topics) > max_topics:
-        moving = topics.pop()
-        receiver = _agent_with_room(pair, agents, max_topics, exclude=agent.mmName)
-        receiver.topics = [*(receiver.topics or []), moving]
-        if receiver not in changed:
-            changed.append(receiver)
-    agent.topics = topics
-    return changed
-
-
-def _agent_with_room(
-    pair: Pair, agents: dict[str, MirrorMaker], max_topics: int, exclude: str | None
-) -> MirrorMaker:
-    existing, next_name = agents_of_pair(pair, agents)
-    for candidate in existing:
-        if candidate.mmName != exclude and len(candidate.topics or []) < max_topics:
-            return candidate
-    created = MirrorMaker(
-        mmName=next_name, sourceCluster=pair[0], targetCluster=pair[1], topics=[], status=Status.VALID
+    message = {
+        "messageID": str(random.randint(0, 99999)),
+        "updateWhiteList": {"name": agent.mmName, "whitelist": ",".join(topics)},
+    }
+    return agent.model_copy(
+        update={"topicCount": len(topics), "whitelistUpdateJSON": json.dumps(message, separators=(",", ":"))}
     )
-    agents[next_name] = created
-    return created
+
+
+def summary(agent: MirrorMaker) -> BrTopic:
+    return BrTopic(
+        brSource=agent.sourceCluster or "",
+        brTarget=agent.targetCluster or "",
+        mmAgentName=agent.mmName or "",
+        topicCount=len(agent.topics or []),
+    )
+
+
+def chosen_agent_name(mmagent: str | None, source: str | None, target: str | None) -> str | None:
+    """The agent a request names: ``mmagent``, or ``source``+``target`` (agent ``S-To-T``)."""
+    if mmagent:
+        return mmagent
+    if (source is None) != (target is None):
+        raise BadRequest("Either both source and target or neither must be provided")
+    return f"{source}-To-{target}" if source is not None else None
+
+
+def _report(session: Session, name: str | None, detail: bool) -> list[BrTopic] | MirrorMaker:
+    agents = rows.list_all(session, rows.MIRROR_MAKERS)
+    if name is None:
+        count = sum(len(agent.topics or []) for agent in agents)
+        total = BrTopic(brSource="all", brTarget="all", mmAgentName="n/a", topicCount=count)
+        return [*(summary(agent) for agent in agents), total] if detail else [total]
+    agent = next((a for a in agents if a.mmName == name), None)
+    if agent is None:
+        raise NotFound("Requested object not found")
+    return presented(agent) if detail else [summary(agent)]
+
+
+def _to_send(agent: MirrorMaker) -> None:
+    agent.lastMod = wire_now()
+    agent.status, agent.statusReason = Status.NEW, None
+
+
+def _edit(
+    session: Session,
+    limits: BridgeLimits,
+    mmagent: str | None,
+    body: MirrorMaker | None,
+    *,
+    refresh: bool,
+    split: bool,
+) -> MirrorMaker:
+    """PUT /bridge: split the agent, refresh it, or replace its whitelist from the body.
+
+    Every agent this touches becomes NEW: its messages are (re-)sent to the target's router.
+    """
+    if not mmagent:
+        raise BadRequest("mmagent is required for PUT", fields="mmagent")
+    bus_settings(session, for_update=True)
+    agents = load_agents(session)
+    agent = agents.get(mmagent)
+    if agent is None:
+        raise NotFound("Requested object not found")
+    if split:
+        stored = set(agents)
+        for changed in split_agent(agent, agents, limits.max_topics):
+            _to_send(changed)
+            save_mirror_maker(session, changed, is_new=changed.mmName not in stored)
+        return presented(agent)
+    if refresh:
+        _to_send(agent)
+        save_mirror_maker(session, agent, is_new=False)
+        return presented(agent)
+    if body is None:
+        raise BadRequest("missing required field", fields="MirrorMaker")
+    if body.mmName != mmagent:
+        raise BadRequest("mmagent query param does not match mmName in body", fields="mmName")
+    agent.topics = list(dict.fromkeys(body.topics or []))
+    _to_send(agent)
+    save_mirror_maker(session, agent, is_new=False)
+    return presented(agent)
+
+
+class Bridges:
+    """The mirror-maker agents as ``/bridge`` reports and edits them; an edit (re-)sends their messages."""
+
+    def __init__(self, db: Database, limits: BridgeLimits, routers: RouterProvisioner) -> None:
+        self.db = db
+        self.limits = limits
+        self.routers = routers
+
+    def report(
+        self, mmagent: str | None, source: str | None, target: str | None, detail: bool
+    ) -> list[BrTopic] | MirrorMaker:
+        name = chosen_agent_name(mmagent, source, target)
+        with self.db.read() as session:
+            return _report(session, name, detail)
+
+    def edit(
+        self, mmagent: str | None, body: MirrorMaker | None, *, refresh: bool, split: bool
+    ) -> MirrorMaker:
+        with self.db.write() as session:
+            name = _edit(session, self.limits, mmagent, body, refresh=refresh, split=split).mmName or ""
+        self.routers.provision_pending()
+        with self.db.read() as session:
+            agent = rows.get(session, rows.MIRROR_MAKERS, name)
+        assert agent is not None, "agents are never deleted"
+        return presented(agent)

@@ -1,4 +1,4 @@
-"""Message-router clients: checks, cluster matching, topicURL, and their CRUD (reference 6.5).
+"""Message-router clients: checks, cluster matching, topicURL, and their service object (reference 6.5).
 
 A client is matched to the cluster at its ``svcLocationName``; it is VALID (with a topicURL)
 when both the site location and the cluster exist, else STAGED until they do.
@@ -9,13 +9,17 @@ from __future__ import annotations
 from sqlalchemy.orm import Session
 
 from ..clock import now_ms, wire_now
-from ..settings import Settings
+from ..store.db import Database
 from ..web.errors import BadRequest, NotFound
-from . import repository as repo
-from .bridges import Topology
+from .bridge_plans import PLACED, Topology
+from .bridges import BridgeBook, BridgeLimits, recompute_topics
 from .checks import require
 from .errors import missing_field
-from .mirrors import BridgeBook, limits_of, recompute_topics
+from .repository import rows
+from .repository.bus_settings import bus_settings, next_client_id
+from .repository.clients import clients_at, replicated_topics
+from .router_documents import topic_url
+from .router_provisioning import RouterProvisioner
 from .schemas import MrClient, Status, Topic
 
 ACTIONS = ("pub", "sub", "view")
@@ -40,16 +44,24 @@ def require_cluster(topology: Topology, location: str | None) -> None:
 
 
 def evaluate(client: MrClient, topology: Topology) -> bool:
-    """Set status, topicURL and reason from where the client is; True when anything changed."""
+    """Set status, topicURL and reason from where the client is; True when anything changed.
+
+    A client placed at a (new) cluster is NEW until the router there has the topic and its
+    grants (:mod:`.router_provisioning` makes it VALID or INVALID); a DELETED one stays so.
+    """
+    if client.status == Status.DELETED.value:
+        return False
     before = (client.status, client.topicURL, client.statusReason)
     location = client.svcLocationName or ""
     cluster = topology.cluster_at(location)
     if location in topology.locations and cluster is not None:
-        client.topicURL = f"{cluster.topicProtocol}://{cluster.fqdn}:{cluster.topicPort}/events/{client.fqtn}"
-        client.status, client.statusReason = Status.VALID.value, None
+        url = topic_url(cluster, client.fqtn or "")
+        if client.topicURL != url or client.status not in PLACED:
+            client.topicURL = url
+            client.status, client.statusReason = Status.NEW, None
     else:
         client.topicURL = None
-        client.status = Status.STAGED.value
+        client.status = Status.STAGED
         client.statusReason = (
             f"MR_Cluster not found for svcLocation {location}"
             if cluster is None
@@ -68,61 +80,32 @@ def add_client(session: Session, topology: Topology, body: MrClient, topic: Topi
         action=list(body.action or []),
     )
     evaluate(client, topology)
-    client.mrClientId = repo.next_client_id(session, now_ms())
+    client.mrClientId = next_client_id(session, now_ms())
     client.lastMod = wire_now()
-    repo.insert_object(session, repo.CLIENTS, client)
+    rows.insert_object(session, rows.CLIENTS, client)
     return client
 
 
-def create(session: Session, settings: Settings, body: MrClient) -> MrClient:
-    check_client(body)
-    repo.bus_settings(session, for_update=True)
-    book = BridgeBook(session, limits_of(settings))
-    require_cluster(book.topology, body.svcLocationName)
-    topic = repo.get(session, repo.TOPICS, body.fqtn or "")
-    if topic is None:
-        raise NotFound(f"topic with fqtn {body.fqtn} not found", fields="fqtn")
-    client = add_client(session, book.topology, body, topic)
-    _recompute(book, topic)
-    return client
+def topology_changed(session: Session, limits: BridgeLimits, location: str) -> None:
+    """A site location or cluster changed: re-evaluate its clients, then recompute bridges."""
+    book = BridgeBook(session, limits)
+    for client in clients_at(session, location):
+        if evaluate(client, book.topology):
+            client.lastMod = wire_now()
+            rows.update_object(session, rows.CLIENTS, client.mrClientId or "", client)
+    recompute_topics(session, limits, replicated_topics(session))
 
 
-def list_clients(session: Session) -> list[MrClient]:
-    return repo.list_all(session, repo.CLIENTS)
-
-
-def get(session: Session, client_id: str) -> MrClient:
-    client = repo.get(session, repo.CLIENTS, client_id)
-    if client is None:
+def _get(session: Session, client_id: str, *, changeable: bool = False) -> MrClient:
+    """The client; one being deleted (DELETED) is still readable but no longer changeable."""
+    client = rows.get(session, rows.CLIENTS, client_id)
+    if client is None or (changeable and client.status == Status.DELETED.value):
         raise NotFound(f"mrClientId {client_id} not found", fields="mrClientId")
     return client
 
 
-def replace(session: Session, settings: Settings, client_id: str, body: MrClient) -> MrClient:
-    check_client(body)
-    repo.bus_settings(session, for_update=True)
-    client = get(session, client_id)
-    client.clientRole = body.clientRole
-    client.clientIdentity = body.clientIdentity
-    client.action = list(body.action or [])
-    client.svcLocationName = body.svcLocationName
-    book = BridgeBook(session, limits_of(settings))
-    evaluate(client, book.topology)
-    client.lastMod = wire_now()
-    repo.update_object(session, repo.CLIENTS, client_id, client)
-    topic = repo.get(session, repo.TOPICS, client.fqtn or "")
-    if topic is not None:
-        _recompute(book, topic)
-    return client
-
-
-def remove(session: Session, settings: Settings, client_id: str) -> None:
-    repo.bus_settings(session, for_update=True)
-    client = get(session, client_id)
-    repo.delete_object(session, repo.CLIENTS, client_id)
-    topic = repo.get(session, repo.TOPICS, client.fqtn or "")
-    if topic is not None:
-        _recompute(BridgeBook(session, limits_of(settings)), topic)
+def _topic(session: Session, fqtn: str | None) -> Topic | None:
+    return rows.get(session, rows.TOPICS, fqtn or "")
 
 
 def _recompute(book: BridgeBook, topic: Topic) -> None:
@@ -130,12 +113,72 @@ def _recompute(book: BridgeBook, topic: Topic) -> None:
     book.save()
 
 
-def topology_changed(session: Session, settings: Settings, location: str) -> None:
-    """A site location or cluster changed: re-evaluate its clients, then recompute bridges."""
-    limits = limits_of(settings)
-    book = BridgeBook(session, limits)
-    for client in repo.clients_at(session, location):
-        if evaluate(client, book.topology):
+class Clients:
+    """The message-router clients; every write holds the bus lock and recomputes the topic's bridges.
+
+    After the write the routers are told (:mod:`.router_provisioning`) and the answer shows the
+    outcome. A delete keeps the client DELETED until the router has revoked its grants.
+    """
+
+    def __init__(self, db: Database, limits: BridgeLimits, routers: RouterProvisioner) -> None:
+        self.db = db
+        self.limits = limits
+        self.routers = routers
+
+    def create(self, body: MrClient) -> MrClient:
+        check_client(body)
+        with self.db.write() as session:
+            bus_settings(session, for_update=True)
+            book = BridgeBook(session, self.limits)
+            require_cluster(book.topology, body.svcLocationName)
+            topic = _topic(session, body.fqtn)
+            if topic is None:
+                raise NotFound(f"topic with fqtn {body.fqtn} not found", fields="fqtn")
+            client = add_client(session, book.topology, body, topic)
+            _recompute(book, topic)
+        self.routers.provision_pending()
+        return self.get(client.mrClientId or "")
+
+    def all(self) -> list[MrClient]:
+        with self.db.read() as session:
+            return rows.list_all(session, rows.CLIENTS)
+
+    def get(self, client_id: str) -> MrClient:
+        with self.db.read() as session:
+            return _get(session, client_id)
+
+    def replace(self, client_id: str, body: MrClient) -> MrClient:
+        check_client(body)
+        with self.db.write() as session:
+            bus_settings(session, for_update=True)
+            client = _get(session, client_id, changeable=True)
+            before = client.model_copy()
+            client.clientRole = body.clientRole
+            client.clientIdentity = body.clientIdentity
+            client.action = list(body.action or [])
+            client.svcLocationName = body.svcLocationName
+            book = BridgeBook(session, self.limits)
+            evaluate(client, book.topology)
             client.lastMod = wire_now()
-            repo.update_object(session, repo.CLIENTS, client.mrClientId or "", client)
-    recompute_topics(session, limits, repo.replicated_topics(session))
+            rows.update_object(session, rows.CLIENTS, client_id, client)
+            topic = _topic(session, client.fqtn)
+            if topic is not None:
+                _recompute(book, topic)
+        self.routers.provision_pending()
+        self.routers.revoke_replaced(before)
+        return self.get(client_id)
+
+    def delete(self, client_id: str) -> None:
+        with self.db.write() as session:
+            bus_settings(session, for_update=True)
+            client = _get(session, client_id)
+            if client.topicURL is None:  # never placed on a router: nothing to revoke
+                rows.delete_object(session, rows.CLIENTS, client_id)
+            else:
+                client.status, client.statusReason = Status.DELETED, "revoking its grants"
+                client.lastMod = wire_now()
+                rows.update_object(session, rows.CLIENTS, client_id, client)
+            topic = _topic(session, client.fqtn)
+            if topic is not None:
+                _recompute(BridgeBook(session, self.limits), topic)
+        self.routers.provision_pending()

@@ -1,15 +1,20 @@
-"""Message-router clusters, one per site location; a change re-matches clients and bridges."""
+"""Message-router clusters, one per site location; a change re-matches clients and bridges.
+
+A cluster registered or replaced is NEW until its router has every existing topic
+(:mod:`.router_provisioning`), then VALID, or INVALID with the reason.
+"""
 
 from __future__ import annotations
 
-from sqlalchemy.orm import Session
-
 from ..clock import wire_now
-from ..settings import Settings
+from ..store.db import Database
 from ..web.errors import Conflict, NotFound
-from . import repository as repo
+from .bridges import BridgeLimits
 from .checks import require
 from .clients import topology_changed
+from .repository import rows
+from .repository.bus_settings import bus_settings
+from .router_provisioning import RouterProvisioner
 from .schemas import MrCluster, Status
 
 DEFAULTS = {
@@ -29,48 +34,61 @@ def _with_defaults(body: MrCluster, location: str) -> MrCluster:
     for name, default in DEFAULTS.items():
         if values.get(name) is None:
             values[name] = default
-    values.update(svcLocationName=location, status=Status.VALID.value, lastMod=wire_now())
+    values.update(svcLocationName=location, status=Status.NEW.value, statusReason=None, lastMod=wire_now())
     return MrCluster.model_validate(values)
 
 
-def list_clusters(session: Session) -> list[MrCluster]:
-    return repo.list_all(session, repo.CLUSTERS)
+class Clusters:
+    """Message-router clusters, keyed by their site location (bus lock held on every write)."""
 
+    def __init__(self, db: Database, limits: BridgeLimits, routers: RouterProvisioner) -> None:
+        self.db = db
+        self.limits = limits
+        self.routers = routers
 
-def get(session: Session, cluster_id: str) -> MrCluster:
-    cluster = repo.get(session, repo.CLUSTERS, cluster_id)
-    if cluster is None:
-        raise _not_found(cluster_id)
-    return cluster
+    def all(self) -> list[MrCluster]:
+        with self.db.read() as session:
+            return rows.list_all(session, rows.CLUSTERS)
 
+    def get(self, cluster_id: str) -> MrCluster:
+        with self.db.read() as session:
+            cluster = rows.get(session, rows.CLUSTERS, cluster_id)
+        if cluster is None:
+            raise _not_found(cluster_id)
+        return cluster
 
-def create(session: Session, settings: Settings, body: MrCluster) -> MrCluster:
-    location = require(body.svcLocationName, "svcLocationName")
-    require(body.fqdn, "fqdn")
-    repo.bus_settings(session, for_update=True)
-    cluster = _with_defaults(body, location)
-    try:
-        repo.insert_object(session, repo.CLUSTERS, cluster)
-    except repo.Duplicate:
-        raise Conflict(
-            f"Cluster with svcLocationName {location} already exists", fields="svcLocationName"
-        ) from None
-    topology_changed(session, settings, location)
-    return cluster
+    def create(self, body: MrCluster) -> MrCluster:
+        location = require(body.svcLocationName, "svcLocationName")
+        require(body.fqdn, "fqdn")
+        with self.db.write() as session:
+            bus_settings(session, for_update=True)
+            cluster = _with_defaults(body, location)
+            try:
+                rows.insert_object(session, rows.CLUSTERS, cluster)
+            except rows.Duplicate:
+                raise Conflict(
+                    f"Cluster with svcLocationName {location} already exists", fields="svcLocationName"
+                ) from None
+            topology_changed(session, self.limits, location)
+        self.routers.provision_pending()
+        return self.get(location)
 
+    def replace(self, cluster_id: str, body: MrCluster) -> MrCluster:
+        require(body.svcLocationName, "svcLocationName")
+        with self.db.write() as session:
+            bus_settings(session, for_update=True)
+            if rows.get(session, rows.CLUSTERS, cluster_id) is None:
+                raise _not_found(cluster_id)
+            cluster = _with_defaults(body, cluster_id)
+            rows.update_object(session, rows.CLUSTERS, cluster_id, cluster)
+            topology_changed(session, self.limits, cluster_id)
+        self.routers.provision_pending()
+        return self.get(cluster_id)
 
-def replace(session: Session, settings: Settings, cluster_id: str, body: MrCluster) -> MrCluster:
-    require(body.svcLocationName, "svcLocationName")
-    repo.bus_settings(session, for_update=True)
-    get(session, cluster_id)
-    cluster = _with_defaults(body, cluster_id)
-    repo.update_object(session, repo.CLUSTERS, cluster_id, cluster)
-    topology_changed(session, settings, cluster_id)
-    return cluster
-
-
-def delete(session: Session, settings: Settings, cluster_id: str) -> None:
-    repo.bus_settings(session, for_update=True)
-    if not repo.delete_object(session, repo.CLUSTERS, cluster_id):
-        raise _not_found(cluster_id)
-    topology_changed(session, settings, cluster_id)
+    def delete(self, cluster_id: str) -> None:
+        with self.db.write() as session:
+            bus_settings(session, for_update=True)
+            if not rows.delete_object(session, rows.CLUSTERS, cluster_id):
+                raise _not_found(cluster_id)
+            topology_changed(session, self.limits, cluster_id)
+        self.routers.provision_pending()

@@ -1,12 +1,10 @@
 """The bus controller's error body: ApiError ``{code, message, fields, is2xx}`` (reference section 2).
 
 Also the errors the reference words the same way everywhere (a missing required field, a value
-that fails the no-whitespace check) and the OpenAPI ``responses`` entries for routes.
+that fails the no-whitespace check) and how the OpenAPI document words the error statuses.
 """
 
 from __future__ import annotations
-
-from typing import Any
 
 from pydantic import BaseModel
 from starlette.requests import Request
@@ -16,7 +14,7 @@ from ..web.errors import ApiError, BadRequest
 
 NO_WHITESPACE = r"^\S+$"
 
-_DESCRIPTIONS = {
+ERROR_DESCRIPTIONS = {
     400: "Bad request: a required field is missing or a value is not acceptable",
     404: "No object with that id",
     409: "The object already exists",
@@ -43,8 +41,3 @@ def render_error(request: Request, error: ApiError) -> Response:
 
 def missing_field(name: str) -> BadRequest:
     return BadRequest("missing required field", fields=name)
-
-
-def error_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
-    """OpenAPI ``responses`` entries for a route's error statuses (the kernel adds 400 and 401)."""
-    return {status: {"model": ApiErrorBody, "description": _DESCRIPTIONS[status]} for status in statuses}

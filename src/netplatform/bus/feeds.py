@@ -1,16 +1,22 @@
-"""Feeds: create (or retry), read, filter, update and delete, provisioned through :mod:`.provisioning`."""
+"""Feeds: create (or retry), read, filter, update and delete; changes go through the provisioner.
+
+Also the lookups publishers and subscribers share: the feed a new member names, by id or name.
+"""
 
 from __future__ import annotations
 
 from sqlalchemy.orm import Session
 
 from ..clock import wire_now
+from ..store.db import Database
 from ..web.errors import Conflict, NotFound
-from . import repository as repo
 from .checks import require, require_all
-from .provisioning import Provisioner, new_publisher
-from .repository import FeedState, Held
-from .schemas import DrSub, Feed, Status
+from .distribution_provisioning import DistributionProvisioner, new_publisher
+from .feed_state import FeedState, Held
+from .repository import feeds as feed_rows
+from .repository.locations import first_central_location
+from .repository.rows import Duplicate
+from .schemas import DrPub, DrSub, Feed, Status
 
 REQUIRED = ("feedName", "feedVersion", "owner", "asprClassification")
 DEFAULT_PUB_LOCATION = "aCentralLocation"
@@ -39,33 +45,33 @@ def new_subscriber(body: DrSub) -> DrSub:
     return DrSub(**values, status=Status.NEW, lastMod=wire_now())
 
 
-# --- reads ---------------------------------------------------------------------------------------
-
-
-def list_feeds(session: Session, name: str | None, version: str | None, match: str | None) -> list[Feed]:
-    return [
-        state.assembled()
-        for state in repo.feed_states(session, repo.feed_name_condition(name, version, match))
-    ]
-
-
 def held_feed(session: Session, feed_id: str, *, live: bool = False) -> Held[Feed]:
     """The feed with this distribution id; ``live``: a feed being deleted counts as absent."""
-    found = repo.feed_by_id(session, feed_id)
+    found = feed_rows.feed_by_id(session, feed_id)
     if found is None or (live and found.obj.status == Status.DELETED.value):
         raise feed_not_found(feed_id)
     return found
 
 
-def get(session: Session, feed_id: str) -> Feed:
-    ref = held_feed(session, feed_id).ref or 0
-    state = repo.load_feed_state(session, ref)
-    if state is None:
-        raise feed_not_found(feed_id)
-    return state.assembled()
-
-
-# --- changes -------------------------------------------------------------------------------------
+def lookup_for_member(session: Session, body: DrPub | DrSub, *, one_name_match: bool) -> Held[Feed]:
+    """The feed a new publisher or subscriber names: by feedId, else by feedName (+feedVersion)."""
+    if body.feedId is None:
+        name = require(body.feedName, "feedName")
+        found = [
+            held
+            for held in feed_rows.feeds_named(session, name, body.feedVersion)
+            if held.obj.status != Status.DELETED.value
+        ]
+        if not found:
+            raise NotFound("feed not found", fields="feedName")
+        if one_name_match and len(found) > 1:
+            raise Conflict(
+                f"feedName {name} matches {len(found)} feeds; give feedVersion or feedId", fields="feedName"
+            )
+        require(body.svcLocationName, "svcLocationName")
+        return found[0]
+    require(body.svcLocationName, "svcLocationName")
+    return held_feed(session, body.feedId, live=True)
 
 
 def _new_state(session: Session, body: Feed) -> FeedState:
@@ -85,76 +91,76 @@ def _new_state(session: Session, body: Feed) -> FeedState:
             new_publisher(p.svcLocationName or UNSPECIFIED_LOCATION, p.username, p.userpwd) for p in body.pubs
         ]
     else:
-        pubs = [new_publisher(repo.first_central_location(session) or DEFAULT_PUB_LOCATION)]
+        pubs = [new_publisher(first_central_location(session) or DEFAULT_PUB_LOCATION)]
     subs = [new_subscriber(sub) for sub in body.subs or []]
     return FeedState(0, feed, [Held(pub) for pub in pubs], [Held(sub) for sub in subs])
 
 
-def create(provisioner: Provisioner, body: Feed, use_existing: bool) -> Feed:
-    """A new feed, or a retry of one whose provisioning failed, or (useExisting) the stored one."""
-    require_all(body, REQUIRED)
-    name, version = body.feedName or "", body.feedVersion or ""
-    conflict = Conflict("feed already exists", fields=f"feedName={name} + feedVersion={version}")
-    with provisioner.database.write() as session:
-        found = repo.find_feed(session, name, version)
-        if found is not None and found.obj.status not in RETRYABLE:
-            if not use_existing:
-                raise conflict
-            state = repo.load_feed_state(session, found.ref or 0)
-            return state.assembled() if state else found.obj
-        if found is None:
-            try:
-                repo.insert_feed(session, _new_state(session, body))
-            except repo.Duplicate:
-                raise conflict from None
-            found = repo.find_feed(session, name, version)
-    assert found is not None and found.ref is not None
-    state = provisioner.provision(found.ref, lambda state: None, new=found.obj.status == Status.NEW.value)
-    if state is None:
-        raise NotFound("feed not found", fields="feedName")
-    return state.assembled()
+class Feeds:
+    """Feeds here and in the distribution service: reads are local, changes go through the provisioner."""
 
+    def __init__(self, db: Database, provisioner: DistributionProvisioner) -> None:
+        self.db = db
+        self.provisioner = provisioner
 
-def update(provisioner: Provisioner, feed_id: str, body: Feed) -> Feed:
-    """Copy feedDescription and formatUuid, and suspended when present; push the feed."""
-    with provisioner.database.read() as session:
-        ref = held_feed(session, feed_id, live=True).ref or 0
-    given = body.model_fields_set
+    def find(self, name: str | None, version: str | None, match: str | None) -> list[Feed]:
+        with self.db.read() as session:
+            states = feed_rows.feed_states(session, feed_rows.feed_name_condition(name, version, match))
+        return [state.assembled() for state in states]
 
-    def change(state: FeedState) -> None:
-        for name in ("feedDescription", "formatUuid"):
-            if name in given:
-                setattr(state.feed, name, getattr(body, name))
-        if body.suspended is not None:
-            state.feed.suspended = body.suspended
-        state.feed.lastMod = wire_now()
+    def get(self, feed_id: str) -> Feed:
+        with self.db.read() as session:
+            ref = held_feed(session, feed_id).ref or 0
+            state = feed_rows.load_feed_state(session, ref)
+        if state is None:
+            raise feed_not_found(feed_id)
+        return state.assembled()
 
-    state = provisioner.provision(ref, change)
-    if state is None:
-        raise feed_not_found(feed_id)
-    return state.assembled()
-
-
-def delete(provisioner: Provisioner, feed_id: str) -> None:
-    with provisioner.database.read() as session:
-        ref = held_feed(session, feed_id).ref or 0
-    provisioner.remove_feed(ref)
-
-
-def lookup_for_member(session: Session, body: DrSub | object, *, one_name_match: bool) -> Held[Feed]:
-    """The feed a new publisher or subscriber names: by feedId, else by feedName (+feedVersion)."""
-    feed_id = getattr(body, "feedId", None)
-    if feed_id is None:
-        name = require(getattr(body, "feedName", None), "feedName")
-        found = [held for held in repo.feeds_named(session, name, getattr(body, "feedVersion", None))]
-        found = [held for held in found if held.obj.status != Status.DELETED.value]
-        if not found:
+    def create(self, body: Feed, use_existing: bool) -> Feed:
+        """A new feed, or a retry of one whose provisioning failed, or (useExisting) the stored one."""
+        require_all(body, REQUIRED)
+        name, version = body.feedName or "", body.feedVersion or ""
+        conflict = Conflict("feed already exists", fields=f"feedName={name} + feedVersion={version}")
+        with self.db.write() as session:
+            found = feed_rows.find_feed(session, name, version)
+            if found is not None and found.obj.status not in RETRYABLE:
+                if not use_existing:
+                    raise conflict
+                state = feed_rows.load_feed_state(session, found.ref or 0)
+                return state.assembled() if state else found.obj
+            if found is None:
+                try:
+                    feed_rows.insert_feed(session, _new_state(session, body))
+                except Duplicate:
+                    raise conflict from None
+                found = feed_rows.find_feed(session, name, version)
+        assert found is not None and found.ref is not None
+        is_new = found.obj.status == Status.NEW.value
+        provisioned = self.provisioner.provision(found.ref, lambda state: None, new=is_new)
+        if provisioned is None:
             raise NotFound("feed not found", fields="feedName")
-        if one_name_match and len(found) > 1:
-            raise Conflict(
-                f"feedName {name} matches {len(found)} feeds; give feedVersion or feedId", fields="feedName"
-            )
-        require(getattr(body, "svcLocationName", None), "svcLocationName")
-        return found[0]
-    require(getattr(body, "svcLocationName", None), "svcLocationName")
-    return held_feed(session, feed_id, live=True)
+        return provisioned.assembled()
+
+    def update(self, feed_id: str, body: Feed) -> Feed:
+        """Copy feedDescription and formatUuid, and suspended when present; push the feed."""
+        with self.db.read() as session:
+            ref = held_feed(session, feed_id, live=True).ref or 0
+        given = body.model_fields_set
+
+        def change(state: FeedState) -> None:
+            for name in ("feedDescription", "formatUuid"):
+                if name in given:
+                    setattr(state.feed, name, getattr(body, name))
+            if body.suspended is not None:
+                state.feed.suspended = body.suspended
+            state.feed.lastMod = wire_now()
+
+        state = self.provisioner.provision(ref, change)
+        if state is None:
+            raise feed_not_found(feed_id)
+        return state.assembled()
+
+    def delete(self, feed_id: str) -> None:
+        with self.db.read() as session:
+            ref = held_feed(session, feed_id).ref or 0
+        self.provisioner.remove_feed(ref)

@@ -1,4 +1,4 @@
-"""Fully qualified topic names and the default roles of a topic (reference 6.1, 6.2)."""
+"""Fully qualified topic names (reference 6.1)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,8 @@ from dataclasses import dataclass
 
 from .schemas import FqtnStyle
 
-DEFAULT_PROJECT_ID = "90909"
+EMPTY_PROJECT_ID = "90909"
+"""The project id of the fqtn when the configured one is empty (its default is the setting's)."""
 DEFAULT_VERSION = "v1"
 
 
@@ -34,17 +35,10 @@ def build_fqtn(topic_name: str, style: str, version: str | None, naming: Naming)
     if "." in topic_name:
         return topic_name
     prefix = f"{naming.topic_ns_root}.{naming.bus_name}"
-    project = naming.project_id.replace(".", "_") or DEFAULT_PROJECT_ID
+    project = naming.project_id.replace(".", "_") or EMPTY_PROJECT_ID
     if style == FqtnStyle.FQTN_PROJECTID_FORMAT.value:
         return f"{prefix}.{project}-{topic_name}"
     if style == FqtnStyle.FQTN_PROJECTID_VERSION_FORMAT.value:
         suffix = (version or "").replace(".", "_") or DEFAULT_VERSION
         return f"{prefix}.{project}-{topic_name}-{suffix}"
     return f"{prefix}.{topic_name}"
-
-
-def default_roles(fqtn: str, topic_ns_root: str) -> tuple[str | None, str | None]:
-    """(publisherRole, subscriberRole): only for topics under the namespace root."""
-    if not fqtn.startswith(topic_ns_root):
-        return None, None
-    return f"{fqtn}.publisher", f"{fqtn}.subscriber"

@@ -2,60 +2,77 @@
 
 from __future__ import annotations
 
-from sqlalchemy.orm import Session
-
 from ..clock import wire_now
-from ..settings import Settings
+from ..store.db import Database
 from ..web.errors import Conflict, NotFound
-from . import repository as repo
+from .bridges import BridgeLimits
 from .checks import require
 from .clients import topology_changed
+from .repository import rows
+from .repository.bus_settings import bus_settings
+from .router_provisioning import RouterProvisioner
 from .schemas import Status, SvcLocation
+
+UNCHANGEABLE = {"svcLocationName", "status", "lastMod", "central", "local"}
 
 
 def _not_found() -> NotFound:
     return NotFound("svcLocation does not exist", fields="svcLocation")
 
 
-def list_locations(session: Session) -> list[SvcLocation]:
-    return repo.list_all(session, repo.LOCATIONS)
+class SiteLocations:
+    """Site locations; a change re-matches the clients there and recomputes bridges (bus lock held),
+    then provisions on the routers what that made NEW."""
 
+    def __init__(self, db: Database, limits: BridgeLimits, routers: RouterProvisioner) -> None:
+        self.db = db
+        self.limits = limits
+        self.routers = routers
 
-def get(session: Session, name: str) -> SvcLocation:
-    location = repo.get(session, repo.LOCATIONS, name)
-    if location is None:
-        raise _not_found()
-    return location
+    def all(self) -> list[SvcLocation]:
+        with self.db.read() as session:
+            return rows.list_all(session, rows.LOCATIONS)
 
+    def get(self, name: str) -> SvcLocation:
+        with self.db.read() as session:
+            location = rows.get(session, rows.LOCATIONS, name)
+        if location is None:
+            raise _not_found()
+        return location
 
-def create(session: Session, settings: Settings, body: SvcLocation) -> SvcLocation:
-    require(body.svcLocationName, "svcLocationName")
-    repo.bus_settings(session, for_update=True)
-    location = body.model_copy(update={"status": Status.VALID.value, "lastMod": wire_now()})
-    try:
-        repo.insert_object(session, repo.LOCATIONS, location)
-    except repo.Duplicate:
-        raise Conflict("svcLocation already exists", fields="svcLocation") from None
-    topology_changed(session, settings, location.svcLocationName or "")
-    return location
+    def create(self, body: SvcLocation) -> SvcLocation:
+        require(body.svcLocationName, "svcLocationName")
+        location = body.model_copy(update={"status": Status.VALID.value, "lastMod": wire_now()})
+        with self.db.write() as session:
+            bus_settings(session, for_update=True)
+            try:
+                rows.insert_object(session, rows.LOCATIONS, location)
+            except rows.Duplicate:
+                raise Conflict("svcLocation already exists", fields="svcLocation") from None
+            topology_changed(session, self.limits, location.svcLocationName or "")
+        self.routers.provision_pending()
+        return location
 
+    def update(self, name: str, body: SvcLocation) -> SvcLocation:
+        """Fields present in the body replace the stored ones; the path's name wins."""
+        changes = {field: getattr(body, field) for field in body.model_fields_set - UNCHANGEABLE}
+        with self.db.write() as session:
+            bus_settings(session, for_update=True)
+            location = rows.get(session, rows.LOCATIONS, name)
+            if location is None:
+                raise _not_found()
+            updated = SvcLocation.model_validate(
+                {**location.model_dump(), **changes, "status": Status.VALID.value, "lastMod": wire_now()}
+            )
+            rows.update_object(session, rows.LOCATIONS, name, updated)
+            topology_changed(session, self.limits, name)
+        self.routers.provision_pending()
+        return updated
 
-def update(session: Session, settings: Settings, name: str, body: SvcLocation) -> SvcLocation:
-    """Fields present in the body replace the stored ones; the path's name wins."""
-    repo.bus_settings(session, for_update=True)
-    location = get(session, name)
-    given = body.model_fields_set - {"svcLocationName", "status", "lastMod", "central", "local"}
-    changes = {field: getattr(body, field) for field in given}
-    updated = SvcLocation.model_validate(
-        {**location.model_dump(), **changes, "status": Status.VALID.value, "lastMod": wire_now()}
-    )
-    repo.update_object(session, repo.LOCATIONS, name, updated)
-    topology_changed(session, settings, name)
-    return updated
-
-
-def delete(session: Session, settings: Settings, name: str) -> None:
-    repo.bus_settings(session, for_update=True)
-    if not repo.delete_object(session, repo.LOCATIONS, name):
-        raise _not_found()
-    topology_changed(session, settings, name)
+    def delete(self, name: str) -> None:
+        with self.db.write() as session:
+            bus_settings(session, for_update=True)
+            if not rows.delete_object(session, rows.LOCATIONS, name):
+                raise _not_found()
+            topology_changed(session, self.limits, name)
+        self.routers.provision_pending()

@@ -49,7 +49,9 @@ def default_case(
     places = [
         client.svcLocationName
         for client in clients
-        if not is_view_only(client) and client.svcLocationName in locations
+        if client.svcLocationName is not None
+        and not is_view_only(client)
+        and client.svcLocationName in locations
     ]
     central = next((place for place in places if locations[place].central), None)
     with_cluster = set(cluster_locations)

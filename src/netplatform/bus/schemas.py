@@ -70,10 +70,6 @@ class WireModel(BaseModel):
     lastMod: Text | None = Field(None, json_schema_extra={"format": "date-time"})
     status: Status | None = None
 
-    def wire(self) -> dict[str, Any]:
-        """The JSON body of a response: null members omitted."""
-        return self.model_dump(mode="json", exclude_none=True)
-
 
 class BusSettings(WireModel):
     version: Text | None = None
@@ -109,6 +105,7 @@ class DrNode(WireModel):
     svcLocationName: Text | None = None
     hostName: Text | None = None
     version: Text | None = None
+    statusReason: Text | None = None
 
 
 class MrCluster(WireModel):
@@ -119,6 +116,7 @@ class MrCluster(WireModel):
     replicationGroup: Text | None = None
     sourceReplicationPort: Text | None = None
     targetReplicationPort: Text | None = None
+    statusReason: Text | None = None
 
 
 class MrClient(WireModel):
@@ -158,6 +156,7 @@ class MirrorMaker(WireModel):
     topics: list[Text] | None = None
     topicCount: int | None = None
     whitelistUpdateJSON: Text | None = None
+    statusReason: Text | None = None
 
 
 class BrTopic(BaseModel):
@@ -173,6 +172,8 @@ class DrPub(WireModel):
     svcLocationName: Text | None = None
     username: Text | None = None
     userpwd: Text | None = None
+    # output only: where this publisher publishes (a node of its site when the site has nodes)
+    publishURL: Text | None = None
     statusReason: Text | None = None
     # input only: find the feed by name (and version) when feedId is absent
     feedName: Text | None = Field(None, exclude=True)

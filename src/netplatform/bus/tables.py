@@ -2,7 +2,7 @@
 
 Every table has an integer surrogate key ``id`` (creation order, for "first central location"
 and list order) beside the object's natural key, which is unique. Column names are the snake
-case of the wire names, so :mod:`.repository` maps rows to wire models mechanically.
+case of the wire names, so :mod:`.repository.rows` maps rows to wire models mechanically.
 
 Feeds, publishers and subscribers may exist here before the file-distribution service has given
 them their ids (provisioning failed: status INVALID), so ``feed_id``, ``pub_id`` and ``sub_id``
@@ -63,6 +63,7 @@ dr_nodes = Table(
     Column("svc_location_name", Text),
     Column("host_name", Text),
     Column("version", Text),
+    Column("status_reason", Text),
     *_lifecycle(),
 )
 
@@ -77,6 +78,7 @@ clusters = Table(
     Column("replication_group", Text),
     Column("source_replication_port", Text),
     Column("target_replication_port", Text),
+    Column("status_reason", Text),
     *_lifecycle(),
 )
 
@@ -125,6 +127,7 @@ mirror_makers = Table(
     Column("source_cluster", Text, nullable=False),
     Column("target_cluster", Text, nullable=False),
     Column("topics", JSON, nullable=False),
+    Column("status_reason", Text),
     *_lifecycle(),
 )
 
@@ -157,6 +160,7 @@ pubs = Table(
     Column("svc_location_name", Text),
     Column("username", Text),
     Column("userpwd", Text),
+    Column("publish_url", Text),
     Column("status_reason", Text),
     *_lifecycle(),
 )

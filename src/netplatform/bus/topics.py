@@ -1,23 +1,32 @@
 """Topics: fqtn, default roles and replication, clients given in the body, bridges (reference 6.4).
 
 A topic and its body clients are stored in one transaction: the first failing client aborts
-the whole creation and nothing is stored.
+the whole creation and nothing is stored. Then the routers of the clients' clusters are told
+(:mod:`.router_provisioning`), and the answer shows the outcome.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 from sqlalchemy.orm import Session
 
 from ..clock import wire_now
 from ..settings import Settings
+from ..store.db import Database
 from ..web.errors import BadRequest, Conflict, NotFound
-from . import repository as repo
+from .bridges import BridgeBook, limits_of
+from .bus_settings import UNINITIALISED
 from .checks import check_token, require, require_token
 from .clients import add_client, check_client, require_cluster
-from .fqtn import Naming, build_fqtn, default_roles, resolve_style
-from .mirrors import BridgeBook, limits_of
+from .fqtn import Naming, build_fqtn, resolve_style
 from .replication import default_case, global_url, is_unspecified
-from .schemas import BusSettings, Status, Topic
+from .repository import rows
+from .repository.bus_settings import bus_settings
+from .repository.clients import clients_by_topic, clients_of_topic, delete_clients_of_topic
+from .roles import default_roles
+from .router_provisioning import RouterProvisioner
+from .schemas import BusSettings, MrClient, ReplicationCase, Status, Topic
 
 UPDATABLE = (
     "topicDescription",
@@ -31,115 +40,166 @@ UPDATABLE = (
 )
 
 
-def _naming(bus: BusSettings, settings: Settings) -> Naming:
-    return Naming(bus.topicNsRoot or "", bus.busName or "", settings.bus_project_id, settings.bus_topic_style)
+def _not_found(fqtn: str) -> NotFound:
+    return NotFound(f"topic with fqtn {fqtn} not found", fields="fqtn")
 
 
-def with_clients(session: Session, topic: Topic) -> Topic:
-    topic.clients = repo.clients_of_topic(session, topic.fqtn or "")
+def _with_clients(session: Session, topic: Topic) -> Topic:
+    topic.clients = clients_of_topic(session, topic.fqtn or "")
     return topic
 
 
-def list_topics(session: Session) -> list[Topic]:
-    grouped = repo.clients_by_topic(session)
-    topics = repo.list_all(session, repo.TOPICS)
-    for topic in topics:
-        topic.clients = grouped.get(topic.fqtn or "", [])
-    return topics
+def _replication_case(
+    book: BridgeBook, case: ReplicationCase | None, clients: list[MrClient]
+) -> ReplicationCase:
+    """The given case, or for an unspecified one the default from the clients' places (reference 6.3)."""
+    if case is not None and not is_unspecified(case):
+        return case
+    cluster_places = [cluster.svcLocationName or "" for cluster in book.topology.clusters]
+    return ReplicationCase(default_case(clients, book.topology.locations, cluster_places))
 
 
-def get(session: Session, fqtn: str) -> Topic:
-    check_token(fqtn, "topicName")
-    topic = repo.get(session, repo.TOPICS, fqtn)
-    if topic is None:
-        raise NotFound(f"topic with fqtn {fqtn} not found", fields="fqtn")
-    return with_clients(session, topic)
+@dataclass(frozen=True)
+class TopicDefaults:
+    """What the service settings decide for a new topic: fqtn parts, style, global host, counts."""
+
+    project_id: str
+    default_style: str
+    global_host: str
+    partition_count: str
+    replication_count: str
+
+    @classmethod
+    def of(cls, settings: Settings) -> TopicDefaults:
+        return cls(
+            settings.bus_project_id,
+            settings.bus_topic_style,
+            settings.bus_global_host,
+            settings.bus_default_partition_count,
+            settings.bus_default_replication_count,
+        )
+
+    def naming(self, bus: BusSettings) -> Naming:
+        return Naming(bus.topicNsRoot or "", bus.busName or "", self.project_id, self.default_style)
 
 
-def create(session: Session, settings: Settings, body: Topic, use_existing: bool) -> Topic:
-    require_token(body.topicName, "topicName")
-    require(body.topicDescription, "topicDescription")
-    require(body.owner, "owner")
-    bus = repo.bus_settings(session, for_update=True)
-    if bus.version == "0":
-        raise BadRequest("bus settings not initialised", fields="topicNsRoot")
-    book = BridgeBook(session, limits_of(settings))
-    naming = _naming(bus, settings)
-    style = resolve_style(body.fqtnStyle, naming)
-    case = body.replicationCase
-    if is_unspecified(case):
-        cluster_places = [cluster.svcLocationName or "" for cluster in book.topology.clusters]
-        case = default_case(body.clients or [], book.topology.locations, cluster_places)
-    fqtn = build_fqtn(body.topicName or "", style, body.version, naming)
-    existing = repo.get(session, repo.TOPICS, fqtn)
-    if existing is not None:
-        if use_existing:
-            return with_clients(session, existing)
-        raise Conflict(f"topic already exists: {fqtn}", fields="fqtn")
-    publisher_role, subscriber_role = default_roles(fqtn, naming.topic_ns_root)
-    topic = Topic(
-        fqtn=fqtn,
-        topicName=body.topicName,
-        topicDescription=body.topicDescription,
-        owner=body.owner,
-        tnxEnabled=body.tnxEnabled,
-        formatUuid=body.formatUuid,
-        version=body.version,
-        fqtnStyle=style,
-        replicationCase=case,
-        globalMrURL=global_url(case or "", body.globalMrURL, settings.bus_global_host),
-        partitionCount=body.partitionCount or settings.bus_default_partition_count,
-        replicationCount=body.replicationCount or settings.bus_default_replication_count,
-        publisherRole=publisher_role,
-        subscriberRole=subscriber_role,
-        status=Status.VALID,
-        lastMod=wire_now(),
-    )
-    try:
-        repo.insert_object(session, repo.TOPICS, topic)
-    except repo.Duplicate:
-        raise Conflict(f"topic already exists: {fqtn}", fields="fqtn") from None
-    clients = []
-    for entry in body.clients or []:
-        check_client(entry, with_fqtn=False)
-        require_cluster(book.topology, entry.svcLocationName)
-        clients.append(add_client(session, book.topology, entry, topic))
-    book.settle(topic)
-    book.save()
-    topic.clients = clients
-    return topic
+class Topics:
+    """Topics with their clients; every write holds the bus lock and recomputes the topic's bridges."""
 
+    def __init__(self, db: Database, settings: Settings, routers: RouterProvisioner) -> None:
+        self.db = db
+        self.limits = limits_of(settings)
+        self.defaults = TopicDefaults.of(settings)
+        self.routers = routers
 
-def update(session: Session, settings: Settings, fqtn: str, body: Topic) -> Topic:
-    """Change the descriptive and replication fields; name, style, fqtn and clients stay."""
-    repo.bus_settings(session, for_update=True)
-    topic = repo.get(session, repo.TOPICS, fqtn)
-    if topic is None:
-        raise NotFound(f"topic with fqtn {fqtn} not found", fields="fqtn")
-    given = body.model_fields_set
-    for name in UPDATABLE:
-        if name in given:
-            setattr(topic, name, getattr(body, name))
-    book = BridgeBook(session, limits_of(settings))
-    clients = repo.clients_of_topic(session, fqtn)
-    if is_unspecified(topic.replicationCase):
-        cluster_places = [cluster.svcLocationName or "" for cluster in book.topology.clusters]
-        topic.replicationCase = default_case(clients, book.topology.locations, cluster_places)
-    topic.globalMrURL = global_url(topic.replicationCase or "", topic.globalMrURL, settings.bus_global_host)
-    topic.lastMod = wire_now()
-    book.recompute(topic)
-    repo.update_object(session, repo.TOPICS, fqtn, topic)
-    book.save()
-    topic.clients = clients
-    return topic
+    def all(self) -> list[Topic]:
+        with self.db.read() as session:
+            grouped = clients_by_topic(session)
+            topics = rows.list_all(session, rows.TOPICS)
+        for topic in topics:
+            topic.clients = grouped.get(topic.fqtn or "", [])
+        return topics
 
+    def get(self, fqtn: str) -> Topic:
+        check_token(fqtn, "topicName")
+        with self.db.read() as session:
+            topic = rows.get(session, rows.TOPICS, fqtn)
+            if topic is None:
+                raise _not_found(fqtn)
+            return _with_clients(session, topic)
 
-def delete(session: Session, settings: Settings, fqtn: str) -> None:
-    repo.bus_settings(session, for_update=True)
-    if repo.get(session, repo.TOPICS, fqtn) is None:
-        raise NotFound(f"Topic {fqtn} does not exist", fields="fqtn")
-    repo.delete_clients_of_topic(session, fqtn)
-    book = BridgeBook(session, limits_of(settings))
-    book.forget(fqtn)
-    book.save()
-    repo.delete_object(session, repo.TOPICS, fqtn)
+    def create(self, body: Topic, use_existing: bool) -> Topic:
+        require_token(body.topicName, "topicName")
+        require(body.topicDescription, "topicDescription")
+        require(body.owner, "owner")
+        with self.db.write() as session:
+            fqtn = self._create(session, body, use_existing).fqtn or ""
+        self.routers.provision_pending()
+        return self.get(fqtn)
+
+    def _create(self, session: Session, body: Topic, use_existing: bool) -> Topic:
+        bus = bus_settings(session, for_update=True)
+        if bus.version == UNINITIALISED:
+            raise BadRequest("bus settings not initialised", fields="topicNsRoot")
+        book = BridgeBook(session, self.limits)
+        naming = self.defaults.naming(bus)
+        style = resolve_style(body.fqtnStyle, naming)
+        case = _replication_case(book, body.replicationCase, body.clients or [])
+        fqtn = build_fqtn(body.topicName or "", style, body.version, naming)
+        existing = rows.get(session, rows.TOPICS, fqtn)
+        if existing is not None:
+            if use_existing:
+                return _with_clients(session, existing)
+            raise Conflict(f"topic already exists: {fqtn}", fields="fqtn")
+        topic = self._new_topic(body, fqtn, style, case, naming.topic_ns_root)
+        try:
+            rows.insert_object(session, rows.TOPICS, topic)
+        except rows.Duplicate:
+            raise Conflict(f"topic already exists: {fqtn}", fields="fqtn") from None
+        clients = []
+        for entry in body.clients or []:
+            check_client(entry, with_fqtn=False)
+            require_cluster(book.topology, entry.svcLocationName)
+            clients.append(add_client(session, book.topology, entry, topic))
+        book.settle(topic)
+        book.save()
+        topic.clients = clients
+        return topic
+
+    def _new_topic(self, body: Topic, fqtn: str, style: str, case: ReplicationCase, ns_root: str) -> Topic:
+        publisher_role, subscriber_role = default_roles(fqtn, ns_root)
+        return Topic(
+            fqtn=fqtn,
+            topicName=body.topicName,
+            topicDescription=body.topicDescription,
+            owner=body.owner,
+            tnxEnabled=body.tnxEnabled,
+            formatUuid=body.formatUuid,
+            version=body.version,
+            fqtnStyle=style,
+            replicationCase=case,
+            globalMrURL=global_url(case, body.globalMrURL, self.defaults.global_host),
+            partitionCount=body.partitionCount or self.defaults.partition_count,
+            replicationCount=body.replicationCount or self.defaults.replication_count,
+            publisherRole=publisher_role,
+            subscriberRole=subscriber_role,
+            status=Status.NEW,
+            lastMod=wire_now(),
+        )
+
+    def update(self, fqtn: str, body: Topic) -> Topic:
+        """Change the descriptive and replication fields; name, style, fqtn and clients stay."""
+        with self.db.write() as session:
+            bus_settings(session, for_update=True)
+            topic = rows.get(session, rows.TOPICS, fqtn)
+            if topic is None:
+                raise _not_found(fqtn)
+            for name in UPDATABLE:
+                if name in body.model_fields_set:
+                    setattr(topic, name, getattr(body, name))
+            book = BridgeBook(session, self.limits)
+            clients = clients_of_topic(session, fqtn)
+            topic.replicationCase = _replication_case(book, topic.replicationCase, clients)
+            topic.globalMrURL = global_url(
+                topic.replicationCase, topic.globalMrURL, self.defaults.global_host
+            )
+            topic.lastMod = wire_now()
+            book.recompute(topic)
+            rows.update_object(session, rows.TOPICS, fqtn, topic)
+            book.save()
+        self.routers.provision_pending()
+        return self.get(fqtn)
+
+    def delete(self, fqtn: str) -> None:
+        with self.db.write() as session:
+            bus_settings(session, for_update=True)
+            if rows.get(session, rows.TOPICS, fqtn) is None:
+                raise NotFound(f"Topic {fqtn} does not exist", fields="fqtn")
+            clients = clients_of_topic(session, fqtn)
+            delete_clients_of_topic(session, fqtn)
+            book = BridgeBook(session, self.limits)
+            book.forget(fqtn)
+            book.save()
+            rows.delete_object(session, rows.TOPICS, fqtn)
+        self.routers.revoke_all(fqtn, clients)
+        self.routers.provision_pending()

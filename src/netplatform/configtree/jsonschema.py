@@ -45,7 +45,13 @@ class SchemaCatalog:
         """The schema of a node's value as it appears inside its parent's object."""
         if isinstance(node, ListNode):
             # Entries need distinct keys, which JSON Schema cannot say; distinct items it can.
-            return {"type": "array", "items": self.entry(node), "uniqueItems": True}
+            keys = ", ".join(key_names(node))
+            return {
+                "type": "array",
+                "items": self.entry(node),
+                "uniqueItems": True,
+                "description": f"Entries of list {node.name}; no two have the same key ({keys})",
+            }
         if isinstance(node, ContainerNode):
             return self._named(node, lambda: self._object(node, required=[]))
         if isinstance(node, LeafListNode):

@@ -22,6 +22,7 @@ from .schema import (
     InternalNode,
     ListNode,
     key_leaves,
+    key_names,
     qualified_name,
     top_level_nodes,
 )
@@ -124,7 +125,8 @@ def _path_item(path: NodePath, catalog: SchemaCatalog) -> dict[str, Any]:
     def body(method: str, schema: JsonSchema) -> dict[str, Any]:
         """The request body, its schema defined once for all three media types."""
         reference = catalog.define(_operation_id(path, method) + ".body", schema)
-        return {"required": True, "content": {media: {"schema": reference} for media in REQUEST_MEDIA_TYPES}}
+        content = {media: {"schema": reference} for media in REQUEST_MEDIA_TYPES}
+        return {"required": True, "description": _body_rule(path, method), "content": content}
 
     item: dict[str, Any] = {}
     if path.parameters:
@@ -218,6 +220,22 @@ def _post_body(path: NodePath, catalog: SchemaCatalog) -> JsonSchema:
                     schema = schema | {"minItems": 1}
                 members |= _names(child, schema)
     return _one_member(members)
+
+
+def _body_rule(path: NodePath, method: str) -> str:
+    """What a body must obey beyond its schema: JSON Schema cannot tie a body member to the URI."""
+    node = path.node
+    if path.keyless_list:
+        return "One or more entries of the list, with distinct keys; all are created (409 if any exists)."
+    if not isinstance(node, ListNode):
+        rule = "The node itself" if method == "put" else "The node itself, or one of its children"
+        return f"{rule}; entries of a list in it have distinct keys."
+    keys = ", ".join(key_names(node))
+    rule = "The entry" if method == "put" else "The entry itself, or one of its children"
+    return (
+        f"{rule}; the entry (a one-element array) carries the URI's key ({keys}) unchanged "
+        "(400 invalid-value otherwise), and entries of a list in it have distinct keys."
+    )
 
 
 def _document(path: NodePath, catalog: SchemaCatalog) -> JsonSchema:

@@ -1,5 +1,5 @@
 """File distribution (spec 4.2): feeds, subscriptions, publish, delivery and logs."""
 
-from .api import create_app
+from .app import create_app
 
 __all__ = ["create_app"]

@@ -1,12 +1,18 @@
 """Delivery workers: drain subscription queues in order, record every attempt, retry with backoff.
 
-Each worker claims one subscription queue at a time (see :mod:`.repository.queue`), keeps its
-lease alive while it works, and delivers that queue's files oldest first. A success moves on to
-the next file; a refusal (4xx other than 429, an unusable redirect) ends that file with an
-``exp notRetryable`` record; a retryable failure (429, 5xx, no answer) pauses the whole queue
-for the backoff delay and frees it, so a failing subscriber holds no worker and delays no other
-subscription. A file older than the expiry when its turn comes ends with ``exp
-retriesExhausted``. Every attempt's log record and queue change commit together.
+Each worker claims one subscription queue of this node at a time (see :mod:`.repository.queue`),
+keeps its lease alive while it works, and delivers that queue's files oldest first. A file of a
+subscription bound to another node (egress route) is forwarded there instead (``fwd`` record);
+the hop is complete when that node answers 2xx, which it does only once the file is durable and
+queued there; a failed forward pauses the queue with the same backoff as a failed delivery, and a
+bound node that is down is retried, never bypassed. A success moves on to the next file (for a
+privileged subscription the file stays queued, offered again every ``privileged_reoffer_s`` until
+the subscriber acknowledges it); a refusal (4xx other than 429, an unusable redirect) ends that
+file with an ``exp notRetryable`` record, a file that would inflate past the decompression limits
+with ``exp decompressionLimit`` (nothing sent); a retryable failure (429, 5xx, no
+answer) pauses the whole queue for the backoff delay and frees it, so a failing subscriber holds no
+worker and delays no other subscription. A file older than the expiry when its turn comes ends
+with ``exp retriesExhausted``. Every attempt's log record and queue change commit together.
 
 Stopping: workers stop claiming, the attempt in flight may finish within the grace period,
 then the rest are cancelled and this instance's claims released; an attempt cut short is
@@ -28,13 +34,15 @@ from ..clock import now_ms
 from ..settings import Settings
 from ..store.blobs import BlobStore
 from ..store.db import Database
-from .forwarding import CONTENT_TYPE
-from .metrics import DeliveryMetrics
-from .outcomes import Outcome, Verdict, judge, next_delay
-from .records import NO_STATUS, ExpiryReason, LogRecord, RecordType
+from .delivery_body import DecompressionLimits
+from .delivery_metrics import DeliveryMetrics
+from .delivery_outcomes import Outcome, Verdict, judge, next_delay
+from .delivery_sender import Attempt, Sender, client_session, delivery_url
+from .file_headers import CONTENT_TYPE
+from .forward_sender import ForwardSender
+from .log_records import NO_STATUS, ExpiryReason, LogRecord, RecordType
 from .repository import logs, queue
-from .repository.queue import DeliveryJob
-from .sender import Attempt, Sender, client_session, delivery_url
+from .repository.queue import DeliveryJob, NextHop
 
 log = logging.getLogger("netplatform.distribution.delivery")
 
@@ -44,25 +52,37 @@ STOP_GRACE_S = 10.0
 
 
 class DeliveryEngine:
-    def __init__(self, db: Database, blobs: BlobStore, settings: Settings, metrics: DeliveryMetrics) -> None:
+    def __init__(
+        self,
+        db: Database,
+        blobs: BlobStore,
+        settings: Settings,
+        metrics: DeliveryMetrics,
+        decompression: DecompressionLimits | None = None,
+        privileged_reoffer_s: float = 300.0,
+    ) -> None:
         self.db = db
+        self.decompression = decompression or DecompressionLimits()
+        self.privileged_reoffer_ms = int(privileged_reoffer_s * 1000)
         self.blobs = blobs
         self.settings = settings
         self.metrics = metrics
-        self.claimer = settings.instance_name
+        self.node = settings.instance_name  # the node: it claims only the work on files it holds
         self.lease_ms = int(settings.delivery_lease_s * 1000)
         self.scratch_dir = Path(settings.data_dir) / "distribution-scratch"
         self._wakeup = asyncio.Event()
         self._stopping = False
         self._workers: list[asyncio.Task[None]] = []
         self._sender: Sender | None = None
+        self._forwarder: ForwardSender | None = None
 
     async def start(self) -> None:
         freed = await anyio.to_thread.run_sync(self._release_all)
         if freed:
-            log.info("released %d delivery claims left by a previous run of %s", freed, self.claimer)
+            log.info("released %d delivery claims left by a previous run of %s", freed, self.node)
         session = client_session(self.settings)
-        self._sender = Sender(session, self.blobs, self.scratch_dir)
+        self._sender = Sender(session, self.blobs, self.scratch_dir, self.decompression)
+        self._forwarder = ForwardSender(session, self.blobs, self.node, self.settings.first_user())
         self._workers = [
             asyncio.create_task(self._work(), name=f"delivery-{n}")
             for n in range(self.settings.delivery_workers)
@@ -113,9 +133,13 @@ class DeliveryEngine:
                 if self._expired(job):
                     await anyio.to_thread.run_sync(self._expire, job)
                     continue
-                assert self._sender is not None
-                attempt = await self._sender.send(job)
-                paused = await anyio.to_thread.run_sync(self._record, job, attempt, delay_s)
+                hop = job.forward_to()
+                if hop is not None:
+                    paused = await self._forward(job, hop, delay_s)
+                else:
+                    assert self._sender is not None
+                    attempt = await self._sender.send(job)
+                    paused = await anyio.to_thread.run_sync(self._record, job, attempt, delay_s)
                 if paused:
                     retry_at_ms = None  # the backoff has set it
                     break
@@ -125,6 +149,12 @@ class DeliveryEngine:
         finally:
             keeper.cancel()
             await anyio.to_thread.run_sync(self._release, sub_id, retry_at_ms)
+
+    async def _forward(self, job: DeliveryJob, hop: NextHop, delay_s: float) -> bool:
+        """Send the file to the bound node; True when the queue now pauses (the hop failed)."""
+        assert self._forwarder is not None
+        attempt = await self._forwarder.send(job, hop)
+        return await anyio.to_thread.run_sync(self._record_forward, job, attempt, delay_s)
 
     async def _keep_claim(self, sub_id: int) -> None:
         """Renew the lease while a long delivery runs (every third of the lease)."""
@@ -142,48 +172,40 @@ class DeliveryEngine:
 
     def _claim(self) -> int | None:
         with self.db.read() as session:
-            if not queue.any_queue_due(session, now_ms()):
+            if not queue.any_queue_due(session, self.node, now_ms()):
                 return None
         with self.db.write() as session:
-            return queue.claim_next_queue(session, self.claimer, now_ms(), self.lease_ms)
+            return queue.claim_next_queue(session, self.node, now_ms(), self.lease_ms)
 
     def _extend(self, sub_id: int) -> bool:
         with self.db.write() as session:
-            return queue.extend_claim(session, sub_id, self.claimer, now_ms() + self.lease_ms)
+            return queue.extend_claim(session, sub_id, self.node, now_ms() + self.lease_ms)
 
     def _release(self, sub_id: int, retry_at_ms: int | None) -> None:
         with self.db.write() as session:
-            queue.release_claim(session, sub_id, self.claimer, retry_at_ms=retry_at_ms)
+            queue.release_claim(session, sub_id, self.node, retry_at_ms=retry_at_ms)
 
     def _release_all(self) -> int:
         with self.db.write() as session:
-            return queue.release_all_claims(session, self.claimer)
+            return queue.release_all_claims(session, self.node)
 
     def _head(self, sub_id: int) -> tuple[DeliveryJob | None, float]:
         with self.db.read() as session:
-            return queue.head_of_queue(session, sub_id)
+            return queue.head_of_queue(session, sub_id, self.node, now_ms())
 
     def _expire(self, job: DeliveryJob) -> None:
         """The file is too old: give it up (``exp retriesExhausted``)."""
-        has_body = job.file.method == "PUT" and not job.subscription.fields.metadata_only
-        attempt = Attempt(
-            url=delivery_url(job, job.file.file_id),
-            method=job.file.method,
-            file_name=job.file.file_id,
-            content_type=job.file.headers.get(CONTENT_TYPE) if has_body else None,
-            content_length=job.file.content_length if has_body else 0,
-            status=NO_STATUS,
-        )
         with self.db.write() as session:
-            logs.insert_log(
-                session, _expiry_record(job, attempt, ExpiryReason.RETRIES_EXHAUSTED, job.attempts)
-            )
-            unused = queue.finish_delivery(session, job.delivery_id, job.file.row)
+            logs.insert_log(session, unsent_expiry(job, ExpiryReason.RETRIES_EXHAUSTED))
+            unused = queue.finish_delivery(session, job.delivery_id, job.file.row, self.node)
         self._remove(unused)
         self.metrics.outcomes.labels("expired").inc()
 
     def _record(self, job: DeliveryJob, attempt: Attempt, delay_s: float) -> bool:
         """Log the attempt and move the queue on; True when the subscription now pauses."""
+        if attempt.refusal is not None:
+            self._refuse(job, attempt, attempt.refusal)
+            return False
         fields = job.subscription.fields
         verdict = judge(
             attempt.status,
@@ -200,14 +222,54 @@ class DeliveryEngine:
         self.metrics.outcomes.labels(verdict.outcome.value).inc()
         return verdict.outcome is Outcome.RETRY
 
+    def _refuse(self, job: DeliveryJob, attempt: Attempt, why: str) -> None:
+        """Nothing was sent (the file inflates past the limits): ``exp decompressionLimit``, next file."""
+        log.warning("%s not delivered to subscription %d: %s", job.file.publish_id, job.subscription.id, why)
+        record = _expiry_record(job, attempt, ExpiryReason.DECOMPRESSION_LIMIT, job.attempts)
+        with self.db.write() as session:
+            logs.insert_log(session, record)
+            unused = queue.finish_delivery(session, job.delivery_id, job.file.row, self.node)
+        self._remove(unused)
+        self.metrics.outcomes.labels(Outcome.REFUSED.value).inc()
+
+    def _record_forward(self, job: DeliveryJob, attempt: Attempt, delay_s: float) -> bool:
+        """Log the forward attempt; a 2xx ends this node's part, anything else pauses the queue."""
+        sub_id = job.subscription.id
+        forwarded = 200 <= attempt.status <= 299
+        unused: list[str] = []
+        with self.db.write() as session:
+            logs.insert_log(
+                session, _attempt_record(job, attempt, RecordType.FORWARD, status_code=attempt.status)
+            )
+            if forwarded:
+                queue.reset_backoff(session, sub_id, self.node)
+                unused = queue.finish_delivery(session, job.delivery_id, job.file.row, self.node)
+            else:
+                queue.count_attempt(session, job.delivery_id)
+                self._back_off(session, sub_id, delay_s)
+        self._remove(unused)
+        self.metrics.outcomes.labels("forwarded" if forwarded else "retry").inc()
+        return not forwarded
+
+    def _back_off(self, session: Session, sub_id: int, delay_s: float) -> None:
+        delay = next_delay(
+            delay_s, self.settings.delivery_retry_initial_s, self.settings.delivery_retry_max_s
+        )
+        queue.postpone(session, sub_id, self.node, now_ms() + int(delay * 1000), delay)
+
     def _apply(
         self, session: Session, job: DeliveryJob, attempt: Attempt, verdict: Verdict, delay_s: float
     ) -> list[str]:
         sub_id = job.subscription.id
         match verdict.outcome:
             case Outcome.DELIVERED:
-                queue.reset_backoff(session, sub_id)
-                return queue.finish_delivery(session, job.delivery_id, job.file.row)
+                queue.reset_backoff(session, sub_id, self.node)
+                if job.subscription.fields.privileged:  # kept until acknowledged (DELETE /delete/...)
+                    queue.await_acknowledgement(
+                        session, job.delivery_id, now_ms() + self.privileged_reoffer_ms
+                    )
+                    return []
+                return queue.finish_delivery(session, job.delivery_id, job.file.row, self.node)
             case Outcome.REDIRECTED:
                 queue.count_attempt(session, job.delivery_id)
                 queue.remember_redirect(session, sub_id, verdict.redirect_base)
@@ -215,15 +277,12 @@ class DeliveryEngine:
             case Outcome.REFUSED:
                 record = _expiry_record(job, attempt, ExpiryReason.NOT_RETRYABLE, job.attempts + 1)
                 logs.insert_log(session, record)
-                return queue.finish_delivery(session, job.delivery_id, job.file.row)
+                return queue.finish_delivery(session, job.delivery_id, job.file.row, self.node)
             case Outcome.RETRY:
                 queue.count_attempt(session, job.delivery_id)
                 if attempt.status == NO_STATUS and job.redirect_base:
                     queue.remember_redirect(session, sub_id, None)
-                delay = next_delay(
-                    delay_s, self.settings.delivery_retry_initial_s, self.settings.delivery_retry_max_s
-                )
-                queue.postpone(session, sub_id, now_ms() + int(delay * 1000), delay)
+                self._back_off(session, sub_id, delay_s)
                 return []
 
     def _remove(self, blob_names: list[str]) -> None:
@@ -255,6 +314,20 @@ def _delivery_record(job: DeliveryJob, attempt: Attempt) -> LogRecord:
         status_code=attempt.status,
         delivery_id=job.subscription.fields.delivery.user,
     )
+
+
+def unsent_expiry(job: DeliveryJob, reason: ExpiryReason) -> LogRecord:
+    """The ``exp`` record of a delivery given up without another attempt: what it would have sent, where."""
+    has_body = job.file.method == "PUT" and not job.subscription.fields.metadata_only
+    attempt = Attempt(
+        url=delivery_url(job, job.file.file_id),
+        method=job.file.method,
+        file_name=job.file.file_id,
+        content_type=job.file.headers.get(CONTENT_TYPE) if has_body else None,
+        content_length=job.file.content_length if has_body else 0,
+        status=NO_STATUS,
+    )
+    return _expiry_record(job, attempt, reason, job.attempts)
 
 
 def _expiry_record(job: DeliveryJob, attempt: Attempt, reason: ExpiryReason, attempts: int) -> LogRecord:

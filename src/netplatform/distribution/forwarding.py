@@ -1,71 +1,114 @@
-"""Which publish request headers travel with the file to the subscribers (reference section 5).
+"""The receiving end of a forwarding hop (spec 1.3): a file another node sends to this one.
 
-Kept: the content headers (``Content-Type``, defaulting to ``application/octet-stream``, and
-``Content-Language``, ``Content-MD5``, ``Content-Range``), ``X-BUS-DR-META``, and every ``X-*``
-header that is not an ``X-BUS-DR-*`` one. The service adds ``X-PLATFORM-RequestID`` when the
-publisher sent none and always ``X-BUS-DR-RECEIVED``; ``X-InvocationID`` is made fresh for every
-delivery attempt, so a publisher's value is not kept.
+The body is spooled to this node's blob store first (503 when it would take the spool under its
+free-space floor: the sending node keeps the file and tries again later); then one transaction
+records the file as this node's (same publish id as at the receiving node) and queues it for the
+subscription. Only
+after that commit does the sending node get its 2xx and drop its copy, so a file is always held
+by at least one node. A hop repeated after a lost answer reuses the file already held and queues
+it again only when it is not queued (at least once, as any delivery).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import json
+import logging
+from collections.abc import AsyncIterable
 
-from ..clock import wire_time_ms
-from ..web.requestid import REQUEST_ID_HEADER
+from pydantic import ValidationError
 
-DEFAULT_CONTENT_TYPE = "application/octet-stream"
-CONTENT_TYPE = "Content-Type"
-CONTENT_HEADERS = ("Content-Type", "Content-Language", "Content-MD5", "Content-Range")
-META_HEADER = "X-BUS-DR-META"
-PUBLISH_ID_HEADER = "X-BUS-DR-PUBLISH-ID"
-RECEIVED_HEADER = "X-BUS-DR-RECEIVED"
-INVOCATION_HEADER = "X-InvocationID"
+from ..store.blobs import BlobRef, BlobStore
+from ..store.db import Database
+from ..web.errors import BadRequest, Conflict
+from .repository import queue
+from .repository.queue import SpooledFile
+from .repository.subscriptions import find_subscription
+from .schemas import ForwardEnvelope
+from .spool_space import SpoolSpace
 
-
-def captured_headers(
-    headers: Iterable[tuple[str, str]],
-    *,
-    request_id: str,
-    source_ip: str,
-    local_ip: str,
-    received_ms: int,
-    with_content: bool,
-) -> dict[str, str]:
-    """The headers to forward, by their canonical names (content headers only for a body)."""
-    given = {name.lower(): (name, _as_text(value)) for name, value in headers}
-    kept: dict[str, str] = {}
-    if with_content:
-        kept[CONTENT_TYPE] = given.get("content-type", ("", DEFAULT_CONTENT_TYPE))[1] or DEFAULT_CONTENT_TYPE
-        for name in CONTENT_HEADERS[1:]:
-            if name.lower() in given:
-                kept[name] = given[name.lower()][1]
-    if META_HEADER.lower() in given:
-        kept[META_HEADER] = given[META_HEADER.lower()][1]
-    for lower, (name, value) in given.items():
-        if (
-            lower.startswith("x-")
-            and not lower.startswith("x-bus-dr-")
-            and lower != INVOCATION_HEADER.lower()
-        ):
-            kept[REQUEST_ID_HEADER if lower == REQUEST_ID_HEADER.lower() else name] = value
-    kept.setdefault(REQUEST_ID_HEADER, request_id)
-    kept[RECEIVED_HEADER] = f"{wire_time_ms(received_ms)};from={source_ip};by={local_ip}"
-    return kept
+log = logging.getLogger("netplatform.distribution.forward")
 
 
-def _as_text(value: str) -> str:
-    """A header value as sent: the server reads header bytes as latin-1; UTF-8 bytes are turned back
-    into the text they encode, so the client (which writes UTF-8) sends the very same bytes."""
+def parse_envelope(value: str | None, publish_id: str) -> ForwardEnvelope:
+    """The ``X-NETPLATFORM-FORWARD`` header; 400 when it is missing, malformed or for another file."""
+    if value is None:
+        raise BadRequest("Missing X-NETPLATFORM-FORWARD header.")
     try:
-        return value.encode("latin-1").decode("utf-8")
-    except (UnicodeEncodeError, UnicodeDecodeError):
-        return value
+        envelope = ForwardEnvelope.model_validate(json.loads(value))
+    except (ValueError, ValidationError):
+        raise BadRequest("Malformed X-NETPLATFORM-FORWARD header.") from None
+    if envelope.publishId != publish_id:
+        raise BadRequest("The publish id of the path and of X-NETPLATFORM-FORWARD differ.")
+    return envelope
 
 
-def content_headers(headers: Mapping[str, str]) -> dict[str, str]:
-    return {name: value for name, value in headers.items() if name in CONTENT_HEADERS}
+class Forwarding:
+    def __init__(self, db: Database, blobs: BlobStore, node: str, space: SpoolSpace) -> None:
+        self.db = db
+        self.blobs = blobs
+        self.node = node
+        self.space = space
 
+    async def spool(self, body: AsyncIterable[bytes], declared_length: int | None = None) -> BlobRef:
+        return await self.space.store(body, declared_length)
 
-def other_headers(headers: Mapping[str, str]) -> dict[str, str]:
-    return {name: value for name, value in headers.items() if name not in CONTENT_HEADERS}
+    def accept(self, envelope: ForwardEnvelope, blob: BlobRef | None) -> bool:
+        """Hold the file and queue it for the subscription; False when the subscription is gone.
+
+        The new blob is removed when the commit fails or the file was held already.
+        """
+        try:
+            blob_kept, held = self._commit(envelope, blob)
+        except BaseException:
+            self._discard(blob)
+            raise
+        if not blob_kept:
+            self._discard(blob)
+        return held
+
+    def _discard(self, blob: BlobRef | None) -> None:
+        if blob is not None:
+            self.blobs.delete(blob.name)
+
+    def _commit(self, envelope: ForwardEnvelope, blob: BlobRef | None) -> tuple[bool, bool]:
+        """Whether the new blob is now the file's, and whether the file is held for the subscription."""
+        if envelope.fromNode == self.node:
+            # Nodes sharing one URL (serve --workers): holding its own file twice would let the
+            # sender's delivery row end while this one is the same row; the sender tries again.
+            raise Conflict("A node does not forward to itself.")
+        with self.db.write() as session:
+            subscription = find_subscription(session, envelope.subId, lock=True)
+            if subscription is None or subscription.feed_id != envelope.feedId:
+                log.info(
+                    "forward of %s for subscription %d: it no longer exists",
+                    envelope.publishId,
+                    envelope.subId,
+                )
+                return False, False
+            file_row = queue.find_file(session, self.node, envelope.publishId)
+            blob_kept = file_row is None
+            if file_row is None:
+                file_row = queue.insert_file(session, self._spooled(envelope, blob))
+            if not queue.is_queued(session, file_row, envelope.subId):
+                queue.enqueue(session, file_row, self.node, [envelope.subId])
+        log.info(
+            "holding %s from node %s for subscription %d",
+            envelope.publishId,
+            envelope.fromNode,
+            envelope.subId,
+        )
+        return blob_kept, True
+
+    def _spooled(self, envelope: ForwardEnvelope, blob: BlobRef | None) -> SpooledFile:
+        return SpooledFile(
+            row=0,
+            node=self.node,
+            publish_id=envelope.publishId,
+            feed_id=envelope.feedId,
+            file_id=envelope.fileId,
+            method=envelope.method,
+            blob=blob.name if blob is not None else None,
+            content_length=blob.size if blob is not None else 0,
+            headers=dict(envelope.headers),
+            published_ms=envelope.publishedMs,
+        )

@@ -1,4 +1,5 @@
-"""The URLs a feed or subscription body links to, built from the service's public base URL."""
+"""The URLs of feeds and subscriptions: the links their bodies carry (built from the service's
+public base URL) and the feed or subscription number read back from a path."""
 
 from __future__ import annotations
 
@@ -18,3 +19,10 @@ def subscription_links(base: str, sub_id: int, feed_id: int) -> dict[str, str]:
         "feed": f"{base}/feed/{feed_id}",
         "log": f"{base}/sublog/{sub_id}",
     }
+
+
+def positive_id(text: str) -> int | None:
+    """A feed or subscription number from a URL: a positive integer of at most 9 digits, else None."""
+    if not text.isascii() or not text.isdigit() or len(text) > 9 or int(text) == 0:
+        return None
+    return int(text)

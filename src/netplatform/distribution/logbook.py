@@ -1,23 +1,26 @@
-"""Log queries: the records of a feed or subscription that match a query (spec 4.2 feedlog/sublog)."""
+"""The logbook: the log records of a feed or subscription that match a query (spec 4.2 feedlog/sublog)."""
 
 from __future__ import annotations
 
 from ..store.db import Database
-from .logquery import LogQuery
-from .records import LogRecord
+from .log_query import LogQuery
+from .log_records import LogRecord
 from .repository import logs
-from .repository.provisioning import find_subscription
+from .repository.subscriptions import find_subscription
 
 
-def feed_log(db: Database, feed_id: int, query: LogQuery) -> list[LogRecord]:
-    """Records of the feed, deleted or not; an id that never existed simply has none."""
-    with db.read() as session:
-        return logs.feed_log(session, feed_id, query)
+class Logbook:
+    def __init__(self, db: Database) -> None:
+        self.db = db
 
+    def feed_log(self, feed_id: int, query: LogQuery) -> list[LogRecord]:
+        """Records of the feed, deleted or not; an id that never existed simply has none."""
+        with self.db.read() as session:
+            return logs.feed_log(session, feed_id, query)
 
-def subscription_log(db: Database, sub_id: int, query: LogQuery) -> list[LogRecord]:
-    with db.read() as session:
-        subscription = find_subscription(session, sub_id, include_deleted=True)
-        if subscription is None:
-            return []
-        return logs.subscription_log(session, sub_id, subscription.feed_id, query)
+    def subscription_log(self, sub_id: int, query: LogQuery) -> list[LogRecord]:
+        with self.db.read() as session:
+            subscription = find_subscription(session, sub_id, include_deleted=True)
+            if subscription is None:
+                return []
+            return logs.subscription_log(session, sub_id, subscription.feed_id, query)

@@ -2,8 +2,12 @@
 
 A publish is checked in the reference's order before a byte of the body is read (feed, file
 id, credentials, address, suspension, metadata); then the body is spooled to a durable blob and
-one transaction records the file, one delivery per live subscription, and the publish log
-record. Only after that commit does the client get its 204 and publish id.
+one transaction records the file (held by this node), one delivery per live subscription
+(which this node makes, or forwards to the node a subscription is bound to), and the publish
+log record. Only after that commit does the client get its 204 and publish id. The spooled blob is
+the publisher's until then: it is removed when the commit fails or no subscription takes it. A body
+that would take the spool under its free-space floor is refused (503) before it is stored, or cut
+off with nothing left behind (see :mod:`.spool_space`).
 """
 
 from __future__ import annotations
@@ -12,19 +16,23 @@ import hmac
 import json
 import re
 import threading
+from collections.abc import AsyncIterable
 from dataclasses import dataclass
 
 from ..clock import now_ms
+from ..store.blobs import BlobRef, BlobStore
 from ..store.db import Database
 from ..web.auth import Credentials
 from ..web.errors import BadRequest, Forbidden, NotFound, Unauthorized
 from .addresses import address_allowed
-from .documents import positive_id
-from .feeds import Feed
-from .records import LogRecord, RecordType
+from .feed_model import Feed
+from .links import positive_id
+from .log_records import LogRecord, RecordType
 from .repository import logs, queue
-from .repository.provisioning import find_feed, live_subscriptions_of
+from .repository.feeds import find_feed
 from .repository.queue import SpooledFile
+from .repository.subscriptions import live_subscriptions_of
+from .spool_space import SpoolSpace
 
 MAX_METADATA_LENGTH = 4096
 PUBLISH_REALM = 'Basic realm="publish"'
@@ -120,8 +128,11 @@ def authorize_publisher(feed: Feed, credentials: Credentials | None, source_ip: 
 
 
 class Publisher:
-    def __init__(self, db: Database, instance: str) -> None:
+    def __init__(self, db: Database, blobs: BlobStore, instance: str, space: SpoolSpace) -> None:
         self.db = db
+        self.blobs = blobs
+        self.space = space
+        self.node = instance  # the receiving node: it holds the file and its deliveries
         self.ids = PublishIds(instance)
 
     def admit(
@@ -145,9 +156,31 @@ class Publisher:
         check_metadata(metadata)
         return Admission(feed, file_id, endpoint_id, source_ip)
 
-    def accept(self, admission: Admission, arrival: Arrival) -> tuple[str, bool]:
-        """Commit the file, its deliveries and the publish record; the publish id, and whether
-        the spooled blob is still needed (not when no subscription takes the file)."""
+    async def spool(self, body: AsyncIterable[bytes], declared_length: int | None = None) -> BlobRef:
+        """The body of a publish, stored durably before it is accepted; 503 (nothing stored) when it
+        would take the spool under its free-space floor."""
+        return await self.space.store(body, declared_length)
+
+    def accept(self, admission: Admission, arrival: Arrival) -> str:
+        """Commit the file, its deliveries and the publish record; the publish id.
+
+        The spooled blob is removed when the commit fails or no subscription takes the file.
+        """
+        try:
+            publish_id, blob_needed = self._commit(admission, arrival)
+        except BaseException:
+            self._discard(arrival.blob)
+            raise
+        if not blob_needed:
+            self._discard(arrival.blob)
+        return publish_id
+
+    def _discard(self, blob: str | None) -> None:
+        if blob is not None:
+            self.blobs.delete(blob)
+
+    def _commit(self, admission: Admission, arrival: Arrival) -> tuple[str, bool]:
+        """The publish id, and whether the spooled blob is still needed."""
         feed = admission.feed
         with self.db.write() as session:
             current = find_feed(session, feed.id, lock=True)
@@ -160,6 +193,7 @@ class Publisher:
             if receivers:
                 spooled = SpooledFile(
                     row=0,
+                    node=self.node,
                     publish_id=publish_id,
                     feed_id=feed.id,
                     file_id=admission.file_id,
@@ -169,7 +203,7 @@ class Publisher:
                     headers=arrival.headers,
                     published_ms=published_ms,
                 )
-                queue.enqueue(session, queue.insert_file(session, spooled), receivers)
+                queue.enqueue(session, queue.insert_file(session, spooled), self.node, receivers)
             logs.insert_log(session, self._publish_record(admission, arrival, publish_id, published_ms))
         return publish_id, bool(receivers)
 

@@ -1,19 +1,21 @@
-"""The wire format of feeds, subscriptions and log records (spec 2.2), for rendering and OpenAPI.
+"""The wire format of feeds, subscriptions, log records (spec 2.2) and the internal node API, for
+rendering and OpenAPI.
 
-Request bodies are read by :mod:`.documents` (the reference's lenient reader with its exact
+Request bodies are read by :mod:`.lenient_json` (the reference's lenient reader with its exact
 error texts); the request models here document them. Responses are built through the response
 models, so what the service sends is what its OpenAPI document says.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from .feeds import Feed
+from ..web.text import StorableStr
+from .feed_model import Feed
 from .links import feed_links, subscription_links
-from .subscriptions import Subscription
+from .subscription_model import Subscription
 
 
 class EndpointIdentity(BaseModel):
@@ -103,7 +105,7 @@ class SubscriptionBody(BaseModel):
 class LogRecordBody(BaseModel):
     """One log record; members that do not apply to the record's type are left out."""
 
-    type: str = Field(description="pub, del or exp")
+    type: str = Field(description="pub, del, exp or fwd (a forward to the delivering node)")
     date: str = Field(description="UTC, yyyy-MM-ddTHH:mm:ss.SSSZ")
     publishId: str
     requestURI: str
@@ -159,3 +161,58 @@ def render_subscription(subscription: Subscription, base: str) -> dict[str, Any]
         links=SubLinks.model_validate(subscription_links(base, subscription.id, subscription.feed_id)),
     )
     return body.model_dump(by_alias=True, exclude_none=True)
+
+
+# --- sites and nodes (spec 1.3): the internal API ------------------------------------------
+
+
+class NodeBody(BaseModel):
+    """A distribution node: an instance running distribution, as the registry knows it."""
+
+    name: str = Field(description="The node's NETPLATFORM_INSTANCE_NAME")
+    site: str = Field(description="Its site location (svcLocationName), NETPLATFORM_SITE")
+    url: str = Field(description="Base URL of its distribution port (NETPLATFORM_NODE_URL)")
+    fqdn: str = Field(description="host:port of url: the bus controller's /dr_nodes fqdn")
+    started: str = Field(description="UTC, yyyy-MM-ddTHH:mm:ss.SSSZ")
+    heartbeat: str = Field(description="Last heartbeat, UTC")
+    up: bool = Field(description="Heartbeat younger than NETPLATFORM_NODE_DOWN_AFTER_S and not stopped")
+
+
+SiteName = Annotated[StorableStr, Field(min_length=1, max_length=128)]
+
+
+class IngressRouteRequest(BaseModel):
+    sites: list[SiteName] = Field(
+        min_length=1,
+        max_length=64,
+        description="Sites (svcLocationName) whose live nodes may take the publish",
+    )
+
+
+class IngressRouteBody(BaseModel):
+    feedId: int
+    publisher: str | None = Field(description="Endpoint id of the publisher; null: every publisher")
+    sites: list[str]
+
+
+class EgressRouteRequest(BaseModel):
+    node: StorableStr = Field(min_length=1, max_length=128, description="Name of the delivering node")
+
+
+class EgressRouteBody(BaseModel):
+    subId: int
+    node: str
+
+
+class ForwardEnvelope(BaseModel):
+    """What travels with a forwarded file in ``X-NETPLATFORM-FORWARD`` (JSON): who it is for and
+    the publish as the receiving node accepted it."""
+
+    publishId: StorableStr = Field(min_length=1, max_length=160)
+    feedId: int = Field(ge=1, le=2**31 - 1)
+    subId: int = Field(ge=1, le=2**31 - 1)
+    fileId: StorableStr = Field(min_length=1)
+    method: Literal["PUT", "DELETE"]
+    publishedMs: int = Field(ge=0, le=2**62)
+    headers: dict[StorableStr, StorableStr]
+    fromNode: StorableStr = Field(max_length=128)

@@ -2,9 +2,15 @@
 
 Feeds and subscriptions are soft-deleted (``deleted``): their ids are never reused and the log
 records of a deleted feed or subscription stay queryable through them. The delivery queue is
-three tables: ``files`` (one row per accepted publish or retraction, naming its spooled blob),
-``deliveries`` (one row per file and subscription still to be delivered) and ``queues`` (one row
-per subscription: who holds it, when it may be tried again, the learned redirect base).
+three tables: ``files`` (one row per spooled publish or retraction, naming its blob in the store of
+the node that holds it), ``deliveries`` (one row per file and subscription still to be delivered,
+forwarded or acknowledged by a privileged subscriber, at the node holding the file) and ``queues``
+(one row per subscription and node: who holds it, when it may be tried again, the learned
+redirect base).
+
+Sites and nodes (spec 1.3): ``nodes`` (every instance running distribution, with its heartbeat),
+``ingress_routes`` (which sites a feed's publisher may publish at) and ``egress_routes`` (the node
+that delivers a subscription's files).
 """
 
 from __future__ import annotations
@@ -76,10 +82,14 @@ subscriptions = sa.Table(
     sa.Column("deleted", sa.Boolean, nullable=False),
 )
 
+NodeName = sa.String(128)
+"""A node's name: its ``NETPLATFORM_INSTANCE_NAME``."""
+
 queues = sa.Table(
     "distribution_queues",
     metadata,
     sa.Column("sub_id", sa.Integer, sa.ForeignKey("distribution_subscriptions.id"), primary_key=True),
+    sa.Column("node", NodeName, primary_key=True),
     sa.Column("claimed_by", sa.String(128), nullable=True),
     sa.Column("claimed_until_ms", sa.BigInteger, nullable=True),
     sa.Column("retry_at_ms", sa.BigInteger, nullable=False),
@@ -91,7 +101,8 @@ files = sa.Table(
     "distribution_files",
     metadata,
     sa.Column("id", BigId, primary_key=True, autoincrement=True),
-    sa.Column("publish_id", sa.String(160), nullable=False, unique=True),
+    sa.Column("node", NodeName, nullable=False),
+    sa.Column("publish_id", sa.String(160), nullable=False),
     sa.Column("feed_id", sa.Integer, nullable=False),
     sa.Column("file_id", sa.Text, nullable=False),
     sa.Column("method", sa.String(8), nullable=False),
@@ -99,6 +110,8 @@ files = sa.Table(
     sa.Column("content_length", sa.BigInteger, nullable=False),
     sa.Column("headers", sa.JSON, nullable=False),
     sa.Column("published_ms", sa.BigInteger, nullable=False),
+    # A forwarded file has the same publish id at the receiving and the delivering node.
+    sa.UniqueConstraint("node", "publish_id"),
 )
 
 deliveries = sa.Table(
@@ -107,8 +120,12 @@ deliveries = sa.Table(
     sa.Column("id", BigId, primary_key=True, autoincrement=True),
     sa.Column("sub_id", sa.Integer, sa.ForeignKey("distribution_subscriptions.id"), nullable=False),
     sa.Column("file_row", sa.BigInteger, sa.ForeignKey("distribution_files.id"), nullable=False, index=True),
+    sa.Column("node", NodeName, nullable=False),  # the node holding the file (its files.node)
     sa.Column("attempts", sa.Integer, nullable=False),
+    # privileged subscriptions: delivered, awaiting acknowledgement, offered again at this time
+    sa.Column("offer_again_ms", sa.BigInteger, nullable=True),
     sa.Index("ix_distribution_deliveries_sub_id_id", "sub_id", "id"),
+    sa.Index("ix_distribution_deliveries_node_sub_id_id", "node", "sub_id", "id"),
 )
 
 logs = sa.Table(
@@ -133,4 +150,30 @@ logs = sa.Table(
     sa.Column("attempts", sa.Integer, nullable=True),
     sa.Index("ix_distribution_logs_feed_id_date_ms", "feed_id", "date_ms"),
     sa.Index("ix_distribution_logs_sub_id_date_ms", "sub_id", "date_ms"),
+)
+
+nodes = sa.Table(
+    "distribution_nodes",
+    metadata,
+    sa.Column("name", NodeName, primary_key=True),
+    sa.Column("site", sa.String(128), nullable=False),
+    sa.Column("url", sa.String(512), nullable=False),
+    sa.Column("started_ms", sa.BigInteger, nullable=False),
+    sa.Column("heartbeat_ms", sa.BigInteger, nullable=False),
+    sa.Column("stopped_ms", sa.BigInteger, nullable=True),  # set by a clean stop, cleared at start
+)
+
+ingress_routes = sa.Table(
+    "distribution_ingress_routes",
+    metadata,
+    sa.Column("feed_id", sa.Integer, primary_key=True, autoincrement=False),
+    sa.Column("publisher", sa.String(20), primary_key=True),  # an endpoint id; "" = any publisher
+    sa.Column("sites", sa.JSON, nullable=False),
+)
+
+egress_routes = sa.Table(
+    "distribution_egress_routes",
+    metadata,
+    sa.Column("sub_id", sa.Integer, primary_key=True, autoincrement=False),
+    sa.Column("node", NodeName, nullable=False),
 )

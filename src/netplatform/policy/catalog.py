@@ -1,27 +1,32 @@
 """Policy types and policies: create, read and delete with the version rules of spec 4.4.
 
+The listings and reads of policy types, and the policy listings, answer rendered bodies from
+the store's cache of the current generation (:meth:`~.policy_store.PolicyStore.cached`): they
+are read far more often than written, and rendering the whole catalog is most of their cost.
+They are coroutines: a cached answer is served without a worker thread.
+
 Each operation is one transaction. A create re-runs its rules when another instance stored
-one of its entities first (unique constraint), so two concurrent creates of the same
-name:version store exactly one row: the second sees it and answers as a re-post does
-(identical content: success; different content: 406).
+one of its entities first (:meth:`~.policy_store.PolicyStore.write`), so two concurrent
+creates of the same name:version store exactly one row: the second sees it and answers as a
+re-post does (identical content: success; different content: 406).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any
 
 from ..web.errors import Conflict, NotAcceptable, NotFound
-from .documents import echo, envelope, policies_document, policy_types_document
-from .errors import invalid_items, item_line
+from .answer_templates import echo, envelope, policies_document, policy_types_document
+from .errors import invalid_items, invalid_property_values, item_line
+from .media_types import BodyFormat, Rendered, encode
 from .model import Entity, Kind, newest, newest_per_name
+from .policy_store import PolicyStore
+from .property_validation import policy_problems
 from .references import KnownEntities, check_references
-from .repository import ConcurrentInsert, PolicyStore, Repository
+from .repository import Repository
 from .tosca import Section, ServiceTemplate, parse_service_template
 from .versions import Reference
 
-INSERT_ATTEMPTS = 5
-Result = TypeVar("Result")
 Document = dict[str, Any]
 
 
@@ -40,50 +45,49 @@ class Catalog:
             check_references(template, repository)
             if policy_type is not None:
                 _require_policy_type(template, policy_type)
+            check_policy_properties(template, repository)
             repository.insert(new)
 
-        self.write(store)
+        self.store.write(store)
         return echo(template)
-
-    def write(self, work: Callable[[Repository], Result]) -> Result:
-        """Run ``work`` in one transaction, again when a concurrent insert of the same key won."""
-        for attempt in range(1, INSERT_ATTEMPTS + 1):
-            try:
-                with self.store.writing() as repository:
-                    return work(repository)
-            except ConcurrentInsert:
-                if attempt == INSERT_ATTEMPTS:
-                    raise Conflict("the same entities are being changed concurrently, try again") from None
-        raise AssertionError("unreachable")
 
     # --- policy types -------------------------------------------------------------------------
 
-    def policy_types(self) -> Document:
+    async def policy_types(self, form: BodyFormat) -> Rendered:
         """Every policy type, one per name (its newest version), with ancestors and data types."""
-        with self.store.reading() as repository:
+
+        def answer(repository: Repository) -> Rendered:
             stored = repository.all(Kind.POLICY_TYPE)
             known = KnownEntities(repository)
             known.remember(Kind.POLICY_TYPE, stored)
-            return policy_types_document(newest_per_name(stored), known)
+            return encode(policy_types_document(newest_per_name(stored), known), form)
 
-    def policy_type_versions(self, name: str) -> Document:
+        return await self.store.cached(("policy types", form), answer)
+
+    async def policy_type_versions(self, name: str, form: BodyFormat) -> Rendered:
         """Every stored version of one policy type (none collapsed: keyed ``name:version``)."""
-        with self.store.reading() as repository:
+
+        def answer(repository: Repository) -> Rendered:
             versions = repository.named(Kind.POLICY_TYPE, [name])
             if not versions:
                 raise NotFound(f"policy types for {name}:null do not exist")
             known = KnownEntities(repository)
             known.remember(Kind.POLICY_TYPE, versions)
-            return policy_types_document(versions, known)
+            return encode(policy_types_document(versions, known), form)
 
-    def policy_type(self, name: str, version: str | None) -> Document:
+        return await self.store.cached(("policy type versions", name, form), answer)
+
+    async def policy_type(self, name: str, version: str | None, form: BodyFormat) -> Rendered:
         """One version of a policy type; ``None`` selects the newest."""
-        with self.store.reading() as repository:
+
+        def answer(repository: Repository) -> Rendered:
             known = KnownEntities(repository)
             found = known.resolve(Kind.POLICY_TYPE, Reference(name, version))
             if found is None:
                 raise NotFound(f"policy types for {name}:{version or 'null'} do not exist")
-            return policy_types_document([found], known)
+            return encode(policy_types_document([found], known), form)
+
+        return await self.store.cached(("policy type", name, version, form), answer)
 
     def delete_policy_type(self, name: str, version: str) -> Document:
         def delete(repository: Repository) -> Entity:
@@ -106,16 +110,18 @@ class Catalog:
             repository.delete(found)
             return found
 
-        return envelope(types=[self.write(delete)])
+        return envelope(types=[self.store.write(delete)])
 
     # --- policies -----------------------------------------------------------------------------
 
-    def policies(self, *, referenced: bool) -> Document:
-        with self.store.reading() as repository:
+    async def policies(self, form: BodyFormat, *, referenced: bool) -> Rendered:
+        def answer(repository: Repository) -> Rendered:
             stored = repository.all(Kind.POLICY)
             if not stored:
                 raise NotFound("No policies found")
-            return policies_document(stored, KnownEntities(repository), referenced=referenced)
+            return encode(policies_document(stored, KnownEntities(repository), referenced=referenced), form)
+
+        return await self.store.cached(("policies", referenced, form), answer)
 
     def policy(self, name: str, version: str | None, *, referenced: bool) -> Document:
         """One version of a policy (any type); ``None`` selects the newest."""
@@ -125,15 +131,19 @@ class Catalog:
                 raise NotFound(f"policies for {name}:{version or 'null'} do not exist")
             return policies_document([found], KnownEntities(repository), referenced=referenced)
 
-    def policies_of_type(self, policy_type: Reference, *, referenced: bool) -> Document:
-        with self.store.reading() as repository:
+    async def policies_of_type(
+        self, policy_type: Reference, form: BodyFormat, *, referenced: bool
+    ) -> Rendered:
+        def answer(repository: Repository) -> Rendered:
             found = repository.of_type(Kind.POLICY, policy_type.name, str(policy_type.version))
             if not found:
                 raise NotFound(
                     "policies for filter ToscaTypedEntityFilter(name=null, version=null, versionPrefix=null, "
                     f"type={policy_type.name}, typeVersion={policy_type.version}) do not exist"
                 )
-            return policies_document(found, KnownEntities(repository), referenced=referenced)
+            return encode(policies_document(found, KnownEntities(repository), referenced=referenced), form)
+
+        return await self.store.cached(("policies of type", policy_type, referenced, form), answer)
 
     def policy_versions_of_type(self, policy_type: Reference, name: str, *, referenced: bool) -> Document:
         with self.store.reading() as repository:
@@ -162,7 +172,7 @@ class Catalog:
             repository.delete(found)
             return found
 
-        return envelope(policies=[self.write(delete)])
+        return envelope(policies=[self.store.write(delete)])
 
 
 def new_entities(template: ServiceTemplate, repository: Repository) -> list[Entity]:
@@ -185,6 +195,24 @@ def new_entities(template: ServiceTemplate, repository: Repository) -> list[Enti
     if problems:
         raise invalid_items(problems)
     return new
+
+
+def check_policy_properties(template: ServiceTemplate, repository: Repository) -> None:
+    """406 when a policy's properties do not fit its type (issue 17), every problem listed."""
+    policies = template.of(Kind.POLICY)
+    if not policies:
+        return
+    failures = policy_problems(policies, KnownEntities(repository, template))
+    if failures:
+        raise invalid_property_values(
+            [
+                (
+                    policy.id,
+                    [item_line(problem.item, problem.shown_value, problem.reason) for problem in problems],
+                )
+                for policy, problems in failures
+            ]
+        )
 
 
 def _require_policy_type(template: ServiceTemplate, policy_type: Reference) -> None:

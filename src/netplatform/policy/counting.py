@@ -1,7 +1,8 @@
 """ASGI middleware that adds each answered API call to the statistics counters.
 
-It sits outside the kernel's middleware and counts when the response starts, before a byte
-of it is sent, so a client that reads ``/statistics`` right after a call always sees that call.
+It runs inside the kernel's middleware (a request the kernel refuses, 401 or 413, never reaches
+it) and counts when the response starts, before a byte of it is sent, so a client that reads
+``/statistics`` right after a call always sees that call.
 Counting is in memory (see :mod:`statistics`), so it adds nothing to the request's latency.
 """
 

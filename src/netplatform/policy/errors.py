@@ -15,7 +15,18 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from ..web.errors import ApiError, NotAcceptable
-from .media import render
+from .media_types import render
+
+ERROR_DESCRIPTIONS = {
+    400: "Invalid Body or parameter",
+    401: "Authentication Error",
+    404: "Resource Not Found",
+    406: "Not Acceptable Version or Payload",
+    409: "Delete Conflict, Rule Violation",
+    413: "Request body too large",
+    415: "Unsupported media type",
+}
+"""How the OpenAPI document words each error status of this API."""
 
 
 class ErrorResponse(BaseModel):
@@ -38,6 +49,19 @@ def render_error(request: Request, error: ApiError) -> Response:
 def invalid_items(lines: list[str]) -> NotAcceptable:
     """406 for one or more validation leaf lines (``item "x" value "y" INVALID, reason``)."""
     return NotAcceptable("\n".join(lines), details=lines)
+
+
+def invalid_property_values(failures: list[tuple[str, list[str]]]) -> NotAcceptable:
+    """406 for policies whose properties do not fit their types (issue 17).
+
+    In the reference's multi-line validation form (reference 2.3): a bean line per policy, then
+    its leaf lines indented by two spaces; ``details`` holds the same lines.
+    """
+    lines: list[str] = []
+    for policy_id, leaves in failures:
+        lines.append(f'"{policy_id}" INVALID, item has status INVALID')
+        lines.extend(f"  {leaf}" for leaf in leaves)
+    return NotAcceptable("".join(line + "\n" for line in lines), details=lines)
 
 
 def item_line(item: str, value: object, reason: str) -> str:

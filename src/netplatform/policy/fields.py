@@ -6,6 +6,7 @@ the conversion in :mod:`tosca` reads like the table of reference 3.2.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from ..web.errors import BadRequest
@@ -18,6 +19,7 @@ TYPE_VERSION_MISSING = (
 )
 PROPERTY_STATUSES = ("supported", "unsupported", "experimental", "deprecated")
 SCALAR_CONSTRAINTS = ("equal", "greater_than", "greater_or_equal", "less_than", "less_or_equal")
+LENGTH_CONSTRAINTS = ("length", "min_length", "max_length")
 
 
 def invalid(field: str, value: object, reason: str) -> BadRequest:
@@ -36,6 +38,16 @@ def text(fields: dict[str, Any], field: str) -> str | None:
     if value is not None and not isinstance(value, str):
         raise invalid(field, value, "is not a string")
     return value
+
+
+def names(fields: dict[str, Any], field: str) -> list[str] | None:
+    """A list of entity names (a policy type's ``targets``: node types and group types)."""
+    value = fields.get(field)
+    if value is None:
+        return None
+    if not isinstance(value, list):
+        raise invalid(field, value, "is not a list")
+    return [check_name(item, field) for item in value]
 
 
 def boolean(fields: dict[str, Any], field: str, default: bool) -> bool:
@@ -145,7 +157,11 @@ def schema(fields: dict[str, Any], field: str) -> dict[str, Any] | None:
 
 
 def constraints(fields: dict[str, Any]) -> list[dict[str, Any]] | None:
-    """The supported TOSCA constraints; other constraint kinds are ignored (reference 3.2)."""
+    """The TOSCA constraints policy property values are checked against; other kinds are ignored.
+
+    The reference keeps only the comparison constraints and ``valid_values`` (reference 3.2);
+    the length and pattern constraints are kept too, since policies are now validated (issue 17).
+    """
     value = fields.get("constraints")
     if value is None:
         return None
@@ -176,7 +192,27 @@ def _constraint(item: dict[str, Any]) -> dict[str, Any]:
         if not isinstance(item["in_range"], list) or len(item["in_range"]) != 2:
             raise invalid("in_range", item["in_range"], "is not a list of two values")
         constraint["in_range"] = item["in_range"]
+    for name in LENGTH_CONSTRAINTS:
+        if name in item:
+            length = item[name]
+            if isinstance(length, float) and length.is_integer():
+                length = int(length)  # JSON does not tell 3 from 3.0
+            if not isinstance(length, int) or isinstance(length, bool) or length < 0:
+                raise invalid(name, length, "is not a non-negative integer")
+            constraint[name] = length
+    if "pattern" in item:
+        constraint["pattern"] = _pattern(item["pattern"])
     return constraint
+
+
+def _pattern(value: object) -> str:
+    if not isinstance(value, str):
+        raise invalid("pattern", value, "is not a string")
+    try:
+        re.compile(value)
+    except re.error as error:
+        raise invalid("pattern", value, f"is not a regular expression: {error}") from None
+    return value
 
 
 def without_nones(values: dict[str, Any]) -> dict[str, Any]:

@@ -2,7 +2,7 @@
 
 Every data type, policy type, node type, policy and node template is stored and fetched on its
 own by ``(kind, name, version)``; a service template is only ever the envelope a request or a
-response carries, assembled from entities (see :mod:`documents`).
+response carries, assembled from entities (see :mod:`answer_templates`).
 """
 
 from __future__ import annotations
@@ -142,7 +142,7 @@ def newest_per_name(entities: Iterable[Entity]) -> list[Entity]:
     by_name: dict[str, list[Entity]] = {}
     for entity in entities:
         by_name.setdefault(entity.name, []).append(entity)
-    return [entity for group in by_name.values() if (entity := newest(group)) is not None]
+    return [latest for group in by_name.values() if (latest := newest(group)) is not None]
 
 
 def keyed(entities: Iterable[Entity]) -> dict[str, dict[str, Any]]:

@@ -59,4 +59,4 @@ def load_catalog(catalog: Catalog) -> bool:
         repository.mark_catalog_loaded(CATALOG_NAME)
         return True
 
-    return catalog.write(load)
+    return catalog.store.write(load)

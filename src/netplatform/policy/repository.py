@@ -1,56 +1,21 @@
-"""Every query of the policy service; the only module that talks to the database.
+"""Every query of the policy service, given a session; it never opens a transaction.
 
-:class:`PolicyStore` opens transactions; :class:`Repository` is one transaction's view. A
-unique-constraint violation (two instances inserting the same entity at once) surfaces as
-:class:`ConcurrentInsert`, so the caller can re-run its rules against what the other stored.
+:class:`Repository` is one transaction's view of the tables; the transactions are opened by
+:class:`~.policy_store.PolicyStore`.
 """
 
 from __future__ import annotations
 
 import datetime
 from collections.abc import Collection, Iterable, Iterator, Mapping
-from contextlib import contextmanager
 from typing import Any
 
 from sqlalchemy import Select, bindparam, delete, insert, select, update
-from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from ..store.db import Database
 from .model import Entity, Kind
 from .tables import catalog_loads, entities, statistics
 from .versions import is_name, is_version
-
-
-class ConcurrentInsert(Exception):
-    """Another transaction stored the same entity first."""
-
-
-class PolicyStore:
-    def __init__(self, db: Database) -> None:
-        self.db = db
-
-    @contextmanager
-    def writing(self) -> Iterator[Repository]:
-        """One committed transaction (row locks taken inside it hold until the commit)."""
-        try:
-            with self.db.write() as session:
-                yield Repository(session)
-        except IntegrityError as error:
-            raise ConcurrentInsert(str(error.orig)) from error
-
-    @contextmanager
-    def reading(self) -> Iterator[Repository]:
-        with self.db.read() as session:
-            yield Repository(session)
-
-    def add_to_counters(self, amounts: Mapping[str, int]) -> None:
-        with self.writing() as repository:
-            repository.add_to_counters(amounts)
-
-    def reachable(self) -> bool:
-        return self.db.ping()
-
 
 _COLUMNS = (entities.c.kind, entities.c.name, entities.c.version, entities.c.body, entities.c.preloaded)
 

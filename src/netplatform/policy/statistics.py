@@ -24,7 +24,7 @@ from collections.abc import Iterable
 
 import anyio
 
-from .repository import PolicyStore
+from .policy_store import PolicyStore
 
 log = logging.getLogger("netplatform.policy")
 

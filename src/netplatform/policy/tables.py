@@ -1,4 +1,5 @@
-"""The policy service's tables: one row per entity, plus statistics counters and catalog loads.
+"""The policy service's tables: one row per entity, plus statistics counters, catalog loads and
+the generation of the stored entities (read answers are cached per generation).
 
 Entities of every kind share one table keyed by ``(kind, name, version)``; the columns beside
 the JSON body are the few facts the rules query by (a type's parent, a policy's type, the
@@ -21,6 +22,7 @@ from sqlalchemy import (
 )
 
 from ..store.db import new_metadata
+from ..store.generations import generations_table
 
 metadata = new_metadata()
 
@@ -57,3 +59,8 @@ catalog_loads = Table(
     Column("name", String(64), primary_key=True),
     Column("loaded_at", DateTime(timezone=True), nullable=False),
 )
+
+generations = generations_table("policy_generations", metadata)
+"""One row, scope :data:`ENTITIES_SCOPE`: moved on by every write of ``policy_entities``."""
+
+ENTITIES_SCOPE = "entities"

@@ -18,7 +18,7 @@ from ..web.errors import BadRequest, NotAcceptable
 from . import fields
 from .errors import invalid_items, item_line
 from .model import DEFINITIONS_VERSION, TEMPLATE_NAME, TEMPLATE_VERSION, TYPE_KINDS, Entity, Kind
-from .payload import ANY_ITEM, invalid_body
+from .request_bodies import ANY_ITEM, invalid_body
 from .versions import NULL_VERSION, check_version, parse_reference
 
 EMPTY_CONCEPTS = "An incoming list of concepts must have at least one entry"
@@ -151,6 +151,10 @@ def _type(kind: Kind, key: str, value: Any) -> Entity:
         body["constraints"] = fields.constraints(value)
     if kind is Kind.NODE_TYPE:
         body["requirements"] = value.get("requirements")
+    if kind is Kind.POLICY_TYPE:
+        # Spec 2.4 returns them on GET (the reference drops them; the spec wins, reference 3.1).
+        body["targets"] = fields.names(value, "targets")
+        body["triggers"] = fields.mapping(value, "triggers")
     return Entity(kind, name, version, fields.without_nones(body))
 
 

@@ -27,6 +27,20 @@ VERSION_PATTERN = (
 )
 VERSION_MAX_LENGTH = 20
 
+# The same syntax for the OpenAPI document, in the portable regex dialect (``[0-9]``, not ``\d``).
+JSON_NAME_PATTERN = r"^[A-Za-z0-9._-]+$"
+_NUMBER = r"(0|[1-9][0-9]*)"
+_SUFFIX = (
+    r"(-(0|[1-9][0-9]*|[0-9]*[a-zA-Z-][0-9a-zA-Z-]*)(\.(0|[1-9][0-9]*|[0-9]*[a-zA-Z-][0-9a-zA-Z-]*))*)?"
+    r"(\+[0-9a-zA-Z-]+(\.[0-9a-zA-Z-]+)*)?"
+)
+JSON_VERSION_PATTERN = rf"^{_NUMBER}\.{_NUMBER}\.{_NUMBER}{_SUFFIX}$"
+JSON_ENTITY_VERSION_PATTERN = (
+    rf"^(0\.0\.[1-9][0-9]*|0\.[1-9][0-9]*\.{_NUMBER}|[1-9][0-9]*\.{_NUMBER}\.{_NUMBER}){_SUFFIX}$"
+)
+"""A version other than the null version: policy types and policies need a real one (reference 4.1)."""
+JSON_SELECTOR_PATTERN = rf"^(latest|{_NUMBER}\.{_NUMBER}\.{_NUMBER}{_SUFFIX})$"
+
 _NAME = re.compile(NAME_PATTERN.replace("$", r"\Z"))
 _VERSION = re.compile(VERSION_PATTERN.replace("$", r"\Z"))
 

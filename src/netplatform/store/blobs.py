@@ -6,6 +6,8 @@ a writer that fails or is abandoned leaves nothing behind. Blob names are genera
 taken from a client, so no request can steer a write outside the directory.
 
 A blob belongs to the one database row that names it; whoever deletes the row deletes the blob.
+:class:`BlobStorage` is what a service that only stores, opens and deletes whole blobs needs;
+:mod:`.database_blobs` offers the same in the database, for blobs every instance must read.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import secrets
 from collections.abc import AsyncIterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO
+from typing import IO, BinaryIO, Protocol
 
 import anyio
 
@@ -31,6 +33,18 @@ class BlobRef:
     sha256: str
 
 
+class BlobStorage(Protocol):
+    """Whole blobs, durable once put; ``open`` raises FileNotFoundError for a deleted blob."""
+
+    def put_file(self, content: BinaryIO) -> BlobRef: ...
+
+    def open(self, name: str) -> IO[bytes]: ...
+
+    def exists(self, name: str) -> bool: ...
+
+    def delete(self, name: str) -> None: ...
+
+
 class BlobTooLarge(Exception):
     """The stream went past the writer's size limit (the partial blob is already removed)."""
 
@@ -40,7 +54,7 @@ class BlobStore:
         self.root = root
 
     def path(self, name: str) -> Path:
-        if not _is_blob_name(name):
+        if not is_blob_name(name):
             raise ValueError(f"not a blob name: {name!r}")
         return self.root / name[:2] / name
 
@@ -74,6 +88,10 @@ class BlobStore:
                 await anyio.to_thread.run_sync(writer.write, b"".join(pending))
             return await anyio.to_thread.run_sync(writer.commit)
 
+    def open(self, name: str) -> IO[bytes]:
+        """The blob for reading; an open file keeps its bytes even if the blob is deleted meanwhile."""
+        return self.path(name).open("rb")
+
     def exists(self, name: str) -> bool:
         return self.path(name).is_file()
 
@@ -87,7 +105,7 @@ class BlobWriter:
     def __init__(self, store: BlobStore, max_bytes: int | None) -> None:
         self.store = store
         self.max_bytes = max_bytes
-        self.name = secrets.token_hex(16)
+        self.name = new_blob_name()
         self.final_path = store.path(self.name)
         if not self.final_path.parent.is_dir():
             self.final_path.parent.mkdir(parents=True, exist_ok=True)
@@ -131,5 +149,10 @@ def _fsync_directory(path: Path) -> None:
         os.close(descriptor)
 
 
-def _is_blob_name(name: str) -> bool:
+def new_blob_name() -> str:
+    """A fresh blob name: 32 random hex digits, never taken from a client."""
+    return secrets.token_hex(16)
+
+
+def is_blob_name(name: str) -> bool:
     return len(name) == 32 and all(c in "0123456789abcdef" for c in name)

@@ -8,9 +8,13 @@ database. The kernel refuses it in paths and queries (middleware/inputguard.py);
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
-from pydantic import AfterValidator
+from pydantic import AfterValidator, GetJsonSchemaHandler
+from pydantic.json_schema import JsonSchemaValue
+
+NO_NUL_PATTERN = "^[^\\u0000]*$"
+"""What the OpenAPI documents say of storable strings (lone surrogates cannot be put in a pattern)."""
 
 
 def is_storable(text: str) -> bool:
@@ -31,5 +35,16 @@ def _storable(value: str) -> str:
     return value
 
 
-StorableStr = Annotated[str, AfterValidator(_storable)]
+class _DocumentedStorable:
+    """Puts :data:`NO_NUL_PATTERN` in the JSON schema, so clients generated from it send no NUL."""
+
+    def __get_pydantic_json_schema__(
+        self, core_schema: Any, handler: GetJsonSchemaHandler
+    ) -> JsonSchemaValue:
+        schema = handler(core_schema)
+        schema.setdefault("pattern", NO_NUL_PATTERN)
+        return schema
+
+
+StorableStr = Annotated[str, AfterValidator(_storable), _DocumentedStorable()]
 """A string field that refuses what no database stores (a 400 through the kernel)."""

@@ -18,7 +18,7 @@ depends_on: str | Sequence[str] | None = None
 NAME = 255
 
 
-def _name(column: str, nullable: bool = False) -> sa.Column:
+def _name(column: str, nullable: bool = False) -> sa.Column[str]:
     return sa.Column(column, sa.String(NAME), nullable=nullable)
 
 

@@ -6,6 +6,7 @@ Create Date: 2025-01-01 00:00:00
 """
 
 from collections.abc import Sequence
+from typing import Any
 
 import sqlalchemy as sa
 from alembic import op
@@ -16,19 +17,19 @@ branch_labels: str | Sequence[str] | None = ("bus",)
 depends_on: str | Sequence[str] | None = None
 
 
-def _key() -> sa.Column:
+def _key() -> sa.Column[Any]:
     return sa.Column("id", sa.Integer, primary_key=True, autoincrement=True)
 
 
-def _lifecycle() -> list[sa.Column]:
+def _lifecycle() -> list[sa.Column[Any]]:
     return [sa.Column("status", sa.Text, nullable=False), sa.Column("last_mod", sa.Text)]
 
 
-def _texts(*names: str) -> list[sa.Column]:
+def _texts(*names: str) -> list[sa.Column[Any]]:
     return [sa.Column(name, sa.Text) for name in names]
 
 
-def _flags(*names: str) -> list[sa.Column]:
+def _flags(*names: str) -> list[sa.Column[Any]]:
     return [sa.Column(name, sa.Boolean, nullable=False, server_default=sa.false()) for name in names]
 
 

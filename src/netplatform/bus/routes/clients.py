@@ -4,51 +4,53 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import Body, Request
+from fastapi import Body
 from fastapi.responses import JSONResponse, Response
 
-from .. import clients
+from ..deps import ClientsDep
+from ..request_schemas import REQUIRED_BODY, MrClientRequest
 from ..schemas import MrClient
-from ._shared import DELETE_DONE, answers, database, new_router, no_content, reply, settings_of
+from ._common import DELETE_DONE, answers, new_router, no_content, reply
 
 router = new_router("/mr_clients", "message-router clients")
-Payload = Annotated[MrClient | None, Body()]
 
 
-@router.post("", summary="Create a client of a topic", responses=answers(MrClient, 404))
-def create_client(request: Request, body: Payload = None) -> JSONResponse:
-    with database(request).write() as session:
-        client = clients.create(session, settings_of(request), body or MrClient())
-    return reply(client)
+@router.post(
+    "", summary="Create a client of a topic", responses=answers(MrClient, 404), openapi_extra=REQUIRED_BODY
+)
+def create_client(
+    clients: ClientsDep, body: Annotated[MrClientRequest, Body(default_factory=MrClientRequest)]
+) -> JSONResponse:
+    return reply(clients.create(body))
 
 
 @router.get("", summary="All message-router clients", responses=answers(list[MrClient]))
-def list_clients(request: Request) -> JSONResponse:
-    with database(request).read() as session:
-        return reply(clients.list_clients(session))
+def list_clients(clients: ClientsDep) -> JSONResponse:
+    return reply(clients.all())
 
 
 @router.get("/{clientId}", summary="One client by mrClientId", responses=answers(MrClient, 404))
-def get_client(request: Request, clientId: str) -> JSONResponse:
-    with database(request).read() as session:
-        return reply(clients.get(session, clientId))
+def get_client(clients: ClientsDep, clientId: str) -> JSONResponse:
+    return reply(clients.get(clientId))
 
 
 @router.put(
     "/{clientId}",
     summary="Replace a client's role, identity, action and location",
     responses=answers(MrClient, 404),
+    openapi_extra=REQUIRED_BODY,
 )
-def replace_client(request: Request, clientId: str, body: Payload = None) -> JSONResponse:
-    with database(request).write() as session:
-        client = clients.replace(session, settings_of(request), clientId, body or MrClient())
-    return reply(client)
+def replace_client(
+    clients: ClientsDep,
+    clientId: str,
+    body: Annotated[MrClientRequest, Body(default_factory=MrClientRequest)],
+) -> JSONResponse:
+    return reply(clients.replace(clientId, body))
 
 
 @router.delete(
     "/{clientId}", summary="Delete a client", responses=answers(None, 404, status=204), **DELETE_DONE
 )
-def delete_client(request: Request, clientId: str) -> Response:
-    with database(request).write() as session:
-        clients.remove(session, settings_of(request), clientId)
+def delete_client(clients: ClientsDep, clientId: str) -> Response:
+    clients.delete(clientId)
     return no_content()

@@ -4,41 +4,51 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import Body, Request
+from fastapi import Body
 from fastapi.responses import JSONResponse, Response
 
-from .. import clusters
+from ..deps import ClustersDep
+from ..request_schemas import REQUIRED_BODY, MrClusterReplacement, MrClusterRequest
 from ..schemas import MrCluster
-from ._shared import DELETE_DONE, answers, database, new_router, no_content, reply, settings_of
+from ._common import DELETE_DONE, answers, new_router, no_content, reply
 
 router = new_router("/mr_clusters", "message-router clusters")
-Payload = Annotated[MrCluster | None, Body()]
 
 
-@router.post("", summary="Create a message-router cluster", responses=answers(MrCluster, 409))
-def create_cluster(request: Request, body: Payload = None) -> JSONResponse:
-    with database(request).write() as session:
-        cluster = clusters.create(session, settings_of(request), body or MrCluster())
-    return reply(cluster)
+@router.post(
+    "",
+    summary="Create a message-router cluster",
+    responses=answers(MrCluster, 409),
+    openapi_extra=REQUIRED_BODY,
+)
+def create_cluster(
+    clusters: ClustersDep, body: Annotated[MrClusterRequest, Body(default_factory=MrClusterRequest)]
+) -> JSONResponse:
+    return reply(clusters.create(body))
 
 
 @router.get("", summary="All message-router clusters", responses=answers(list[MrCluster]))
-def list_clusters(request: Request) -> JSONResponse:
-    with database(request).read() as session:
-        return reply(clusters.list_clusters(session))
+def list_clusters(clusters: ClustersDep) -> JSONResponse:
+    return reply(clusters.all())
 
 
 @router.get("/{clusterId}", summary="One message-router cluster", responses=answers(MrCluster, 404))
-def get_cluster(request: Request, clusterId: str) -> JSONResponse:
-    with database(request).read() as session:
-        return reply(clusters.get(session, clusterId))
+def get_cluster(clusters: ClustersDep, clusterId: str) -> JSONResponse:
+    return reply(clusters.get(clusterId))
 
 
-@router.put("/{clusterId}", summary="Replace a message-router cluster", responses=answers(MrCluster, 404))
-def replace_cluster(request: Request, clusterId: str, body: Payload = None) -> JSONResponse:
-    with database(request).write() as session:
-        cluster = clusters.replace(session, settings_of(request), clusterId, body or MrCluster())
-    return reply(cluster)
+@router.put(
+    "/{clusterId}",
+    summary="Replace a message-router cluster",
+    responses=answers(MrCluster, 404),
+    openapi_extra=REQUIRED_BODY,
+)
+def replace_cluster(
+    clusters: ClustersDep,
+    clusterId: str,
+    body: Annotated[MrClusterReplacement, Body(default_factory=MrClusterReplacement)],
+) -> JSONResponse:
+    return reply(clusters.replace(clusterId, body))
 
 
 @router.delete(
@@ -47,7 +57,6 @@ def replace_cluster(request: Request, clusterId: str, body: Payload = None) -> J
     responses=answers(None, 404, status=204),
     **DELETE_DONE,
 )
-def delete_cluster(request: Request, clusterId: str) -> Response:
-    with database(request).write() as session:
-        clusters.delete(session, settings_of(request), clusterId)
+def delete_cluster(clusters: ClustersDep, clusterId: str) -> Response:
+    clusters.delete(clusterId)
     return no_content()

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import Body, Query, Request
+from fastapi import Body, Query
 from fastapi.responses import JSONResponse, Response
 
-from .. import feeds
+from ..deps import FeedsDep
+from ..request_schemas import REQUIRED_BODY, FeedRequest
 from ..schemas import Feed
-from ._shared import DELETE_DONE, answers, database, new_router, no_content, provisioner_of, reply
+from ._common import DELETE_DONE, answers, new_router, no_content, reply, use_existing
 
 router = new_router("/feeds", "feeds")
 Payload = Annotated[Feed | None, Body()]
@@ -19,45 +20,43 @@ Payload = Annotated[Feed | None, Body()]
     "",
     summary="Create a feed (or retry one whose provisioning failed)",
     responses=answers(Feed, 404, 409),
+    openapi_extra=REQUIRED_BODY,
 )
 def create_feed(
-    request: Request,
-    body: Payload = None,
+    feeds: FeedsDep,
+    body: Annotated[FeedRequest, Body(default_factory=FeedRequest)],
     useExisting: Annotated[
         str | None, Query(description="`true`: answer the stored feed instead of 409")
     ] = None,
 ) -> JSONResponse:
-    use_existing = (useExisting or "").lower() == "true"
-    return reply(feeds.create(provisioner_of(request), body or Feed(), use_existing))
+    return reply(feeds.create(body, use_existing(useExisting)))
 
 
 @router.get("", summary="Feeds, optionally filtered by name and version", responses=answers(list[Feed]))
 def list_feeds(
-    request: Request,
+    feeds: FeedsDep,
     feedName: Annotated[str | None, Query(description="feed name to match")] = None,
     version: Annotated[str | None, Query(description="feed version, exact")] = None,
     match: Annotated[str | None, Query(description="`startsWith` or `contains`; otherwise exact")] = None,
 ) -> JSONResponse:
-    with database(request).read() as session:
-        return reply(feeds.list_feeds(session, feedName, version, match))
+    return reply(feeds.find(feedName, version, match))
 
 
 @router.get("/{id}", summary="One feed by feedId", responses=answers(Feed, 404))
-def get_feed(request: Request, id: str) -> JSONResponse:
-    with database(request).read() as session:
-        return reply(feeds.get(session, id))
+def get_feed(feeds: FeedsDep, id: str) -> JSONResponse:
+    return reply(feeds.get(id))
 
 
 @router.put(
     "/{id}", summary="Update a feed's description, formatUuid and suspended", responses=answers(Feed, 404)
 )
-def update_feed(request: Request, id: str, body: Payload = None) -> JSONResponse:
-    return reply(feeds.update(provisioner_of(request), id, body or Feed()))
+def update_feed(feeds: FeedsDep, id: str, body: Payload = None) -> JSONResponse:
+    return reply(feeds.update(id, body or Feed()))
 
 
 @router.delete(
     "/{id}", summary="Delete a feed there and here", responses=answers(None, 404, status=204), **DELETE_DONE
 )
-def delete_feed(request: Request, id: str) -> Response:
-    feeds.delete(provisioner_of(request), id)
+def delete_feed(feeds: FeedsDep, id: str) -> Response:
+    feeds.delete(id)
     return no_content()

@@ -4,34 +4,35 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import Body, Request
+from fastapi import Body
 from fastapi.responses import JSONResponse, Response
 
-from .. import locations
+from ..deps import SiteLocationsDep
+from ..request_schemas import REQUIRED_BODY, SvcLocationRequest
 from ..schemas import SvcLocation
-from ._shared import DELETE_DONE, answers, database, new_router, no_content, reply, settings_of
+from ._common import DELETE_DONE, answers, new_router, no_content, reply
 
 router = new_router("/svcLocations", "site locations")
 Payload = Annotated[SvcLocation | None, Body()]
 
 
-@router.post("", summary="Create a site location", responses=answers(SvcLocation, 409))
-def create_location(request: Request, body: Payload = None) -> JSONResponse:
-    with database(request).write() as session:
-        location = locations.create(session, settings_of(request), body or SvcLocation())
-    return reply(location)
+@router.post(
+    "", summary="Create a site location", responses=answers(SvcLocation, 409), openapi_extra=REQUIRED_BODY
+)
+def create_location(
+    locations: SiteLocationsDep, body: Annotated[SvcLocationRequest, Body(default_factory=SvcLocationRequest)]
+) -> JSONResponse:
+    return reply(locations.create(body))
 
 
 @router.get("", summary="All site locations", responses=answers(list[SvcLocation]))
-def list_locations(request: Request) -> JSONResponse:
-    with database(request).read() as session:
-        return reply(locations.list_locations(session))
+def list_locations(locations: SiteLocationsDep) -> JSONResponse:
+    return reply(locations.all())
 
 
 @router.get("/{locationName}", summary="One site location", responses=answers(SvcLocation, 404))
-def get_location(request: Request, locationName: str) -> JSONResponse:
-    with database(request).read() as session:
-        return reply(locations.get(session, locationName))
+def get_location(locations: SiteLocationsDep, locationName: str) -> JSONResponse:
+    return reply(locations.get(locationName))
 
 
 @router.put(
@@ -39,10 +40,8 @@ def get_location(request: Request, locationName: str) -> JSONResponse:
     summary="Update a site location (its cloudAvailabilityZone)",
     responses=answers(SvcLocation, 404),
 )
-def update_location(request: Request, locationName: str, body: Payload = None) -> JSONResponse:
-    with database(request).write() as session:
-        location = locations.update(session, settings_of(request), locationName, body or SvcLocation())
-    return reply(location)
+def update_location(locations: SiteLocationsDep, locationName: str, body: Payload = None) -> JSONResponse:
+    return reply(locations.update(locationName, body or SvcLocation()))
 
 
 @router.delete(
@@ -51,7 +50,6 @@ def update_location(request: Request, locationName: str, body: Payload = None) -
     responses=answers(None, 404, status=204),
     **DELETE_DONE,
 )
-def delete_location(request: Request, locationName: str) -> Response:
-    with database(request).write() as session:
-        locations.delete(session, settings_of(request), locationName)
+def delete_location(locations: SiteLocationsDep, locationName: str) -> Response:
+    locations.delete(locationName)
     return no_content()

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import Body, Query, Request
+from fastapi import Body, Query
 from fastapi.responses import JSONResponse, Response
 
-from .. import topics
+from ..deps import TopicsDep
+from ..request_schemas import REQUIRED_BODY, TokenPath, TopicRequest
 from ..schemas import Topic
-from ._shared import DELETE_DONE, answers, database, new_router, no_content, reply, settings_of
+from ._common import DELETE_DONE, answers, new_router, no_content, reply, use_existing
 
 router = new_router("/topics", "topics")
 Payload = Annotated[Topic | None, Body()]
@@ -19,33 +20,35 @@ UseExisting = Annotated[
 ]
 
 
-@router.post("", summary="Create a topic and its clients", responses=answers(Topic, 404, 409))
-def create_topic(request: Request, body: Payload = None, useExisting: UseExisting = None) -> JSONResponse:
-    use_existing = (useExisting or "").lower() == "true"
-    with database(request).write() as session:
-        topic = topics.create(session, settings_of(request), body or Topic(), use_existing)
-    return reply(topic)
+@router.post(
+    "",
+    summary="Create a topic and its clients",
+    responses=answers(Topic, 404, 409),
+    openapi_extra=REQUIRED_BODY,
+)
+def create_topic(
+    topics: TopicsDep,
+    body: Annotated[TopicRequest, Body(default_factory=TopicRequest)],
+    useExisting: UseExisting = None,
+) -> JSONResponse:
+    return reply(topics.create(body, use_existing(useExisting)))
 
 
 @router.get("", summary="All topics with their clients", responses=answers(list[Topic]))
-def list_topics(request: Request) -> JSONResponse:
-    with database(request).read() as session:
-        return reply(topics.list_topics(session))
+def list_topics(topics: TopicsDep) -> JSONResponse:
+    return reply(topics.all())
 
 
 @router.get("/{topicId}", summary="One topic by fqtn", responses=answers(Topic, 404))
-def get_topic(request: Request, topicId: str) -> JSONResponse:
-    with database(request).read() as session:
-        return reply(topics.get(session, topicId))
+def get_topic(topics: TopicsDep, topicId: TokenPath) -> JSONResponse:
+    return reply(topics.get(topicId))
 
 
 @router.put(
     "/{topicId}", summary="Update a topic's description and replication", responses=answers(Topic, 404)
 )
-def update_topic(request: Request, topicId: str, body: Payload = None) -> JSONResponse:
-    with database(request).write() as session:
-        topic = topics.update(session, settings_of(request), topicId, body or Topic())
-    return reply(topic)
+def update_topic(topics: TopicsDep, topicId: str, body: Payload = None) -> JSONResponse:
+    return reply(topics.update(topicId, body or Topic()))
 
 
 @router.delete(
@@ -54,7 +57,6 @@ def update_topic(request: Request, topicId: str, body: Payload = None) -> JSONRe
     responses=answers(None, 404, status=204),
     **DELETE_DONE,
 )
-def delete_topic(request: Request, topicId: str) -> Response:
-    with database(request).write() as session:
-        topics.delete(session, settings_of(request), topicId)
+def delete_topic(topics: TopicsDep, topicId: str) -> Response:
+    topics.delete(topicId)
     return no_content()

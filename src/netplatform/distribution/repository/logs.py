@@ -1,4 +1,5 @@
-"""Log records: written in the transaction of the event they record, queried per feed or subscription."""
+"""Log records: written in the transaction of the event they record, queried per feed or subscription,
+pruned per feed past the retention bounds (age and count)."""
 
 from __future__ import annotations
 
@@ -7,9 +8,9 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.orm import Session
 
-from ..logquery import LogQuery
-from ..records import ExpiryReason, LogRecord, RecordType
-from ..tables import logs
+from ..log_query import LogQuery
+from ..log_records import ExpiryReason, LogRecord, RecordType
+from ..tables import feeds, logs
 
 
 def insert_log(session: Session, record: LogRecord) -> None:
@@ -88,3 +89,51 @@ def _record(row: Any) -> LogRecord:
         expiry_reason=ExpiryReason(row["expiry_reason"]) if row["expiry_reason"] else None,
         attempts=row["attempts"],
     )
+
+
+# --- retention -----------------------------------------------------------------------------
+
+LogMark = tuple[int, int]
+"""A record's place in a feed's log order: ``(date_ms, id)``."""
+LAST_ID = (1 << 63) - 1
+
+
+def feed_ids(session: Session) -> list[int]:
+    """Every feed that may have log records (deleted feeds keep theirs)."""
+    return [int(feed_id) for feed_id in session.execute(sa.select(feeds.c.id).order_by(feeds.c.id)).scalars()]
+
+
+def newest_past(session: Session, feed_id: int, keep: int) -> LogMark | None:
+    """The newest of the feed's records that are not among its ``keep`` newest; None when it has no more."""
+    row = session.execute(
+        sa.select(logs.c.date_ms, logs.c.id)
+        .where(logs.c.feed_id == feed_id)
+        .order_by(logs.c.date_ms.desc(), logs.c.id.desc())
+        .offset(keep)
+        .limit(1)
+    ).first()
+    return None if row is None else (int(row.date_ms), int(row.id))
+
+
+def age_mark(before_ms: int) -> LogMark:
+    """The mark that every record older than ``before_ms`` is at or before."""
+    return (before_ms - 1, LAST_ID)
+
+
+def prunable(session: Session, feed_id: int, through: LogMark, limit: int) -> list[int]:
+    """Up to ``limit`` ids of the feed's records at or before ``through``, oldest first."""
+    date_ms, row_id = through
+    statement = (
+        sa.select(logs.c.id)
+        # the first condition is a range of the (feed_id, date_ms) index; the second settles ties
+        .where(logs.c.feed_id == feed_id, logs.c.date_ms <= date_ms)
+        .where(sa.or_(logs.c.date_ms < date_ms, logs.c.id <= row_id))
+        .order_by(logs.c.date_ms, logs.c.id)
+        .limit(limit)
+    )
+    return [int(found) for found in session.execute(statement).scalars()]
+
+
+def delete_logs(session: Session, ids: list[int]) -> None:
+    """Remove these records; ids another instance removed first are simply gone already."""
+    session.execute(sa.delete(logs).where(logs.c.id.in_(ids)))

@@ -1,29 +1,39 @@
 """The delivery queue: spooled files, one delivery row per file and subscription, and claims.
 
-A worker claims a whole subscription queue (``distribution_queues`` row) with a lease, then
-delivers that queue's rows in order; so order per subscription holds and two workers (of one
-instance or of several over one database) never deliver the same subscription at once. On
-PostgreSQL candidates are locked ``FOR UPDATE SKIP LOCKED``; everywhere the claim itself is a
-conditional UPDATE that only succeeds on an unclaimed or expired queue. A crashed claimer's
-lease runs out and its queue is claimed again: delivery is at least once.
+Every file is held by one node (spec 1.3: node-local spools), and so is every delivery row of it;
+a node only claims, delivers and forwards the rows it holds. A worker claims a whole subscription
+queue of its node (``distribution_queues`` row for subscription and node) with a lease, then
+delivers that queue's rows in order; so order per subscription and receiving node holds, and two
+workers never deliver the same queue at once. On PostgreSQL candidates are locked ``FOR UPDATE
+SKIP LOCKED``; everywhere the claim itself is a conditional UPDATE that only succeeds on an
+unclaimed or expired queue. A crashed node's claims are freed when it restarts (at least once).
+
+A delivery to a privileged subscription that succeeded keeps its row until the subscriber
+acknowledges it (:func:`acknowledge`); meanwhile the row is offered again from ``offer_again_ms``
+and is not the head of its queue before then (:func:`await_acknowledgement`).
 
 A spooled file lives as long as one of its delivery rows does; whoever deletes the last row
-deletes the file row and hands back the blob name to remove after commit. The file row is
-locked first, so two transactions ending deliveries of one file never both miss the last one.
+deletes the file row and, when the file is held by its own node, hands back the blob name to
+remove after commit. A file of another node that lost its last row (a subscription deleted
+elsewhere) is left for its holder, which sweeps such rows (:func:`sweep_unreferenced_files`).
+The file row is locked first, so two transactions ending deliveries of one file never both miss
+the last one.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import sqlalchemy as sa
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.engine import CursorResult
 from sqlalchemy.orm import Session
 
-from ..subscriptions import Subscription
-from ..tables import deliveries, files, queues, subscriptions
-from .provisioning import subscription_from_row
+from ..subscription_model import Subscription
+from ..tables import deliveries, egress_routes, files, nodes, queues, subscriptions
+from .subscriptions import subscription_from_row
 
 
 @dataclass(frozen=True)
@@ -31,6 +41,7 @@ class SpooledFile:
     """An accepted publish (PUT, with its blob) or retraction (DELETE, no blob)."""
 
     row: int
+    node: str
     publish_id: str
     feed_id: int
     file_id: str
@@ -42,6 +53,14 @@ class SpooledFile:
 
 
 @dataclass(frozen=True)
+class NextHop:
+    """The node a subscription is bound to (egress route) and its URL (None: never registered)."""
+
+    node: str
+    url: str | None
+
+
+@dataclass(frozen=True)
 class DeliveryJob:
     """The head of a subscription queue: what to send, to whom, and how often it was tried."""
 
@@ -50,11 +69,25 @@ class DeliveryJob:
     subscription: Subscription
     file: SpooledFile
     redirect_base: str | None
+    bound_to: NextHop | None = None
+
+    def forward_to(self) -> NextHop | None:
+        """The node to forward to: the bound node when it is not the one holding the file."""
+        if self.bound_to is None or self.bound_to.node == self.file.node:
+            return None
+        return self.bound_to
+
+
+def _run(session: Session, statement: sa.Executable) -> CursorResult[Any]:
+    """An INSERT, UPDATE or DELETE: its result is a cursor result (row count, inserted key)."""
+    return cast(CursorResult[Any], session.execute(statement))
 
 
 def insert_file(session: Session, spooled: SpooledFile) -> int:
-    result = session.execute(
+    result = _run(
+        session,
         sa.insert(files).values(
+            node=spooled.node,
             publish_id=spooled.publish_id,
             feed_id=spooled.feed_id,
             file_id=spooled.file_id,
@@ -63,19 +96,48 @@ def insert_file(session: Session, spooled: SpooledFile) -> int:
             content_length=spooled.content_length,
             headers=spooled.headers,
             published_ms=spooled.published_ms,
-        )
+        ),
     )
-    return int(result.inserted_primary_key[0])
+    key = result.inserted_primary_key
+    assert key is not None  # a single-row INSERT always has one
+    return int(key[0])
 
 
-def enqueue(session: Session, file_row: int, sub_ids: Iterable[int]) -> None:
-    rows = [{"sub_id": sub_id, "file_row": file_row, "attempts": 0} for sub_id in sub_ids]
+def find_file(session: Session, node: str, publish_id: str) -> int | None:
+    """The row of the file ``node`` holds under ``publish_id`` (a forward may arrive twice)."""
+    row = session.execute(
+        sa.select(files.c.id).where(files.c.node == node, files.c.publish_id == publish_id)
+    ).scalar()
+    return None if row is None else int(row)
+
+
+def is_queued(session: Session, file_row: int, sub_id: int) -> bool:
+    found = session.execute(
+        sa.select(deliveries.c.id).where(deliveries.c.file_row == file_row, deliveries.c.sub_id == sub_id)
+    ).first()
+    return found is not None
+
+
+def enqueue(session: Session, file_row: int, node: str, sub_ids: Iterable[int]) -> None:
+    """Queue the file (held by ``node``) for each subscription, on that node's queues."""
+    chosen = list(sub_ids)
+    rows = [{"sub_id": sub_id, "file_row": file_row, "node": node, "attempts": 0} for sub_id in chosen]
     if rows:
+        _ensure_queues(session, node, chosen)
         session.execute(sa.insert(deliveries), rows)
 
 
-def drop_deliveries(session: Session, sub_ids: list[int]) -> list[str]:
-    """Remove every queued delivery of these subscriptions; the blobs no longer needed."""
+def _ensure_queues(session: Session, node: str, sub_ids: list[int]) -> None:
+    """A queue row per subscription at ``node``, made the first time the node holds work for it."""
+    dialect = session.get_bind().dialect.name
+    insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
+    values = [{"sub_id": sub_id, "node": node, "retry_at_ms": 0, "retry_delay_s": 0.0} for sub_id in sub_ids]
+    session.execute(insert(queues).values(values).on_conflict_do_nothing())
+
+
+def drop_deliveries(session: Session, sub_ids: list[int], node: str) -> list[str]:
+    """Remove every queued delivery of these subscriptions (at every node); ``node``'s blobs no
+    longer needed."""
     if not sub_ids:
         return []
     file_rows = sorted(
@@ -86,14 +148,38 @@ def drop_deliveries(session: Session, sub_ids: list[int]) -> list[str]:
     )
     _lock_files(session, file_rows)
     session.execute(sa.delete(deliveries).where(deliveries.c.sub_id.in_(sub_ids)))
-    return _remove_unreferenced_files(session, file_rows)
+    return _remove_unreferenced_files(session, file_rows, node)
 
 
-def finish_delivery(session: Session, delivery_id: int, file_row: int) -> list[str]:
-    """The delivery has ended (delivered, refused or expired); the blobs no longer needed."""
+def finish_delivery(session: Session, delivery_id: int, file_row: int, node: str) -> list[str]:
+    """The delivery has ended (delivered, forwarded, refused or expired); the blobs no longer needed."""
     _lock_files(session, [file_row])
     session.execute(sa.delete(deliveries).where(deliveries.c.id == delivery_id))
-    return _remove_unreferenced_files(session, [file_row])
+    return _remove_unreferenced_files(session, [file_row], node)
+
+
+def await_acknowledgement(session: Session, delivery_id: int, offer_again_ms: int) -> None:
+    """Delivered to a privileged subscription: kept, and offered again at ``offer_again_ms``."""
+    session.execute(
+        sa.update(deliveries).where(deliveries.c.id == delivery_id).values(offer_again_ms=offer_again_ms)
+    )
+
+
+def acknowledge(session: Session, sub_id: int, publish_id: str, node: str) -> list[str] | None:
+    """The subscriber is done with the file: its deliveries for the subscription end (at whichever
+    node holds them). None when none is queued; else ``node``'s blobs no longer needed."""
+    query = (
+        sa.select(deliveries.c.id, deliveries.c.file_row)
+        .join(files, files.c.id == deliveries.c.file_row)
+        .where(deliveries.c.sub_id == sub_id, files.c.publish_id == publish_id)
+    )
+    found = session.execute(query).all()
+    if not found:
+        return None
+    file_rows = sorted({int(row.file_row) for row in found})
+    _lock_files(session, file_rows)
+    session.execute(sa.delete(deliveries).where(deliveries.c.id.in_([row.id for row in found])))
+    return _remove_unreferenced_files(session, file_rows, node)
 
 
 def count_attempt(session: Session, delivery_id: int) -> None:
@@ -109,17 +195,32 @@ def _lock_files(session: Session, file_rows: list[int]) -> None:
         ).all()
 
 
-def _remove_unreferenced_files(session: Session, file_rows: list[int]) -> list[str]:
+def _remove_unreferenced_files(session: Session, file_rows: list[int], node: str) -> list[str]:
+    """Delete the rows of ``node``'s files no delivery needs; their blobs (another node's files
+    stay for their holder to sweep: no node touches another's spool)."""
     if not file_rows:
         return []
     still_needed = sa.exists().where(deliveries.c.file_row == files.c.id)
     unreferenced = session.execute(
-        sa.select(files.c.id, files.c.blob).where(files.c.id.in_(file_rows), ~still_needed)
+        sa.select(files.c.id, files.c.blob).where(
+            files.c.id.in_(file_rows), files.c.node == node, ~still_needed
+        )
     ).all()
     if not unreferenced:
         return []
     session.execute(sa.delete(files).where(files.c.id.in_([row.id for row in unreferenced])))
     return [row.blob for row in unreferenced if row.blob]
+
+
+def sweep_unreferenced_files(session: Session, node: str, limit: int = 500) -> list[str]:
+    """Rows of ``node``'s files that lost their last delivery elsewhere; their blobs to remove."""
+    still_needed = sa.exists().where(deliveries.c.file_row == files.c.id)
+    rows = session.execute(
+        sa.select(files.c.id).where(files.c.node == node, ~still_needed).order_by(files.c.id).limit(limit)
+    ).scalars()
+    file_rows = [int(row) for row in rows]
+    _lock_files(session, file_rows)
+    return _remove_unreferenced_files(session, file_rows, node)
 
 
 # --- claims --------------------------------------------------------------------------------
@@ -129,114 +230,123 @@ def _is_free(now_ms: int) -> sa.ColumnElement[bool]:
     return sa.or_(queues.c.claimed_until_ms.is_(None), queues.c.claimed_until_ms < now_ms)
 
 
-def _due_queues(now_ms: int) -> sa.Select[tuple[int]]:
-    """Queues with work that are free, not suspended and not pausing; the longest due first."""
+def _queue_of(sub_id: int, node: str) -> sa.ColumnElement[bool]:
+    return sa.and_(queues.c.sub_id == sub_id, queues.c.node == node)
+
+
+def _offerable(now_ms: int) -> sa.ColumnElement[bool]:
+    """A delivery that is due: not delivered yet, or awaiting acknowledgement and due again."""
+    return sa.or_(deliveries.c.offer_again_ms.is_(None), deliveries.c.offer_again_ms <= now_ms)
+
+
+def _due_queues(node: str, now_ms: int) -> sa.Select[int]:
+    """``node``'s queues with due work that are free, not suspended and not pausing; the longest due
+    first."""
     return (
         sa.select(queues.c.sub_id)
         .join(subscriptions, subscriptions.c.id == queues.c.sub_id)
         .where(
+            queues.c.node == node,
             subscriptions.c.deleted.is_(False),
             subscriptions.c.suspend.is_(False),
             queues.c.retry_at_ms <= now_ms,
             _is_free(now_ms),
-            sa.exists().where(deliveries.c.sub_id == queues.c.sub_id),
+            sa.exists().where(
+                deliveries.c.node == node, deliveries.c.sub_id == queues.c.sub_id, _offerable(now_ms)
+            ),
         )
         .order_by(queues.c.retry_at_ms, queues.c.sub_id)
         .limit(1)
     )
 
 
-def any_queue_due(session: Session, now_ms: int) -> bool:
+def any_queue_due(session: Session, node: str, now_ms: int) -> bool:
     """A read-only look first, so idle workers do not take the (SQLite) write lock to find nothing."""
-    return session.execute(_due_queues(now_ms)).first() is not None
+    return session.execute(_due_queues(node, now_ms)).first() is not None
 
 
-def claim_next_queue(session: Session, claimer: str, now_ms: int, lease_ms: int) -> int | None:
-    """Claim the subscription queue that is due longest, has work and is free; its sub id."""
-    candidate = session.execute(_due_queues(now_ms).with_for_update(skip_locked=True, of=queues)).scalar()
+def claim_next_queue(session: Session, node: str, now_ms: int, lease_ms: int) -> int | None:
+    """Claim ``node``'s subscription queue that is due longest, has work and is free; its sub id.
+
+    The claimer is the node itself: only the node holding the files may work on them.
+    """
+    candidate = session.execute(
+        _due_queues(node, now_ms).with_for_update(skip_locked=True, of=queues)
+    ).scalar()
     if candidate is None:
         return None
-    claimed = session.execute(
+    claimed = _run(
+        session,
         sa.update(queues)
-        .where(queues.c.sub_id == candidate, _is_free(now_ms))
-        .values(claimed_by=claimer, claimed_until_ms=now_ms + lease_ms)
+        .where(_queue_of(candidate, node), _is_free(now_ms))
+        .values(claimed_by=node, claimed_until_ms=now_ms + lease_ms),
     )
     return int(candidate) if claimed.rowcount == 1 else None
 
 
-def extend_claim(session: Session, sub_id: int, claimer: str, until_ms: int) -> bool:
-    """Push the lease on; False when the claim was lost (lease ran out and another took it)."""
-    result = session.execute(
+def extend_claim(session: Session, sub_id: int, node: str, until_ms: int) -> bool:
+    """Push the lease on; False when the claim was lost (lease ran out and it was claimed again)."""
+    result = _run(
+        session,
         sa.update(queues)
-        .where(queues.c.sub_id == sub_id, queues.c.claimed_by == claimer)
-        .values(claimed_until_ms=until_ms)
+        .where(_queue_of(sub_id, node), queues.c.claimed_by == node)
+        .values(claimed_until_ms=until_ms),
     )
     return result.rowcount == 1
 
 
-def release_claim(session: Session, sub_id: int, claimer: str, *, retry_at_ms: int | None = None) -> None:
+def release_claim(session: Session, sub_id: int, node: str, *, retry_at_ms: int | None = None) -> None:
     values: dict[str, Any] = {"claimed_by": None, "claimed_until_ms": None}
     if retry_at_ms is not None:
         values["retry_at_ms"] = retry_at_ms
     session.execute(
-        sa.update(queues).where(queues.c.sub_id == sub_id, queues.c.claimed_by == claimer).values(**values)
+        sa.update(queues).where(_queue_of(sub_id, node), queues.c.claimed_by == node).values(**values)
     )
 
 
 def release_all_claims(session: Session, claimer: str) -> int:
-    """Free every queue held by ``claimer`` (a restarted instance frees its crashed claims)."""
-    result = session.execute(
-        sa.update(queues).where(queues.c.claimed_by == claimer).values(claimed_by=None, claimed_until_ms=None)
+    """Free every queue held by ``claimer`` (a restarted node frees its crashed claims)."""
+    result = _run(
+        session,
+        sa.update(queues)
+        .where(queues.c.claimed_by == claimer)
+        .values(claimed_by=None, claimed_until_ms=None),
     )
-    return result.rowcount
+    return int(result.rowcount)
 
 
-def postpone(session: Session, sub_id: int, retry_at_ms: int, delay_s: float) -> None:
-    """Pause the whole subscription queue until ``retry_at_ms`` (backoff after a failure)."""
+def postpone(session: Session, sub_id: int, node: str, retry_at_ms: int, delay_s: float) -> None:
+    """Pause the subscription queue at ``node`` until ``retry_at_ms`` (backoff after a failure)."""
     session.execute(
         sa.update(queues)
-        .where(queues.c.sub_id == sub_id)
+        .where(_queue_of(sub_id, node))
         .values(retry_at_ms=retry_at_ms, retry_delay_s=delay_s)
     )
 
 
-def reset_backoff(session: Session, sub_id: int) -> None:
-    session.execute(sa.update(queues).where(queues.c.sub_id == sub_id).values(retry_delay_s=0.0))
+def reset_backoff(session: Session, sub_id: int, node: str) -> None:
+    session.execute(sa.update(queues).where(_queue_of(sub_id, node)).values(retry_delay_s=0.0))
 
 
 def remember_redirect(session: Session, sub_id: int, base: str | None) -> None:
+    """A subscriber's redirect is the subscription's, whichever node learned it."""
     session.execute(sa.update(queues).where(queues.c.sub_id == sub_id).values(redirect_base=base))
 
 
 # --- reading the queue ---------------------------------------------------------------------
 
 
-def head_of_queue(session: Session, sub_id: int) -> tuple[DeliveryJob | None, float]:
-    """The oldest queued delivery of the subscription, and the queue's current backoff delay."""
+def head_of_queue(session: Session, sub_id: int, node: str, now_ms: int) -> tuple[DeliveryJob | None, float]:
+    """The oldest due delivery of the subscription at ``node``, and the queue's current backoff delay."""
     queue = session.execute(
-        sa.select(queues.c.retry_delay_s, queues.c.redirect_base).where(queues.c.sub_id == sub_id)
+        sa.select(queues.c.retry_delay_s, queues.c.redirect_base).where(_queue_of(sub_id, node))
     ).first()
     if queue is None:
         return None, 0.0
     row = (
         session.execute(
-            sa.select(
-                deliveries.c.id.label("delivery_id"),
-                deliveries.c.attempts,
-                files.c.id.label("file_row"),
-                files.c.publish_id,
-                files.c.feed_id.label("file_feed_id"),
-                files.c.file_id,
-                files.c.method,
-                files.c.blob,
-                files.c.content_length,
-                files.c.headers,
-                files.c.published_ms,
-                *subscriptions.c,
-            )
-            .join(files, files.c.id == deliveries.c.file_row)
-            .join(subscriptions, subscriptions.c.id == deliveries.c.sub_id)
-            .where(deliveries.c.sub_id == sub_id)
+            _jobs()
+            .where(deliveries.c.sub_id == sub_id, deliveries.c.node == node, _offerable(now_ms))
             .order_by(deliveries.c.id)
             .limit(1)
         )
@@ -245,8 +355,51 @@ def head_of_queue(session: Session, sub_id: int) -> tuple[DeliveryJob | None, fl
     )
     if row is None:
         return None, float(queue.retry_delay_s)
-    spooled = SpooledFile(
+    return _job(row, queue.redirect_base), float(queue.retry_delay_s)
+
+
+def _jobs() -> sa.Select[Any]:
+    """Deliveries with their file, subscription and bound node (egress route), as :func:`_job` reads them."""
+    return (
+        sa.select(
+            deliveries.c.id.label("delivery_id"),
+            deliveries.c.attempts,
+            files.c.id.label("file_row"),
+            files.c.node.label("file_node"),
+            files.c.publish_id,
+            files.c.feed_id.label("file_feed_id"),
+            files.c.file_id,
+            files.c.method,
+            files.c.blob,
+            files.c.content_length,
+            files.c.headers,
+            files.c.published_ms,
+            egress_routes.c.node.label("bound_node"),
+            nodes.c.url.label("bound_url"),
+            *subscriptions.c,
+        )
+        .join(files, files.c.id == deliveries.c.file_row)
+        .join(subscriptions, subscriptions.c.id == deliveries.c.sub_id)
+        .outerjoin(egress_routes, egress_routes.c.sub_id == deliveries.c.sub_id)
+        .outerjoin(nodes, nodes.c.name == egress_routes.c.node)
+    )
+
+
+def _job(row: Any, redirect_base: str | None) -> DeliveryJob:
+    return DeliveryJob(
+        delivery_id=row["delivery_id"],
+        attempts=row["attempts"],
+        subscription=subscription_from_row(row),
+        file=_spooled(row),
+        redirect_base=redirect_base,
+        bound_to=NextHop(row["bound_node"], row["bound_url"]) if row["bound_node"] else None,
+    )
+
+
+def _spooled(row: Any) -> SpooledFile:
+    return SpooledFile(
         row=row["file_row"],
+        node=row["file_node"],
         publish_id=row["publish_id"],
         feed_id=row["file_feed_id"],
         file_id=row["file_id"],
@@ -256,16 +409,61 @@ def head_of_queue(session: Session, sub_id: int) -> tuple[DeliveryJob | None, fl
         headers=dict(row["headers"]),
         published_ms=row["published_ms"],
     )
-    job = DeliveryJob(
-        delivery_id=row["delivery_id"],
-        attempts=row["attempts"],
-        subscription=subscription_from_row(row),
-        file=spooled,
-        redirect_base=queue.redirect_base,
+
+
+def queue_depth(session: Session, node: str | None = None) -> int:
+    """Deliveries and forwards waiting at ``node`` (None: at every node), in every subscription queue."""
+    statement = sa.select(sa.func.count()).select_from(deliveries)
+    if node is not None:
+        statement = statement.where(deliveries.c.node == node)
+    return int(session.execute(statement).scalar_one())
+
+
+def adopt_orphans(session: Session, node: str, blob_held: Callable[[str], bool]) -> int:
+    """Files spooled before nodes existed (node ``""``) whose blob this node holds become its own.
+
+    Retractions (no blob) go to the first node that starts. The number adopted.
+    """
+    orphans = session.execute(sa.select(files.c.id, files.c.blob).where(files.c.node == "")).all()
+    adopted = [row.id for row in orphans if row.blob is None or blob_held(row.blob)]
+    if not adopted:
+        return 0
+    session.execute(sa.update(files).where(files.c.id.in_(adopted)).values(node=node))
+    session.execute(sa.update(deliveries).where(deliveries.c.file_row.in_(adopted)).values(node=node))
+    sub_ids = session.execute(
+        sa.select(deliveries.c.sub_id).where(deliveries.c.file_row.in_(adopted)).distinct()
+    ).scalars()
+    chosen = [int(sub_id) for sub_id in sub_ids]
+    if chosen:
+        _ensure_queues(session, node, chosen)
+    return len(adopted)
+
+
+# --- giving files up (spool space) ---------------------------------------------------------
+
+
+def oldest_spooled(session: Session, node: str, limit: int) -> list[int]:
+    """Rows of up to ``limit`` of ``node``'s files that hold a blob, oldest first."""
+    statement = (
+        sa.select(files.c.id)
+        .where(files.c.node == node, files.c.blob.is_not(None))
+        .order_by(files.c.id)
+        .limit(limit)
     )
-    return job, float(queue.retry_delay_s)
+    return [int(row) for row in session.execute(statement).scalars()]
 
 
-def queue_depth(session: Session) -> int:
-    """Deliveries waiting (in every subscription queue)."""
-    return int(session.execute(sa.select(sa.func.count()).select_from(deliveries)).scalar_one())
+def end_file(session: Session, file_row: int, node: str) -> tuple[list[DeliveryJob], list[str]]:
+    """Give up ``node``'s file: every delivery of it ends. The deliveries that were waiting (for
+    their log records), and the blobs no longer needed."""
+    _lock_files(session, [file_row])
+    statement = (
+        _jobs()
+        .add_columns(queues.c.redirect_base)
+        .outerjoin(queues, (queues.c.sub_id == deliveries.c.sub_id) & (queues.c.node == deliveries.c.node))
+        .where(deliveries.c.file_row == file_row)
+        .order_by(deliveries.c.id)
+    )
+    jobs = [_job(row, row["redirect_base"]) for row in session.execute(statement).mappings()]
+    session.execute(sa.delete(deliveries).where(deliveries.c.file_row == file_row))
+    return jobs, _remove_unreferenced_files(session, [file_row], node)

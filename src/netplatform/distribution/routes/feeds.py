@@ -1,26 +1,24 @@
-"""Feed routes: POST / and GET/PUT/DELETE /feed/{feedId} (spec 4.2)."""
+"""Feed routes: POST / and GET / (the feed by name and version, or the list of feed URLs), and
+GET/PUT/DELETE /feed/{feedId} (spec 4.2)."""
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Request
+from typing import Annotated
+
+from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse, Response
 
-from ..documents import parse_object
-from ..feeds import parse_feed
-from ..provisioning import FEED_NOT_FOUND
+from ...web.bodies import RawBody
+from ...web.openapi import error_responses
+from ..app import SPEC
+from ..deps import CallerDep, ProvisioningDep, PublicBaseUrlDep
+from ..errors import FEED_NOT_FOUND
+from ..feed_model import parse_feed
+from ..lenient_json import parse_object
+from ..links import feed_links
+from ..media_types import FEED_MEDIA_TYPE, require_content_type
 from ..schemas import FeedBody, FeedRequest, render_feed
-from ._common import (
-    FEED_MEDIA_TYPE,
-    BodyDep,
-    CallerDep,
-    ProvisioningDep,
-    base_url,
-    errors,
-    json_request_body,
-    parse_object_id,
-    refuse_methods,
-    require_content_type,
-)
+from ._common import json_request_body, parse_object_id, refuse_methods
 
 router = APIRouter(prefix="", tags=["feeds"])
 
@@ -28,44 +26,81 @@ router = APIRouter(prefix="", tags=["feeds"])
 @router.post(
     "/",
     summary="Create a feed",
-    responses={200: {"model": FeedBody}, **errors(409, 415)},
+    responses={200: {"model": FeedBody}, **error_responses(SPEC, 409, 415)},
     openapi_extra=json_request_body(FeedRequest, FEED_MEDIA_TYPE),
 )
 def create_feed(
-    request: Request, caller: CallerDep, body: BodyDep, provisioning: ProvisioningDep
+    request: Request, caller: CallerDep, body: RawBody, provisioning: ProvisioningDep, base: PublicBaseUrlDep
 ) -> Response:
-    require_content_type(request, FEED_MEDIA_TYPE)
+    require_content_type(request.headers.get("content-type"), FEED_MEDIA_TYPE)
     document = parse_object(body)
     provisioning.ensure_feed_capacity()
     feed = provisioning.create_feed(parse_feed(document, creating=True), caller)
-    rendered = render_feed(feed, base_url(request))
+    rendered = render_feed(feed, base)
     return JSONResponse(rendered, headers={"Location": rendered["links"]["self"]})
 
 
-@router.get("/feed/{feed_id}", summary="Get a feed", responses={200: {"model": FeedBody}, **errors(404)})
-def get_feed(request: Request, feed_id: str, caller: CallerDep, provisioning: ProvisioningDep) -> Response:
+@router.get(
+    "/",
+    summary="The feed of a name and version, else the URLs of the live feeds matching the filters",
+    responses={200: {"model": FeedBody | list[str]}, **error_responses(SPEC, 404)},
+)
+def list_feeds(
+    caller: CallerDep,
+    provisioning: ProvisioningDep,
+    base: PublicBaseUrlDep,
+    name: Annotated[str | None, Query(description="Feed name; with version: that feed")] = None,
+    version: Annotated[str | None, Query(description="Feed version; used with name")] = None,
+    publisher: Annotated[str | None, Query(description="Feeds created on behalf of this identity")] = None,
+    subscriber: Annotated[
+        str | None, Query(description="Feeds this identity has a live subscription to")
+    ] = None,
+) -> Response:
+    # The reference's provisioning client finds a feed by name and version here (404 when none is live);
+    # otherwise the feeds' self URLs, every given filter applied (reference: only the first of them).
+    if name is not None and version is not None:
+        return JSONResponse(render_feed(provisioning.feed_named(name, version), base))
+    feed_ids = provisioning.feed_ids(name=name, publisher=publisher, subscriber=subscriber)
+    return JSONResponse([feed_links(base, feed_id)["self"] for feed_id in feed_ids])
+
+
+@router.get(
+    "/feed/{feed_id}",
+    summary="Get a feed",
+    responses={200: {"model": FeedBody}, **error_responses(SPEC, 404)},
+)
+def get_feed(
+    feed_id: str, caller: CallerDep, provisioning: ProvisioningDep, base: PublicBaseUrlDep
+) -> Response:
     feed = provisioning.feed(parse_object_id(feed_id, FEED_NOT_FOUND))
-    return JSONResponse(render_feed(feed, base_url(request)))
+    return JSONResponse(render_feed(feed, base))
 
 
 @router.put(
     "/feed/{feed_id}",
     summary="Update a feed (updatable fields only)",
-    responses={200: {"model": FeedBody}, **errors(403, 404, 415)},
+    responses={200: {"model": FeedBody}, **error_responses(SPEC, 403, 404, 415)},
     openapi_extra=json_request_body(FeedRequest, FEED_MEDIA_TYPE),
 )
 def update_feed(
-    request: Request, feed_id: str, caller: CallerDep, body: BodyDep, provisioning: ProvisioningDep
+    request: Request,
+    feed_id: str,
+    caller: CallerDep,
+    body: RawBody,
+    provisioning: ProvisioningDep,
+    base: PublicBaseUrlDep,
 ) -> Response:
     number = parse_object_id(feed_id, FEED_NOT_FOUND)
     provisioning.feed_to_change(number, caller)
-    require_content_type(request, FEED_MEDIA_TYPE)
+    require_content_type(request.headers.get("content-type"), FEED_MEDIA_TYPE)
     fields = parse_feed(parse_object(body), creating=False)
     feed = provisioning.update_feed(number, fields, caller)
-    return JSONResponse(render_feed(feed, base_url(request)))
+    return JSONResponse(render_feed(feed, base))
 
 
-@router.delete("/feed/{feed_id}", summary="Delete a feed", status_code=204, responses=errors(403, 404))
+@router.delete(
+    "/feed/{feed_id}", summary="Delete a feed", status_code=204, responses=error_responses(SPEC, 403, 404)
+)
 def delete_feed(feed_id: str, caller: CallerDep, provisioning: ProvisioningDep) -> Response:
     provisioning.delete_feed(parse_object_id(feed_id, FEED_NOT_FOUND), caller)
     return Response(status_code=204)

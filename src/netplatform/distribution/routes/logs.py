@@ -6,19 +6,15 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response
 
 from ...clock import now_ms
-from .. import logbook
-from ..logquery import parse_log_query
-from ..provisioning import FEED_NOT_FOUND, SUBSCRIPTION_NOT_FOUND
+from ...web.openapi import error_responses
+from ..app import SPEC
+from ..deps import LogbookDep
+from ..errors import FEED_NOT_FOUND, SUBSCRIPTION_NOT_FOUND
+from ..log_query import parse_log_query
+from ..log_records import LogRecord
+from ..media_types import LOG_LIST_CONTENT_TYPE, LOG_LIST_MEDIA_TYPE, require_log_list_acceptable
 from ..schemas import LogRecordBody
-from ._common import (
-    LOG_LIST_CONTENT_TYPE,
-    LOG_LIST_MEDIA_TYPE,
-    errors,
-    inline_schema,
-    parse_object_id,
-    refuse_methods,
-    require_log_list_acceptable,
-)
+from ._common import inline_schema, parse_object_id, refuse_methods
 
 router = APIRouter(prefix="", tags=["logs"])
 
@@ -29,11 +25,11 @@ _LOG_LIST_RESPONSE = {
             LOG_LIST_MEDIA_TYPE: {"schema": {"type": "array", "items": inline_schema(LogRecordBody)}}
         },
     },
-    **errors(406),
+    **error_responses(SPEC, 406),
 }
 
 
-def _log_response(records: list[logbook.LogRecord]) -> Response:
+def _log_response(records: list[LogRecord]) -> Response:
     return JSONResponse([record.wire() for record in records], media_type=LOG_LIST_CONTENT_TYPE)
 
 
@@ -41,6 +37,7 @@ def _log_response(records: list[logbook.LogRecord]) -> Response:
 def feed_log(
     request: Request,
     feed_id: str,
+    logbook: LogbookDep,
     type: str | None = None,
     publishId: str | None = None,
     start: str | None = None,
@@ -49,16 +46,17 @@ def feed_log(
     expiryReason: str | None = None,
     filename: str | None = None,
 ) -> Response:
-    require_log_list_acceptable(request)
+    require_log_list_acceptable(request.headers.get("accept"))
     number = parse_object_id(feed_id, FEED_NOT_FOUND)
     query = parse_log_query(request.query_params, now_ms(), by_file_name=True)
-    return _log_response(logbook.feed_log(request.app.state.db, number, query))
+    return _log_response(logbook.feed_log(number, query))
 
 
 @router.get("/sublog/{sub_id}", summary="Log records of a subscription", responses=_LOG_LIST_RESPONSE)
 def subscription_log(
     request: Request,
     sub_id: str,
+    logbook: LogbookDep,
     type: str | None = None,
     publishId: str | None = None,
     start: str | None = None,
@@ -66,10 +64,10 @@ def subscription_log(
     statusCode: str | None = None,
     expiryReason: str | None = None,
 ) -> Response:
-    require_log_list_acceptable(request)
+    require_log_list_acceptable(request.headers.get("accept"))
     number = parse_object_id(sub_id, SUBSCRIPTION_NOT_FOUND)
     query = parse_log_query(request.query_params, now_ms(), by_file_name=False)
-    return _log_response(logbook.subscription_log(request.app.state.db, number, query))
+    return _log_response(logbook.subscription_log(number, query))
 
 
 refuse_methods(router, "/feedlog/{feed_id}", ["PUT", "POST", "DELETE"], "logURL")

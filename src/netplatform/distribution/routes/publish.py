@@ -1,12 +1,15 @@
 """Publish and retract: PUT/DELETE /publish/{feedId}/{fileId} (spec 4.2, section 5 rules 2 and 3).
 
-These routes are public to the kernel (the feed's endpoint ids authenticate them) and stream
-their body to the blob store themselves.
+These routes are public to the kernel (the feed's endpoint ids authenticate them) and read
+their body as a stream, which the :class:`~..publishing.Publisher` spools to the blob store.
+A publish that passed every check but arrives at a node its ingress route excludes (spec 1.3)
+is answered 307 to the same path on a live node of an allowed site, before its body is read.
 """
 
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 from typing import Annotated, Any
 
 import anyio
@@ -17,11 +20,17 @@ from starlette.requests import ClientDisconnect
 from ...clock import now_ms
 from ...web.auth import PUBLIC, parse_basic
 from ...web.errors import BadRequest
+from ...web.openapi import error_responses
 from ...web.requestid import current_request_id
 from ...web.routes import STREAMED_BODY
-from ..forwarding import CONTENT_TYPE, META_HEADER, PUBLISH_ID_HEADER, captured_headers
+from ..app import SPEC
+from ..delivery import DeliveryEngine
+from ..delivery_metrics import DeliveryMetrics
+from ..deps import DeliveryEngineDep, DeliveryMetricsDep, PublisherDep, RoutingDep
+from ..file_headers import CONTENT_TYPE, META_HEADER, PUBLISH_ID_HEADER, captured_headers
 from ..publishing import Arrival, Publisher
-from ._common import errors
+from ..routing import Routing
+from ..spool_space import declared_length
 
 log = logging.getLogger("netplatform.distribution")
 
@@ -34,7 +43,12 @@ _PUBLISH_RESPONSES: dict[int | str, dict[str, Any]] = {
             PUBLISH_ID_HEADER: {"description": "<epoch ms>.<instance>", "schema": {"type": "string"}}
         },
     },
-    **errors(401, 403, 404),
+    307: {
+        "description": "This node's site is not one the publisher may publish at (ingress route): "
+        "send the same request, with the same credentials, to the Location (a node of an allowed site)",
+        "headers": {"Location": {"description": "The same path on that node", "schema": {"type": "string"}}},
+    },
+    **error_responses(SPEC, 401, 403, 404, 503),
 }
 _FILE_BODY = {
     "requestBody": {
@@ -54,8 +68,19 @@ MetaHeader = Annotated[
     responses=_PUBLISH_RESPONSES,
     openapi_extra={**PUBLIC, **STREAMED_BODY, **_FILE_BODY},
 )
-async def publish_file(request: Request, feed_id: str, file_id: str, meta: MetaHeader = None) -> Response:
-    return await _accept_publish(request, feed_id, file_id, "PUT")
+async def publish_file(
+    request: Request,
+    feed_id: str,
+    file_id: str,
+    publisher: PublisherDep,
+    routing: RoutingDep,
+    delivery: DeliveryEngineDep,
+    metrics: DeliveryMetricsDep,
+    meta: MetaHeader = None,
+) -> Response:
+    return await _accept_publish(
+        request, Services(publisher, routing, delivery, metrics), feed_id, file_id, "PUT"
+    )
 
 
 @router.delete(
@@ -65,17 +90,48 @@ async def publish_file(request: Request, feed_id: str, file_id: str, meta: MetaH
     responses=_PUBLISH_RESPONSES,
     openapi_extra=PUBLIC,
 )
-async def retract_file(request: Request, feed_id: str, file_id: str, meta: MetaHeader = None) -> Response:
-    return await _accept_publish(request, feed_id, file_id, "DELETE")
+async def retract_file(
+    request: Request,
+    feed_id: str,
+    file_id: str,
+    publisher: PublisherDep,
+    routing: RoutingDep,
+    delivery: DeliveryEngineDep,
+    metrics: DeliveryMetricsDep,
+    meta: MetaHeader = None,
+) -> Response:
+    services = Services(publisher, routing, delivery, metrics)
+    return await _accept_publish(request, services, feed_id, file_id, "DELETE")
 
 
 @router.api_route("/{feed_id}", methods=["PUT", "DELETE"], include_in_schema=False, openapi_extra=PUBLIC)
-async def publish_without_file_id(request: Request, feed_id: str) -> Response:
-    return await _accept_publish(request, feed_id, "", request.method)
+async def publish_without_file_id(
+    request: Request,
+    feed_id: str,
+    publisher: PublisherDep,
+    routing: RoutingDep,
+    delivery: DeliveryEngineDep,
+    metrics: DeliveryMetricsDep,
+) -> Response:
+    services = Services(publisher, routing, delivery, metrics)
+    return await _accept_publish(request, services, feed_id, "", request.method)
 
 
-async def _accept_publish(request: Request, feed_id: str, file_id: str, method: str) -> Response:
-    publisher: Publisher = request.app.state.publisher
+@dataclass(frozen=True)
+class Services:
+    """The service objects a publish goes through."""
+
+    publisher: Publisher
+    routing: Routing
+    delivery: DeliveryEngine
+    metrics: DeliveryMetrics
+
+
+async def _accept_publish(
+    request: Request, services: Services, feed_id: str, file_id: str, method: str
+) -> Response:
+    """Admit, receive and commit a publish or retraction: its 204, or a 307 to an allowed node."""
+    publisher = services.publisher
     source_ip = request.client.host if request.client else ""
     admission = await anyio.to_thread.run_sync(
         publisher.admit,
@@ -85,24 +141,37 @@ async def _accept_publish(request: Request, feed_id: str, file_id: str, method: 
         source_ip,
         request.headers.get(META_HEADER),
     )
+    target = await anyio.to_thread.run_sync(
+        services.routing.ingress_target, admission.feed.id, admission.endpoint_id
+    )
+    if target is not None:
+        return _redirect(request, target)
     if method == "PUT" and not request.headers.get("content-type"):
         # Spec 4.2: "Content-type (required, application/octet-stream)"; the spec wins over the
         # reference, which defaulted a missing one.
         raise BadRequest("Missing Content-Type header.")
-    arrival = await _receive(request, method, source_ip)
-    try:
-        publish_id, blob_needed = await anyio.to_thread.run_sync(publisher.accept, admission, arrival)
-    except BaseException:
-        _discard(request, arrival.blob)
-        raise
-    if not blob_needed:
-        _discard(request, arrival.blob)
-    request.app.state.delivery.wake()
-    request.app.state.delivery_metrics.published.labels(method).inc()
+    arrival = await _receive(request, publisher, method, source_ip)
+    publish_id = await anyio.to_thread.run_sync(publisher.accept, admission, arrival)
+    return _accepted(publish_id, method, services.delivery, services.metrics)
+
+
+def _redirect(request: Request, node_url: str) -> Response:
+    """307 to the same path and query on ``node_url``; unlike the reference's 301 it keeps method and body."""
+    raw_path = request.scope.get("raw_path") or request.url.path.encode()
+    location = node_url + raw_path.decode("latin-1")
+    if request.url.query:
+        location += "?" + request.url.query
+    return Response(status_code=307, headers={"Location": location})
+
+
+def _accepted(publish_id: str, method: str, delivery: DeliveryEngine, metrics: DeliveryMetrics) -> Response:
+    """The 204 of a committed publish; idle delivery workers are told at once."""
+    delivery.wake()
+    metrics.published.labels(method).inc()
     return Response(status_code=204, headers={PUBLISH_ID_HEADER: publish_id})
 
 
-async def _receive(request: Request, method: str, source_ip: str) -> Arrival:
+async def _receive(request: Request, publisher: Publisher, method: str, source_ip: str) -> Arrival:
     """The body spooled to a durable blob (PUT) and the headers that travel with it."""
     received_ms = now_ms()
     has_body = method == "PUT"
@@ -110,7 +179,8 @@ async def _receive(request: Request, method: str, source_ip: str) -> Arrival:
     length = 0
     if has_body:
         try:
-            stored = await request.app.state.blobs.put_stream(request.stream())
+            declared = declared_length(request.headers.get("content-length"))
+            stored = await publisher.spool(request.stream(), declared)
         except ClientDisconnect:
             log.warning("publish to %s: the body was not received completely", request.url.path)
             raise BadRequest("Request body was not received completely") from None
@@ -132,8 +202,3 @@ async def _receive(request: Request, method: str, source_ip: str) -> Arrival:
         blob=blob,
         headers=headers,
     )
-
-
-def _discard(request: Request, blob: str | None) -> None:
-    if blob is not None:
-        request.app.state.blobs.delete(blob)

@@ -1,26 +1,22 @@
-"""Subscription routes: POST /subscribe/{feedId} and GET/PUT/DELETE /subs/{subId} (spec 4.2)."""
+"""Subscription routes: POST and GET /subscribe/{feedId} (create; the list of subscription URLs) and
+GET/PUT/DELETE /subs/{subId} (spec 4.2)."""
 
 from __future__ import annotations
 
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response
 
-from ..documents import parse_object
-from ..provisioning import FEED_NOT_FOUND, SUBSCRIPTION_NOT_FOUND
+from ...web.bodies import RawBody
+from ...web.openapi import error_responses
+from ..app import SPEC
+from ..deps import CallerDep, ProvisioningDep, PublicBaseUrlDep
+from ..errors import FEED_NOT_FOUND, SUBSCRIPTION_NOT_FOUND
+from ..lenient_json import parse_object
+from ..links import subscription_links
+from ..media_types import SUBSCRIPTION_MEDIA_TYPE, require_content_type
 from ..schemas import SubscriptionBody, SubscriptionRequest, render_subscription
-from ..subscriptions import parse_subscription
-from ._common import (
-    SUBSCRIPTION_MEDIA_TYPE,
-    BodyDep,
-    CallerDep,
-    ProvisioningDep,
-    base_url,
-    errors,
-    json_request_body,
-    parse_object_id,
-    refuse_methods,
-    require_content_type,
-)
+from ..subscription_model import parse_subscription
+from ._common import json_request_body, parse_object_id, refuse_methods
 
 router = APIRouter(prefix="", tags=["subscriptions"])
 
@@ -29,52 +25,80 @@ router = APIRouter(prefix="", tags=["subscriptions"])
     "/subscribe/{feed_id}",
     summary="Subscribe to a feed",
     status_code=201,
-    responses={201: {"model": SubscriptionBody}, **errors(404, 409, 415)},
+    responses={201: {"model": SubscriptionBody}, **error_responses(SPEC, 404, 409, 415)},
     openapi_extra=json_request_body(SubscriptionRequest, SUBSCRIPTION_MEDIA_TYPE),
 )
 def create_subscription(
-    request: Request, feed_id: str, caller: CallerDep, body: BodyDep, provisioning: ProvisioningDep
+    request: Request,
+    feed_id: str,
+    caller: CallerDep,
+    body: RawBody,
+    provisioning: ProvisioningDep,
+    base: PublicBaseUrlDep,
 ) -> Response:
     number = parse_object_id(feed_id, FEED_NOT_FOUND)
     provisioning.feed(number)
-    require_content_type(request, SUBSCRIPTION_MEDIA_TYPE)
+    require_content_type(request.headers.get("content-type"), SUBSCRIPTION_MEDIA_TYPE)
     document = parse_object(body)
     provisioning.ensure_subscription_capacity()
     subscription = provisioning.create_subscription(number, parse_subscription(document), caller)
-    rendered = render_subscription(subscription, base_url(request))
+    rendered = render_subscription(subscription, base)
     return JSONResponse(rendered, status_code=201, headers={"Location": rendered["links"]["self"]})
+
+
+@router.get(
+    "/subscribe/{feed_id}",
+    summary="The URLs of the feed's live subscriptions",
+    responses={200: {"model": list[str]}, **error_responses(SPEC, 404)},
+)
+def list_subscriptions(
+    feed_id: str, caller: CallerDep, provisioning: ProvisioningDep, base: PublicBaseUrlDep
+) -> Response:
+    number = parse_object_id(feed_id, FEED_NOT_FOUND)
+    sub_ids = provisioning.subscription_ids(number)
+    return JSONResponse([subscription_links(base, sub_id, number)["self"] for sub_id in sub_ids])
 
 
 @router.get(
     "/subs/{sub_id}",
     summary="Get a subscription",
-    responses={200: {"model": SubscriptionBody}, **errors(404)},
+    responses={200: {"model": SubscriptionBody}, **error_responses(SPEC, 404)},
 )
 def get_subscription(
-    request: Request, sub_id: str, caller: CallerDep, provisioning: ProvisioningDep
+    sub_id: str, caller: CallerDep, provisioning: ProvisioningDep, base: PublicBaseUrlDep
 ) -> Response:
     subscription = provisioning.subscription(parse_object_id(sub_id, SUBSCRIPTION_NOT_FOUND))
-    return JSONResponse(render_subscription(subscription, base_url(request)))
+    return JSONResponse(render_subscription(subscription, base))
 
 
 @router.put(
     "/subs/{sub_id}",
     summary="Update a subscription",
-    responses={200: {"model": SubscriptionBody}, **errors(403, 404, 415)},
+    responses={200: {"model": SubscriptionBody}, **error_responses(SPEC, 403, 404, 415)},
     openapi_extra=json_request_body(SubscriptionRequest, SUBSCRIPTION_MEDIA_TYPE),
 )
 def update_subscription(
-    request: Request, sub_id: str, caller: CallerDep, body: BodyDep, provisioning: ProvisioningDep
+    request: Request,
+    sub_id: str,
+    caller: CallerDep,
+    body: RawBody,
+    provisioning: ProvisioningDep,
+    base: PublicBaseUrlDep,
 ) -> Response:
     number = parse_object_id(sub_id, SUBSCRIPTION_NOT_FOUND)
     provisioning.subscription_to_change(number, caller)
-    require_content_type(request, SUBSCRIPTION_MEDIA_TYPE)
+    require_content_type(request.headers.get("content-type"), SUBSCRIPTION_MEDIA_TYPE)
     fields = parse_subscription(parse_object(body))
     subscription = provisioning.update_subscription(number, fields, caller)
-    return JSONResponse(render_subscription(subscription, base_url(request)))
+    return JSONResponse(render_subscription(subscription, base))
 
 
-@router.delete("/subs/{sub_id}", summary="Delete a subscription", status_code=204, responses=errors(403, 404))
+@router.delete(
+    "/subs/{sub_id}",
+    summary="Delete a subscription",
+    status_code=204,
+    responses=error_responses(SPEC, 403, 404),
+)
 def delete_subscription(sub_id: str, caller: CallerDep, provisioning: ProvisioningDep) -> Response:
     provisioning.delete_subscription(parse_object_id(sub_id, SUBSCRIPTION_NOT_FOUND), caller)
     return Response(status_code=204)

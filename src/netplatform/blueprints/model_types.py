@@ -1,0 +1,117 @@
+"""Model types: the stored TOSCA type definitions enrichment completes archives from."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from sqlalchemy.orm import Session
+
+from ..clock import utc_now
+from ..store.db import Database
+from ..store.retry import write_with_retry
+from ..web.errors import BadRequest
+from .errors import resource_not_found
+from .names import bounded_text, checked_name
+from .repository import model_types as stored
+from .repository.model_types import ModelTypeRecord
+from .schemas import ModelTypeIn
+from .tosca import TYPE_MODELS, strict_parse
+
+DEFINITION_TYPES = tuple(TYPE_MODELS)
+
+
+def model_type_record(
+    *,
+    name: str,
+    derived_from: str,
+    definition_type: str,
+    definition: dict[str, Any],
+    description: str,
+    version: str,
+    tags: str | None,
+    updated_by: str,
+) -> ModelTypeRecord:
+    """A checked model type: a known kind whose definition reads strictly as that kind."""
+    if definition_type not in TYPE_MODELS:
+        raise BadRequest(
+            f"Not Valid Model Root Type({definition_type}), It should be [{', '.join(DEFINITION_TYPES)}]"
+        )
+    strict_parse(TYPE_MODELS[definition_type], definition, f"definition of model type ({name})")
+    return ModelTypeRecord(
+        name=checked_name("modelName", name),
+        derived_from=checked_name("derivedFrom", derived_from),
+        definition_type=definition_type,
+        definition=definition,
+        description=description,
+        version=checked_name("version", version),
+        tags=bounded_text("tags", tags) if tags is not None else None,
+        creation_date=utc_now(),
+        updated_by=checked_name("updatedBy", updated_by),
+    )
+
+
+def starter_model_type(name: str, definition_type: str, definition: dict[str, Any]) -> ModelTypeRecord:
+    """A starter-catalog type: identity and description come from the definition file itself."""
+    derived_from = str(definition.get("derived_from", ""))
+    return model_type_record(
+        name=name,
+        derived_from=derived_from,
+        definition_type=definition_type,
+        definition=definition,
+        description=str(definition.get("description", "")),
+        version=str(definition.get("version", "1.0.0")),
+        tags=f"{name},{derived_from},{definition_type}",
+        updated_by="System",
+    )
+
+
+class ModelTypes:
+    """Model types stored, found and deleted, each call one transaction."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    def save(self, body: ModelTypeIn) -> ModelTypeRecord:
+        """Create or replace the model type of ``body.modelName``."""
+        record = model_type_record(
+            name=body.modelName,
+            derived_from=body.derivedFrom,
+            definition_type=body.definitionType,
+            definition=body.definition,
+            description=body.description,
+            version=body.version,
+            tags=body.tags,
+            updated_by=body.updatedBy,
+        )
+        self.save_all([record])
+        return record
+
+    def save_all(self, records: Sequence[ModelTypeRecord]) -> None:
+        """Create or replace every record, in one transaction."""
+
+        def work(session: Session) -> None:
+            for record in records:
+                stored.save_model_type(session, record)
+
+        write_with_retry(self.db, work)
+
+    def by_name(self, name: str) -> ModelTypeRecord:
+        with self.db.read() as session:
+            record = stored.find_model_type(session, name)
+        if record is None:
+            raise resource_not_found(f"couldn't get modelType({name})")
+        return record
+
+    def of_kind(self, definition_type: str) -> list[ModelTypeRecord]:
+        with self.db.read() as session:
+            return stored.model_types_of_kind(session, definition_type)
+
+    def with_tag_text(self, text: str) -> list[ModelTypeRecord]:
+        with self.db.read() as session:
+            return stored.model_types_with_tag_text(session, text)
+
+    def delete(self, name: str) -> None:
+        """Delete the model type (nothing happens when there is none)."""
+        with self.db.write() as session:
+            stored.delete_model_type(session, name)

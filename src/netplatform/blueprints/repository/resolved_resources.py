@@ -1,0 +1,117 @@
+"""Resolved resource values: what resolution found for each assignment, by key and occurrence."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import ColumnElement, CursorResult, Row, delete, insert, select
+from sqlalchemy.orm import Session
+
+from ..tables import resources as _resources
+from .resolution_keys import ResolutionKey
+
+
+@dataclass(frozen=True)
+class ResourceRecord:
+    key: ResolutionKey
+    name: str
+    value: str
+    status: str
+    dictionary_name: str | None
+    dictionary_source: str | None
+    dictionary_version: int | None
+    id: str
+    created_date: datetime
+
+
+@dataclass(frozen=True)
+class ResourceQuery:
+    """Which resolved values: by blueprint plus (artifact and resolution key) or (resource type and id)."""
+
+    blueprint_name: str
+    blueprint_version: str
+    artifact_name: str | None = None
+    resolution_key: str | None = None
+    resource_type: str | None = None
+    resource_id: str | None = None
+    name: str | None = None
+
+    def conditions(self) -> list[ColumnElement[bool]]:
+        conditions = [
+            _resources.c.blueprint_name == self.blueprint_name,
+            _resources.c.blueprint_version == self.blueprint_version,
+        ]
+        optional = {
+            "artifact_name": self.artifact_name,
+            "resolution_key": self.resolution_key,
+            "resource_type": self.resource_type,
+            "resource_id": self.resource_id,
+            "name": self.name,
+        }
+        conditions.extend(
+            _resources.c[column] == value for column, value in optional.items() if value is not None
+        )
+        return conditions
+
+
+def _resource_record(row: Row[Any]) -> ResourceRecord:
+    values = row._mapping
+    return ResourceRecord(
+        key=ResolutionKey(
+            blueprint_name=values["blueprint_name"],
+            blueprint_version=values["blueprint_version"],
+            artifact_name=values["artifact_name"],
+            resolution_key=values["resolution_key"],
+            resource_type=values["resource_type"],
+            resource_id=values["resource_id"],
+            occurrence=values["occurrence"],
+        ),
+        name=values["name"],
+        value=values["value"],
+        status=values["status"],
+        dictionary_name=values["dictionary_name"],
+        dictionary_source=values["dictionary_source"],
+        dictionary_version=values["dictionary_version"],
+        id=values["id"],
+        created_date=values["created_date"],
+    )
+
+
+def store_resources(session: Session, records: Iterable[ResourceRecord]) -> None:
+    """Each value replaces the one of the same name under the same key and occurrence."""
+    for record in records:
+        conditions = [*record.key.conditions(_resources), _resources.c.name == record.name]
+        session.execute(select(_resources.c.id).where(*conditions).with_for_update()).all()
+        session.execute(delete(_resources).where(*conditions))
+        session.execute(
+            insert(_resources).values(
+                id=record.id,
+                name=record.name,
+                value=record.value,
+                status=record.status,
+                dictionary_name=record.dictionary_name,
+                dictionary_source=record.dictionary_source,
+                dictionary_version=record.dictionary_version,
+                created_date=record.created_date,
+                **record.key.columns(),
+            )
+        )
+
+
+def find_resources(session: Session, query: ResourceQuery) -> list[ResourceRecord]:
+    ordered = (
+        select(_resources)
+        .where(*query.conditions())
+        .order_by(_resources.c.occurrence, _resources.c.created_date, _resources.c.name)
+    )
+    return [_resource_record(row) for row in session.execute(ordered)]
+
+
+def delete_resources(session: Session, query: ResourceQuery) -> int:
+    """Delete the matching values; how many there were."""
+    result = session.execute(delete(_resources).where(*query.conditions()))
+    assert isinstance(result, CursorResult)  # a DELETE statement's result counts its rows
+    return int(result.rowcount or 0)

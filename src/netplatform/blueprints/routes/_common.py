@@ -1,0 +1,74 @@
+"""What every route module of the catalog shares: bounded path names, OpenAPI fragments, answers."""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Any
+
+from fastapi import Path, Request
+from fastapi.responses import JSONResponse, Response
+
+from ...web.errors import UnsupportedMediaType
+from ...web.media import parse_media_type
+from ..formats import SUPPORTED, FormattedText
+from ..names import MAX_NAME_LENGTH, NAME_DESCRIPTION, NAME_PATTERN
+
+Name = Annotated[
+    str,
+    Path(
+        max_length=MAX_NAME_LENGTH,
+        description=NAME_DESCRIPTION,
+        json_schema_extra={"pattern": NAME_PATTERN},  # documented, checked by the handler (its 400 message)
+    ),
+]
+"""A name in a path: bounded before any handler sees it."""
+
+MULTIPART = "multipart/form-data"
+EMPTY_OK: dict[int | str, dict[str, Any]] = {200: {"description": "Done (empty body)", "content": {}}}
+TEXT_BODY: dict[str, Any] = {
+    "requestBody": {
+        "required": False,  # an empty text is a text
+        "content": {
+            media: {"schema": {"type": "string"}}
+            for media in ("text/plain", "application/json", "application/xml")
+        },
+    }
+}
+
+
+def any_case(*words: str) -> dict[str, Any]:
+    """``json_schema_extra`` documenting a parameter that is one of ``words`` in any case.
+
+    The parameter is still checked by the handler (whose message names the allowed values); the
+    pattern makes the OpenAPI document say exactly what is accepted.
+    """
+
+    def letters(word: str) -> str:
+        return "".join(f"[{c.lower()}{c.upper()}]" if c.isalpha() else re.escape(c) for c in word)
+
+    return {"pattern": "^(" + "|".join(letters(word) for word in words) + ")$"}
+
+
+def text_responses(description: str) -> dict[int | str, dict[str, Any]]:
+    """The 200 of a route that answers stored text in the format asked for."""
+    content = {media: {"schema": {"type": "string"}} for media in SUPPORTED}
+    return {200: {"description": description, "content": content}}
+
+
+def ok(content: Any) -> JSONResponse:
+    return JSONResponse(content)
+
+
+def empty_ok() -> Response:
+    return Response(status_code=200)
+
+
+def formatted(text: FormattedText) -> Response:
+    return Response(text.text, media_type=text.media_type)
+
+
+def require_multipart(request: Request) -> None:
+    """Archive uploads are multipart/form-data with a part named ``file``; anything else is a 415."""
+    content_type = request.headers.get("content-type", "")
+    if parse_media_type(content_type)[0] != MULTIPART:
+        raise UnsupportedMediaType(f"expected {MULTIPART} with a part named file, got ({content_type})")

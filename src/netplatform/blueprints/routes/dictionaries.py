@@ -1,0 +1,96 @@
+"""``/api/v1/dictionary``: resource dictionaries (what a resource is, where its value comes from)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Body
+from fastapi.responses import JSONResponse, Response
+from pydantic import StringConstraints
+
+from ...web.openapi import error_responses
+from ..app import SPEC
+from ..deps import DictionariesDep
+from ..dictionaries import SOURCE_MAPPING
+from ..schemas import ResourceDictionary, ResourceDictionaryIn, SourceMapping
+from ..tosca import ResourceDefinition
+from . import _response_bodies as bodies
+from ._common import EMPTY_OK, Name, empty_ok, ok
+
+router = APIRouter(prefix="/api/v1/dictionary", tags=["resource dictionaries"])
+DictionaryName = Annotated[str, StringConstraints(max_length=255)]
+MAX_NAMES = 1000
+
+
+@router.post(
+    "",
+    summary="Create or replace a resource dictionary",
+    response_model=ResourceDictionary,
+    responses=error_responses(SPEC, 400),
+)
+def save_dictionary(body: ResourceDictionaryIn, dictionaries: DictionariesDep) -> JSONResponse:
+    return ok(bodies.dictionary(dictionaries.save(body)))
+
+
+@router.post(
+    "/definition",
+    summary="Create or replace a resource dictionary from a resource definition",
+    response_model=ResourceDictionary,
+    responses=error_responses(SPEC, 400),
+)
+def save_definition(body: ResourceDefinition, dictionaries: DictionariesDep) -> JSONResponse:
+    return ok(bodies.dictionary(dictionaries.save_definition(body)))
+
+
+@router.post(
+    "/by-names",
+    summary="The dictionaries of the given names (unknown names are skipped)",
+    response_model=list[ResourceDictionary],
+    responses=error_responses(SPEC, 400),
+)
+def dictionaries_by_names(
+    names: Annotated[list[DictionaryName], Body(max_length=MAX_NAMES)], dictionaries: DictionariesDep
+) -> JSONResponse:
+    return ok([bodies.dictionary(record) for record in dictionaries.named(names)])
+
+
+@router.get(
+    "/source-mapping", summary="Dictionary sources and their node types", response_model=SourceMapping
+)
+def source_mapping() -> JSONResponse:
+    return ok({"resourceSourceMappings": SOURCE_MAPPING})
+
+
+@router.get("/resource_dictionary_group", summary="Every dictionary group in use", response_model=list[str])
+def dictionary_groups(dictionaries: DictionariesDep) -> JSONResponse:
+    return ok(dictionaries.groups())
+
+
+@router.get(
+    "/search/{tags}",
+    summary="Dictionaries whose tags contain the text",
+    response_model=list[ResourceDictionary],
+)
+def dictionaries_with_tags(tags: Name, dictionaries: DictionariesDep) -> JSONResponse:
+    return ok([bodies.dictionary(record) for record in dictionaries.with_tag_text(tags)])
+
+
+@router.get(
+    "/{name}",
+    summary="One resource dictionary",
+    response_model=ResourceDictionary,
+    responses=error_responses(SPEC, 404),
+)
+def dictionary_by_name(name: Name, dictionaries: DictionariesDep) -> JSONResponse:
+    return ok(bodies.dictionary(dictionaries.by_name(name)))
+
+
+@router.delete(
+    "/{name}",
+    summary="Delete a resource dictionary (also when absent)",
+    response_class=Response,
+    responses=EMPTY_OK,
+)
+def delete_dictionary(name: Name, dictionaries: DictionariesDep) -> Response:
+    dictionaries.delete(name)
+    return empty_ok()

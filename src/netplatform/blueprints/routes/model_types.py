@@ -1,0 +1,62 @@
+"""``/api/v1/model-type``: the stored TOSCA types enrichment draws from."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter
+from fastapi.responses import JSONResponse, Response
+
+from ...web.openapi import error_responses
+from ..app import SPEC
+from ..deps import ModelTypesDep
+from ..schemas import ModelType, ModelTypeIn
+from . import _response_bodies as bodies
+from ._common import EMPTY_OK, Name, empty_ok, ok
+
+router = APIRouter(prefix="/api/v1/model-type", tags=["model types"])
+
+_SAVE_SUMMARY = "Create or replace a model type"
+
+
+# Registered without and with the trailing slash (the reference accepts both); the bottom
+# decorator runs first, so the bare path stays the first route.
+@router.post(
+    "/",
+    operation_id="save_model_type_with_slash",
+    summary=_SAVE_SUMMARY,
+    response_model=ModelType,
+    responses=error_responses(SPEC, 400),
+)
+@router.post("", summary=_SAVE_SUMMARY, response_model=ModelType, responses=error_responses(SPEC, 400))
+def save_model_type(body: ModelTypeIn, model_types: ModelTypesDep) -> JSONResponse:
+    return ok(bodies.model_type(model_types.save(body)))
+
+
+@router.get(
+    "/by-definition/{definitionType}",
+    summary="Model types of one definition type",
+    response_model=list[ModelType],
+)
+def model_types_of_kind(definitionType: Name, model_types: ModelTypesDep) -> JSONResponse:
+    return ok([bodies.model_type(record) for record in model_types.of_kind(definitionType)])
+
+
+@router.get(
+    "/search/{tags}", summary="Model types whose tags contain the text", response_model=list[ModelType]
+)
+def model_types_with_tags(tags: Name, model_types: ModelTypesDep) -> JSONResponse:
+    return ok([bodies.model_type(record) for record in model_types.with_tag_text(tags)])
+
+
+@router.get(
+    "/{name}", summary="One model type", response_model=ModelType, responses=error_responses(SPEC, 404)
+)
+def model_type_by_name(name: Name, model_types: ModelTypesDep) -> JSONResponse:
+    return ok(bodies.model_type(model_types.by_name(name)))
+
+
+@router.delete(
+    "/{name}", summary="Delete a model type (also when absent)", response_class=Response, responses=EMPTY_OK
+)
+def delete_model_type(name: Name, model_types: ModelTypesDep) -> Response:
+    model_types.delete(name)
+    return empty_ok()

@@ -1,0 +1,90 @@
+"""``/api/v1/resources``: resolved resource values (what resolution found for each assignment)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Body, Query
+from fastapi.responses import JSONResponse
+
+from ...web.openapi import error_responses
+from ..app import SPEC
+from ..deps import ResolvedResourcesDep
+from ..resolutions import deletion_query, named_value_query, values_query
+from ..schemas import DeletedEntries, ResolvedResource, ResolvedResourceIn
+from . import _response_bodies as bodies
+from ._common import ok
+
+router = APIRouter(prefix="/api/v1/resources", tags=["resolved resources"])
+Required = Annotated[str, Query(max_length=255)]
+Optional = Annotated[str | None, Query(max_length=255)]
+MAX_VALUES = 1000
+
+
+@router.post(
+    "",
+    summary="Store resolved values (each replaces the value of the same name, key and occurrence)",
+    response_model=list[ResolvedResource],
+    responses=error_responses(SPEC, 400),
+)
+def store_values(
+    resources: ResolvedResourcesDep,
+    values: Annotated[list[ResolvedResourceIn], Body(min_length=1, max_length=MAX_VALUES)],
+) -> JSONResponse:
+    return ok([bodies.resource(record) for record in resources.store(values)])
+
+
+@router.get(
+    "",
+    summary="Resolved values of a resolution key, or of a resource",
+    response_model=list[ResolvedResource],
+    responses=error_responses(SPEC, 400),
+)
+def find_values(
+    resources: ResolvedResourcesDep,
+    bpName: Required,
+    bpVersion: Required,
+    artifactName: Optional = None,
+    resolutionKey: Optional = None,
+    resourceType: Optional = None,
+    resourceId: Optional = None,
+) -> JSONResponse:
+    query = values_query(bpName, bpVersion, artifactName, resolutionKey, resourceType, resourceId)
+    return ok([bodies.resource(record) for record in resources.matching(query)])
+
+
+@router.delete(
+    "",
+    summary="Delete every resolved value of a resolution key (or of a resource)",
+    response_model=DeletedEntries,
+    responses=error_responses(SPEC, 400),
+)
+def delete_values(
+    resources: ResolvedResourcesDep,
+    bpName: Required,
+    bpVersion: Required,
+    artifactName: Required,
+    resolutionKey: Optional = None,
+    resourceType: Optional = None,
+    resourceId: Optional = None,
+) -> JSONResponse:
+    query = deletion_query(bpName, bpVersion, artifactName, resolutionKey, resourceType, resourceId)
+    return ok({"deletedEntries": resources.delete(query)})
+
+
+@router.get(
+    "/resource",
+    summary="One resolved value by name",
+    response_model=ResolvedResource,
+    responses=error_responses(SPEC, 404, 409),
+)
+def find_value(
+    resources: ResolvedResourcesDep,
+    bpName: Required,
+    bpVersion: Required,
+    artifactName: Required,
+    resolutionKey: Required,
+    name: Required,
+) -> JSONResponse:
+    query = named_value_query(bpName, bpVersion, artifactName, resolutionKey, name)
+    return ok(bodies.resource(resources.one(query)))

@@ -1,0 +1,104 @@
+"""``/api/v1/template``: resolved (meshed) templates, keyed by resolution key or by resource."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Query
+from fastapi.responses import JSONResponse, Response
+
+from ...web.bodies import TextBody
+from ...web.openapi import error_responses
+from ..app import SPEC
+from ..deps import ResolvedTemplatesDep
+from ..formats import FORMAT_WORDS
+from ..resolutions import template_key
+from ..schemas import TemplateResolution
+from . import _response_bodies as bodies
+from ._common import TEXT_BODY, Name, any_case, formatted, ok, text_responses
+
+router = APIRouter(prefix="/api/v1/template", tags=["resolved templates"])
+Format = Annotated[
+    str,
+    Query(
+        description="text/plain (default), application/json or application/xml; json and xml for short",
+        json_schema_extra=any_case(*FORMAT_WORDS),
+    ),
+]
+BY_KEY = "/{bpName}/{bpVersion}/{artifactName}/{resolutionKey}"
+BY_RESOURCE = "/{bpName}/{bpVersion}/{artifactName}/{resourceType}/{resourceId}"
+STORED = error_responses(SPEC, 400)
+FETCHED = {
+    **text_responses("The resolved template in the requested format"),
+    **error_responses(SPEC, 404, 406),
+}
+
+
+@router.post(
+    BY_KEY,
+    summary="Store the resolved template of a resolution key; the body is the result",
+    response_model=TemplateResolution,
+    responses=STORED,
+    openapi_extra=TEXT_BODY,
+)
+def store_by_key(
+    templates: ResolvedTemplatesDep,
+    bpName: Name,
+    bpVersion: Name,
+    artifactName: Name,
+    resolutionKey: Name,
+    result: TextBody,
+) -> JSONResponse:
+    key = template_key(bpName, bpVersion, artifactName, resolution_key=resolutionKey)
+    return ok(bodies.template(templates.store(key, result)))
+
+
+@router.post(
+    BY_RESOURCE,
+    summary="Store the resolved template of a resource; the body is the result",
+    response_model=TemplateResolution,
+    responses=STORED,
+    openapi_extra=TEXT_BODY,
+)
+def store_by_resource(
+    templates: ResolvedTemplatesDep,
+    bpName: Name,
+    bpVersion: Name,
+    artifactName: Name,
+    resourceType: Name,
+    resourceId: Name,
+    result: TextBody,
+) -> JSONResponse:
+    key = template_key(bpName, bpVersion, artifactName, resource_type=resourceType, resource_id=resourceId)
+    return ok(bodies.template(templates.store(key, result)))
+
+
+@router.get(
+    BY_KEY, summary="The resolved template of a resolution key", response_class=Response, responses=FETCHED
+)
+def fetch_by_key(
+    templates: ResolvedTemplatesDep,
+    bpName: Name,
+    bpVersion: Name,
+    artifactName: Name,
+    resolutionKey: Name,
+    format: Format = "text/plain",
+) -> Response:
+    key = template_key(bpName, bpVersion, artifactName, resolution_key=resolutionKey)
+    return formatted(templates.in_format(key, format))
+
+
+@router.get(
+    BY_RESOURCE, summary="The resolved template of a resource", response_class=Response, responses=FETCHED
+)
+def fetch_by_resource(
+    templates: ResolvedTemplatesDep,
+    bpName: Name,
+    bpVersion: Name,
+    artifactName: Name,
+    resourceType: Name,
+    resourceId: Name,
+    format: Format = "text/plain",
+) -> Response:
+    key = template_key(bpName, bpVersion, artifactName, resource_type=resourceType, resource_id=resourceId)
+    return formatted(templates.in_format(key, format))

@@ -1,0 +1,145 @@
+"""The bus controller app: its spec, its routers, its service objects and the outside services' clients.
+
+The service objects that provision another service (the file-distribution service, the message
+routers) get its client at construction. The lifespan runs the background reconcile of the
+message routers every ``bus_reconcile_s`` and closes every outside client when the app stops.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI
+
+from ..settings import Settings
+from ..web.app import build_app
+from ..web.service import ServiceSpec
+from .bridges import Bridges, limits_of
+from .bus_settings import BusSettingsService
+from .canonical_path_middleware import CanonicalPathMiddleware
+from .clients import Clients
+from .clusters import Clusters
+from .distribution_client import Account, DistributionClient
+from .distribution_nodes import DistributionNodes
+from .distribution_provisioning import DistributionProvisioner
+from .errors import ERROR_DESCRIPTIONS, ApiErrorBody, render_error
+from .feeds import Feeds
+from .locations import SiteLocations
+from .publishers import Publishers
+from .router_client import RouterClient
+from .router_provisioning import RouterProvisioner
+from .subscribers import Subscribers
+from .topics import Topics
+
+SPEC = ServiceSpec(
+    name="bus",
+    title="netplatform bus controller",
+    version="1.1.0",
+    render_error=render_error,
+    error_model=ApiErrorBody,
+    error_descriptions=ERROR_DESCRIPTIONS,
+)
+
+
+def distribution_account(settings: Settings) -> Account:
+    """The credentials for the distribution service: the bus_dr_* settings, else the first user."""
+    first_user, first_password = settings.first_user()
+    return Account(
+        user=settings.bus_dr_user or first_user,
+        password=settings.bus_dr_password or first_password,
+        subscriber=settings.bus_dr_subscriber,
+    )
+
+
+log = logging.getLogger(__name__)
+
+
+def router_client(settings: Settings) -> RouterClient:
+    """The client of the message routers: the bus_router_* settings, else the first user."""
+    first_user, first_password = settings.first_user()
+    return RouterClient(
+        settings.bus_router_user or first_user,
+        settings.bus_router_password or first_password,
+        settings.bus_router_timeout_s,
+    )
+
+
+async def _reconcile_forever(provisioner: RouterProvisioner, interval_s: float) -> None:
+    """Retry what the routers did not accept (the provisioner's lock keeps it to one instance)."""
+    while True:
+        await asyncio.sleep(interval_s)
+        try:
+            await asyncio.to_thread(provisioner.reconcile)
+        except Exception:  # a database hiccup must not end the loop; the next round retries
+            log.exception("message-router reconcile failed")
+
+
+@asynccontextmanager
+async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
+    reconcile = asyncio.create_task(_reconcile_forever(app.state.router_provisioner, app.state.reconcile_s))
+    try:
+        yield
+    finally:
+        reconcile.cancel()
+        await asyncio.gather(reconcile, return_exceptions=True)
+        for client in app.state.outside_clients:
+            client.close()
+
+
+def create_app(settings: Settings) -> FastAPI:
+    # The routes document their errors with SPEC, so they are imported once it exists.
+    from .routes import (
+        bridges,
+        bus_settings,
+        clients,
+        clusters,
+        distribution_nodes,
+        feeds,
+        locations,
+        publishers,
+        subscribers,
+        topics,
+    )
+
+    routers = [
+        bus_settings.router,
+        locations.router,
+        distribution_nodes.router,
+        clusters.router,
+        topics.router,
+        clients.router,
+        bridges.router,
+        feeds.router,
+        publishers.router,
+        subscribers.router,
+    ]
+    app = build_app(SPEC, settings, routers=routers, lifespan=_lifespan)
+    app.add_middleware(CanonicalPathMiddleware)  # outermost: see its docstring
+    _add_service_objects(app, settings)
+    return app
+
+
+def _add_service_objects(app: FastAPI, settings: Settings) -> None:
+    state = app.state
+    db = state.db
+    limits = limits_of(settings)
+    distribution_client = DistributionClient(distribution_account(settings), settings.bus_dr_timeout_s)
+    routers_client = router_client(settings)
+    state.outside_clients = [distribution_client, routers_client]
+    distribution = DistributionProvisioner(db, distribution_client)
+    routers = RouterProvisioner(db, routers_client, limits.central_cname)
+    state.router_provisioner = routers
+    state.reconcile_s = settings.bus_reconcile_s
+    state.bus_settings = BusSettingsService(db)
+    state.site_locations = SiteLocations(db, limits, routers)
+    state.distribution_nodes = DistributionNodes(db, distribution)
+    state.clusters = Clusters(db, limits, routers)
+    state.topics = Topics(db, settings, routers)
+    state.clients = Clients(db, limits, routers)
+    state.bridges = Bridges(db, limits, routers)
+    state.feeds = Feeds(db, distribution)
+    state.publishers = Publishers(db, distribution)
+    state.subscribers = Subscribers(db, distribution)

@@ -1,0 +1,44 @@
+"""Mirror bridges (``/bridge``): report agents and edit their topic whitelists."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import Body, Query
+from fastapi.responses import JSONResponse
+
+from ..deps import BridgesDep
+from ..schemas import BrTopic, MirrorMaker
+from ._common import answers, new_router, reply
+
+router = new_router("/bridge", "mirror bridges")
+
+Agent = Annotated[str | None, Query(description="name of one mirror-maker agent")]
+
+
+@router.get(
+    "",
+    summary="Bridge topic counts; one agent by mmagent or source+target",
+    responses=answers(list[BrTopic] | MirrorMaker, 404),
+)
+def report_bridges(
+    bridges: BridgesDep,
+    mmagent: Agent = None,
+    detail: Annotated[bool, Query(description="list agents (or the agent's topics)")] = False,
+    source: Annotated[str | None, Query(description="source cluster fqdn")] = None,
+    target: Annotated[str | None, Query(description="target cluster fqdn")] = None,
+) -> JSONResponse:
+    return reply(bridges.report(mmagent, source, target, detail))
+
+
+@router.put(
+    "", summary="Replace, refresh or split one agent's whitelist", responses=answers(MirrorMaker, 404)
+)
+def edit_bridge(
+    bridges: BridgesDep,
+    body: Annotated[MirrorMaker | None, Body()] = None,
+    mmagent: Agent = None,
+    refresh: Annotated[bool, Query(description="keep the stored whitelist")] = False,
+    split: Annotated[bool, Query(description="spread topics beyond the limit over overflow agents")] = False,
+) -> JSONResponse:
+    return reply(bridges.edit(mmagent, body, refresh=refresh, split=split))

@@ -1,0 +1,62 @@
+"""Bus settings (``/bus``, ``/bus_v2``) and the health info (``/info``)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import Body
+from fastapi.responses import JSONResponse
+
+from ..deps import BusSettingsDep
+from ..request_schemas import REQUIRED_BODY, BusSettingsRequest
+from ..schemas import BusSettings
+from ._common import answers, new_router, reply
+
+router = new_router("", "bus settings")
+
+DEPRECATED_CREATE = (
+    "Create is deprecated since persistence: the first POST initialises, later ones answer unchanged"
+)
+
+SettingsBody = Annotated[BusSettingsRequest, Body(default_factory=BusSettingsRequest)]
+
+
+def _get(service: BusSettingsDep) -> JSONResponse:
+    return reply(service.get())
+
+
+def _create(service: BusSettingsDep, body: SettingsBody) -> JSONResponse:
+    return reply(service.create(body))
+
+
+def _replace(service: BusSettingsDep, body: SettingsBody) -> JSONResponse:
+    return reply(service.replace(body))
+
+
+for _path in ("/bus", "/bus_v2"):
+    router.add_api_route(
+        _path, _get, methods=["GET"], summary="The bus settings", responses=answers(BusSettings)
+    )
+    router.add_api_route(
+        _path,
+        _create,
+        methods=["POST"],
+        summary="Initialise the bus settings (deprecated)",
+        description=DEPRECATED_CREATE,
+        deprecated=True,
+        responses=answers(BusSettings),
+        openapi_extra=REQUIRED_BODY,
+    )
+    router.add_api_route(
+        _path,
+        _replace,
+        methods=["PUT"],
+        summary="Replace the bus settings",
+        responses=answers(BusSettings),
+        openapi_extra=REQUIRED_BODY,
+    )
+
+
+@router.get("/info", summary="Health info: the bus settings", responses=answers(BusSettings))
+def info(service: BusSettingsDep) -> JSONResponse:
+    return reply(service.get())

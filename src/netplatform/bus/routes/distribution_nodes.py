@@ -1,0 +1,51 @@
+"""File-distribution nodes (``/dr_nodes``)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import Body
+from fastapi.responses import JSONResponse, Response
+
+from ..deps import DistributionNodesDep
+from ..request_schemas import REQUIRED_BODY, DrNodeRequest
+from ..schemas import DrNode
+from ._common import DELETE_DONE, answers, new_router, no_content, reply
+
+router = new_router("/dr_nodes", "file-distribution nodes")
+Payload = Annotated[DrNode | None, Body()]
+
+
+@router.post(
+    "", summary="Create a file-distribution node", responses=answers(DrNode, 409), openapi_extra=REQUIRED_BODY
+)
+def create_node(
+    nodes: DistributionNodesDep, body: Annotated[DrNodeRequest, Body(default_factory=DrNodeRequest)]
+) -> JSONResponse:
+    return reply(nodes.create(body))
+
+
+@router.get("", summary="All file-distribution nodes", responses=answers(list[DrNode]))
+def list_nodes(nodes: DistributionNodesDep) -> JSONResponse:
+    return reply(nodes.all())
+
+
+@router.get("/{fqdn}", summary="One file-distribution node", responses=answers(DrNode, 404))
+def get_node(nodes: DistributionNodesDep, fqdn: str) -> JSONResponse:
+    return reply(nodes.get(fqdn))
+
+
+@router.put("/{fqdn}", summary="Replace a file-distribution node", responses=answers(DrNode, 404))
+def replace_node(nodes: DistributionNodesDep, fqdn: str, body: Payload = None) -> JSONResponse:
+    return reply(nodes.replace(fqdn, body or DrNode()))
+
+
+@router.delete(
+    "/{fqdn}",
+    summary="Delete a file-distribution node",
+    responses=answers(None, 404, status=204),
+    **DELETE_DONE,
+)
+def delete_node(nodes: DistributionNodesDep, fqdn: str) -> Response:
+    nodes.delete(fqdn)
+    return no_content()

@@ -1,0 +1,48 @@
+"""Publishers (``/dr_pubs``): endpoint identities of a feed."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import Body
+from fastapi.responses import JSONResponse, Response
+
+from ..deps import PublishersDep
+from ..request_schemas import REQUIRED_BODY, DrPubRequest
+from ..schemas import DrPub
+from ._common import DELETE_DONE, answers, new_router, no_content, reply
+
+router = new_router("/dr_pubs", "publishers")
+Payload = Annotated[DrPub | None, Body()]
+
+
+@router.post(
+    "", summary="Add a publisher to a feed", responses=answers(DrPub, 404), openapi_extra=REQUIRED_BODY
+)
+def create_pub(
+    publishers: PublishersDep, body: Annotated[DrPubRequest, Body(default_factory=DrPubRequest)]
+) -> JSONResponse:
+    return reply(publishers.create(body))
+
+
+@router.get("", summary="All publishers", responses=answers(list[DrPub]))
+def list_pubs(publishers: PublishersDep) -> JSONResponse:
+    return reply(publishers.all())
+
+
+@router.get("/{pubId}", summary="One publisher", responses=answers(DrPub, 404))
+def get_pub(publishers: PublishersDep, pubId: str) -> JSONResponse:
+    return reply(publishers.get(pubId))
+
+
+@router.put("/{pubId}", summary="Change a publisher's credentials or location", responses=answers(DrPub, 404))
+def replace_pub(publishers: PublishersDep, pubId: str, body: Payload = None) -> JSONResponse:
+    return reply(publishers.replace(pubId, body or DrPub()))
+
+
+@router.delete(
+    "/{pubId}", summary="Remove a publisher", responses=answers(None, 404, status=204), **DELETE_DONE
+)
+def delete_pub(publishers: PublishersDep, pubId: str) -> Response:
+    publishers.delete(pubId)
+    return no_content()

@@ -1,0 +1,53 @@
+"""Subscribers (``/dr_subs``): subscriptions to a feed in the file-distribution service."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import Body
+from fastapi.responses import JSONResponse, Response
+
+from ..deps import SubscribersDep
+from ..request_schemas import REQUIRED_BODY, DrSubReplacement, DrSubRequest
+from ..schemas import DrSub
+from ._common import DELETE_DONE, answers, new_router, no_content, reply
+
+router = new_router("/dr_subs", "subscribers")
+
+
+@router.post(
+    "", summary="Subscribe to a feed", responses=answers(DrSub, 404, 409), openapi_extra=REQUIRED_BODY
+)
+def create_sub(
+    subscribers: SubscribersDep, body: Annotated[DrSubRequest, Body(default_factory=DrSubRequest)]
+) -> JSONResponse:
+    return reply(subscribers.create(body))
+
+
+@router.get("", summary="All subscribers", responses=answers(list[DrSub]))
+def list_subs(subscribers: SubscribersDep) -> JSONResponse:
+    return reply(subscribers.all())
+
+
+@router.get("/{subId}", summary="One subscriber", responses=answers(DrSub, 404))
+def get_sub(subscribers: SubscribersDep, subId: str) -> JSONResponse:
+    return reply(subscribers.get(subId))
+
+
+@router.put(
+    "/{subId}", summary="Replace a subscriber", responses=answers(DrSub, 404), openapi_extra=REQUIRED_BODY
+)
+def replace_sub(
+    subscribers: SubscribersDep,
+    subId: str,
+    body: Annotated[DrSubReplacement, Body(default_factory=DrSubReplacement)],
+) -> JSONResponse:
+    return reply(subscribers.replace(subId, body))
+
+
+@router.delete(
+    "/{subId}", summary="Delete a subscriber", responses=answers(None, 404, status=204), **DELETE_DONE
+)
+def delete_sub(subscribers: SubscribersDep, subId: str) -> Response:
+    subscribers.delete(subId)
+    return no_content()

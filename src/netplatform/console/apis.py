@@ -1,0 +1,101 @@
+"""The services the console is a client of: their base URLs and calls with a user's credentials."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+
+from ..settings import SERVICE_NAMES, Settings
+
+# Services with an HTTP API of their own (settings.SERVICE_NAMES never includes the console).
+API_SERVICES: tuple[str, ...] = SERVICE_NAMES
+
+# Services asked, in order, whether sign-in credentials are valid: the first that answers decides.
+CREDENTIAL_PATHS: tuple[tuple[str, str], ...] = tuple((name, "/metrics") for name in API_SERVICES)
+
+
+def base_urls(settings: Settings) -> dict[str, str]:
+    """Each service's base URL: ``console_api_urls`` overrides, else this process's own listener."""
+    scheme = "https" if settings.tls_cert else "http"
+    # A wildcard listener is reached on loopback from inside this process.
+    wildcard = settings.host in ("0.0.0.0", "::", "")  # noqa: S104
+    host = "127.0.0.1" if wildcard else settings.host
+    host = f"[{host}]" if ":" in host else host
+    urls = {name: f"{scheme}://{host}:{settings.port_of(name)}" for name in API_SERVICES}
+    for entry in settings.console_api_urls.split(","):
+        name, sep, url = entry.strip().partition("=")
+        if not sep:
+            continue
+        if name.strip() not in API_SERVICES:
+            raise ValueError(f"NETPLATFORM_CONSOLE_API_URLS names unknown service {name.strip()!r}")
+        urls[name.strip()] = url.strip().rstrip("/")
+    return urls
+
+
+class Unreachable(Exception):
+    """A service did not answer (connection refused, timeout, TLS failure)."""
+
+    def __init__(self, service: str, url: str, reason: str) -> None:
+        super().__init__(f"{service} at {url} did not answer: {reason}")
+        self.service = service
+        self.url = url
+        self.reason = reason
+
+
+@dataclass(frozen=True)
+class ApiError:
+    """An API's refusal, as the API phrased it (kernel error body: code, error, details)."""
+
+    status: int
+    message: str
+    details: list[str]
+
+    @classmethod
+    def of(cls, response: httpx.Response) -> ApiError:
+        try:
+            body = response.json()
+        except ValueError:
+            return cls(response.status_code, response.text.strip()[:2000] or response.reason_phrase, [])
+        if not isinstance(body, dict):
+            return cls(response.status_code, str(body)[:2000], [])
+        message = str(body.get("error") or body.get("message") or body.get("code") or response.reason_phrase)
+        details = [str(item) for item in body.get("details") or [] if str(item) != message]
+        return cls(response.status_code, message, details)
+
+
+class Apis:
+    """One HTTP client for every service call; credentials travel per call, never stored here."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.urls = base_urls(settings)
+        self.http = httpx.AsyncClient(timeout=httpx.Timeout(15.0, connect=3.0))
+
+    async def close(self) -> None:
+        await self.http.aclose()
+
+    async def call(
+        self, service: str, method: str, path: str, auth: tuple[str, str] | None, **kwargs: Any
+    ) -> httpx.Response:
+        url = self.urls[service] + path
+        try:
+            return await self.http.request(method, url, auth=auth, **kwargs)
+        except httpx.HTTPError as error:
+            raise Unreachable(service, self.urls[service], str(error) or type(error).__name__) from error
+
+    async def check_credentials(self, user: str, password: str) -> bool | None:
+        """True or False as the first service to decide says; None when none can.
+
+        Only a 200 accepts: anything else in front of a service (a proxy's 404, a 502) is no proof.
+        """
+        for service, path in CREDENTIAL_PATHS:
+            try:
+                response = await self.call(service, "GET", path, (user, password))
+            except Unreachable:
+                continue
+            if response.status_code in (401, 403):
+                return False
+            if response.status_code == 200:
+                return True
+        return None

@@ -1,0 +1,97 @@
+"""What every page shares: templates, the session dependency, the CSRF check on forms."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+from fastapi import Request
+from fastapi.responses import HTMLResponse, Response
+from starlette.datastructures import FormData
+from starlette.templating import Jinja2Templates
+
+from .apis import Apis
+from .metrics import RateTracker
+from .sessions import SESSION_COOKIE, Session, SessionCodec, tokens_match
+
+HERE = Path(__file__).parent
+templates = Jinja2Templates(directory=str(HERE / "templates"))
+templates.env.autoescape = True
+
+
+class NeedSession(Exception):
+    """No valid session: the handler answers with a redirect to the sign-in page."""
+
+    def __init__(self, next_path: str) -> None:
+        super().__init__(next_path)
+        self.next_path = next_path
+
+
+class CsrfRejected(Exception):
+    """A form arrived without the token of the session (or of the sign-in page): 403."""
+
+
+def codec(request: Request) -> SessionCodec:
+    result: SessionCodec = request.app.state.codec
+    return result
+
+
+def apis(request: Request) -> Apis:
+    result: Apis = request.app.state.apis
+    return result
+
+
+def rate_tracker(request: Request) -> RateTracker:
+    result: RateTracker = request.app.state.rates
+    return result
+
+
+def current_session(request: Request) -> Session:
+    """The signed-in session, or NeedSession (every page but sign-in depends on this)."""
+    session = codec(request).open(request.cookies.get(SESSION_COOKIE))
+    if session is None:
+        path = request.url.path + (f"?{request.url.query}" if request.url.query else "")
+        raise NeedSession(path)
+    request.state.session = session
+    return session
+
+
+async def checked_form(request: Request, session: Session) -> FormData:
+    """The posted form once its CSRF token matches the session's."""
+    form = await request.form()
+    given = form.get("csrf")
+    if not tokens_match(session.csrf, given if isinstance(given, str) else None):
+        raise CsrfRejected()
+    return form
+
+
+def field(form: FormData, name: str) -> str:
+    value = form.get(name)
+    return value if isinstance(value, str) else ""
+
+
+def render(request: Request, template: str, context: dict[str, Any], status: int = 200) -> HTMLResponse:
+    session: Session | None = getattr(request.state, "session", None)
+    base = {"session": session, "csrf": session.csrf if session else "", "path": request.url.path}
+    return templates.TemplateResponse(request, template, {**base, **context}, status_code=status)
+
+
+def signin_url(next_path: str) -> str:
+    return "/signin?next=" + quote(next_path, safe="/")
+
+
+def safe_next(value: str | None) -> str:
+    """Only a path on this console may follow sign-in (no open redirect to another site)."""
+    if not value or not value.startswith("/") or value.startswith("//") or "\\" in value:
+        return "/"
+    return value
+
+
+def secure_cookies(request: Request) -> bool:
+    return request.url.scheme == "https" or bool(request.app.state.settings.tls_cert)
+
+
+def no_store(response: Response) -> Response:
+    response.headers["Cache-Control"] = "no-store"
+    return response

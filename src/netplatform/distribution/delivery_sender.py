@@ -1,0 +1,145 @@
+"""One delivery attempt over HTTPS (reference section 6): the request a subscriber receives.
+
+``PUT`` (or ``DELETE`` for a retraction) to ``<delivery url or learned redirect>/<file>``, with
+Basic credentials of the subscription, the publish id, the forwarded headers, a fresh
+``X-InvocationID``, content headers only when there is a body, and ``Expect: 100-continue``
+when the subscription asks for it and the body is not empty. Redirects are never followed here;
+the answer (or ``-1`` when none came) is judged by :mod:`.delivery_outcomes`.
+"""
+
+from __future__ import annotations
+
+import logging
+import ssl
+import uuid
+from dataclasses import dataclass, replace
+from pathlib import Path
+from urllib.parse import quote
+
+import aiohttp
+import anyio
+from yarl import URL
+
+from ..settings import Settings
+from ..store.blobs import BlobStore
+from ..web.auth import basic_header
+from .delivery_body import DecompressionLimits, Payload, prepare_payload
+from .file_headers import CONTENT_TYPE, INVOCATION_HEADER, PUBLISH_ID_HEADER, content_headers, other_headers
+from .log_records import NO_STATUS
+from .repository.queue import DeliveryJob
+
+log = logging.getLogger("netplatform.distribution.delivery")
+
+_MAX_ANSWER_BYTES = 64 * 1024
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """What was sent and what came back (``status`` -1: no answer)."""
+
+    url: str
+    method: str
+    file_name: str
+    content_type: str | None
+    content_length: int
+    status: int
+    location: str | None = None
+    refusal: str | None = None  # not sent at all: why (a decompression limit)
+
+
+def delivery_url(job: DeliveryJob, file_name: str) -> str:
+    base = job.redirect_base or job.subscription.fields.delivery.url
+    return f"{base}/{quote(file_name, safe='')}"
+
+
+def ssl_context(settings: Settings) -> ssl.SSLContext:
+    """The system's trusted CAs plus ``NETPLATFORM_DELIVERY_CA_BUNDLE``."""
+    context = ssl.create_default_context()
+    if settings.delivery_ca_bundle is not None:
+        context.load_verify_locations(cafile=str(settings.delivery_ca_bundle))
+    return context
+
+
+def client_session(settings: Settings) -> aiohttp.ClientSession:
+    """One pooled HTTPS client for all workers (call inside the running event loop)."""
+    connector = aiohttp.TCPConnector(ssl=ssl_context(settings), limit=max(4, settings.delivery_workers * 2))
+    timeout = aiohttp.ClientTimeout(
+        total=None,
+        sock_connect=settings.delivery_connect_timeout_s,
+        sock_read=settings.delivery_read_timeout_s,
+    )
+    return aiohttp.ClientSession(connector=connector, timeout=timeout, auto_decompress=False)
+
+
+class Sender:
+    def __init__(
+        self,
+        session: aiohttp.ClientSession,
+        blobs: BlobStore,
+        scratch_dir: Path,
+        limits: DecompressionLimits,
+    ) -> None:
+        self.session = session
+        self.blobs = blobs
+        self.scratch_dir = scratch_dir
+        self.limits = limits
+
+    async def send(self, job: DeliveryJob) -> Attempt:
+        payload = await anyio.to_thread.run_sync(
+            prepare_payload, job, self.blobs, self.scratch_dir, self.limits
+        )
+        if payload.refusal is not None:
+            url = delivery_url(job, payload.file_name)
+            content_type = job.file.headers.get(CONTENT_TYPE)
+            method = job.file.method
+            return Attempt(
+                url, method, payload.file_name, content_type, payload.length, NO_STATUS, None, payload.refusal
+            )
+        try:
+            return await self._send(job, payload)
+        finally:
+            payload.discard()
+
+    async def _send(self, job: DeliveryJob, payload: Payload) -> Attempt:
+        target = job.subscription.fields.delivery
+        url = delivery_url(job, payload.file_name)
+        stored = job.file.headers
+        headers = {
+            **other_headers(stored),
+            "Authorization": basic_header(target.user, target.password),
+            PUBLISH_ID_HEADER: job.file.publish_id,
+            INVOCATION_HEADER: str(uuid.uuid4()),
+            **payload.extra_headers,
+        }
+        content_type = None
+        if payload.length > 0:
+            content = content_headers(stored)
+            if payload.transformed:
+                content.pop("Content-MD5", None)
+            headers.update(content)
+            content_type = content.get("Content-Type")
+        attempt = Attempt(url, job.file.method, payload.file_name, content_type, payload.length, NO_STATUS)
+        try:
+            if payload.path is None:
+                return await self._request(attempt, headers, None, expect100=False)
+            body = await anyio.to_thread.run_sync(payload.path.open, "rb")
+            with body:
+                return await self._request(attempt, headers, body, expect100=target.use100)
+        except (aiohttp.ClientError, TimeoutError, OSError, ssl.SSLError) as error:
+            log.info("delivery of %s to %s failed: %r", job.file.publish_id, url, error)
+            return attempt
+
+    async def _request(
+        self, attempt: Attempt, headers: dict[str, str], body: object, *, expect100: bool
+    ) -> Attempt:
+        async with self.session.request(
+            attempt.method,
+            URL(attempt.url, encoded=True),  # sent as built: the file name stays percent-encoded
+            headers=headers,
+            data=body,
+            expect100=expect100,
+            allow_redirects=False,
+            skip_auto_headers=() if body is not None else ("Content-Type",),
+        ) as response:
+            await response.content.read(_MAX_ANSWER_BYTES)  # a small answer keeps the connection
+            return replace(attempt, status=response.status, location=response.headers.get("Location"))

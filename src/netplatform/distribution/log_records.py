@@ -1,0 +1,71 @@
+"""Log records (spec 2.2, reference section 7): what is kept for each publish, delivery attempt and expiry."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from ..clock import wire_time_ms
+
+
+class RecordType(StrEnum):
+    PUBLISH = "pub"
+    DELIVERY = "del"
+    EXPIRY = "exp"
+    FORWARD = "fwd"  # a hop to the node bound to the subscription (spec 1.3); not in the reference
+
+
+class ExpiryReason(StrEnum):
+    NOT_RETRYABLE = "notRetryable"
+    RETRIES_EXHAUSTED = "retriesExhausted"
+    DISK_FULL = "diskFull"
+    OTHER = "other"
+    # A decompress subscription's file inflates past the limits (issue 17); not in the reference.
+    DECOMPRESSION_LIMIT = "decompressionLimit"
+
+
+NO_STATUS = -1
+"""statusCode of a delivery attempt that got no HTTP status (connection, TLS or timeout failure)."""
+
+
+@dataclass(frozen=True)
+class LogRecord:
+    """One record; the fields that do not apply to its type stay None and are not sent."""
+
+    type: RecordType
+    date_ms: int
+    feed_id: int
+    publish_id: str
+    request_uri: str
+    method: str
+    sub_id: int | None = None
+    content_type: str | None = None
+    content_length: int | None = None
+    source_ip: str | None = None
+    endpoint_id: str | None = None
+    file_name: str | None = None
+    status_code: int | None = None
+    delivery_id: str | None = None
+    expiry_reason: ExpiryReason | None = None
+    attempts: int | None = None
+
+    def wire(self) -> dict[str, Any]:
+        """The record as a log-list element (wire names, null members omitted)."""
+        values: dict[str, Any] = {
+            "type": str(self.type),
+            "date": wire_time_ms(self.date_ms),
+            "publishId": self.publish_id,
+            "requestURI": self.request_uri,
+            "method": self.method,
+            "contentType": self.content_type,
+            "contentLength": self.content_length,
+            "sourceIP": self.source_ip,
+            "endpointId": self.endpoint_id,
+            "fileName": self.file_name,
+            "statusCode": self.status_code,
+            "deliveryId": self.delivery_id,
+            "expiryReason": str(self.expiry_reason) if self.expiry_reason else None,
+            "attempts": self.attempts,
+        }
+        return {key: value for key, value in values.items() if value is not None}

@@ -1,0 +1,111 @@
+"""This instance as a distribution node (spec 1.3): registration, heartbeat, who is up.
+
+Every instance running distribution is a node named by ``NETPLATFORM_INSTANCE_NAME``, at site
+``NETPLATFORM_SITE``, reached by other nodes and publishers at ``NETPLATFORM_NODE_URL``. It
+registers when it starts, heartbeats every ``node_heartbeat_s`` and marks itself stopped on a
+clean stop; a node whose heartbeat is older than ``node_down_after_s`` (or that stopped) is down.
+The heartbeat also sweeps this node's spooled files that lost their last delivery elsewhere (a
+subscription deleted through another node), since only the holder may remove its blobs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import socket
+from dataclasses import dataclass
+
+import anyio
+
+from ..clock import now_ms
+from ..settings import Settings
+from ..store.blobs import BlobStore
+from ..store.db import Database
+from .repository import nodes as node_rows
+from .repository import queue
+from .repository.nodes import NodeRecord
+
+log = logging.getLogger("netplatform.distribution.nodes")
+
+_ALL_ADDRESSES = ("", "0.0.0.0", "::")  # noqa: S104 - recognised here, never bound
+
+
+def default_node_url(settings: Settings) -> str:
+    """scheme://host:port of the distribution listener (the host name when it listens everywhere)."""
+    scheme = "https" if settings.tls_cert else "http"
+    host = socket.getfqdn() if settings.host in _ALL_ADDRESSES else settings.host
+    if ":" in host:
+        host = f"[{host}]"
+    return f"{scheme}://{host}:{settings.distribution_port}"
+
+
+@dataclass(frozen=True)
+class NodeView:
+    """A node as operators and routing see it."""
+
+    record: NodeRecord
+    up: bool
+
+
+class NodeRegistry:
+    def __init__(self, db: Database, blobs: BlobStore, settings: Settings) -> None:
+        self.db = db
+        self.blobs = blobs
+        self.name = settings.instance_name
+        self.site = settings.site
+        self.url = (settings.node_url or default_node_url(settings)).rstrip("/")
+        self.heartbeat_s = settings.node_heartbeat_s
+        self.down_after_ms = int(settings.node_down_after_s * 1000)
+        self._task: asyncio.Task[None] | None = None
+
+    async def start(self) -> None:
+        await anyio.to_thread.run_sync(self._register)
+        self._task = asyncio.create_task(self._heartbeat(), name="distribution-node-heartbeat")
+        log.info("distribution node %s of site %s at %s", self.name, self.site, self.url)
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+        await anyio.to_thread.run_sync(self._mark_stopped)
+
+    def _register(self) -> None:
+        with self.db.write() as session:
+            node_rows.register_node(session, self.name, self.site, self.url, now_ms())
+            adopted = queue.adopt_orphans(session, self.name, self.blobs.exists)
+        if adopted:
+            log.info("node %s adopted %d spooled files written before nodes existed", self.name, adopted)
+
+    def _mark_stopped(self) -> None:
+        with self.db.write() as session:
+            node_rows.mark_stopped(session, self.name, now_ms())
+
+    async def _heartbeat(self) -> None:
+        while True:
+            await asyncio.sleep(self.heartbeat_s)
+            try:
+                await anyio.to_thread.run_sync(self._beat)
+            except Exception:
+                log.exception("node heartbeat failed; trying again in %.1f s", self.heartbeat_s)
+
+    def _beat(self) -> None:
+        with self.db.write() as session:
+            node_rows.beat(session, self.name, now_ms())
+            unused = queue.sweep_unreferenced_files(session, self.name)
+        for blob in unused:
+            self.blobs.delete(blob)
+
+    # --- reading -------------------------------------------------------------------------------
+
+    def nodes(self, site: str | None = None) -> list[NodeView]:
+        with self.db.read() as session:
+            records = node_rows.list_nodes(session, site)
+        moment = now_ms()
+        return [NodeView(record, record.is_up(moment, self.down_after_ms)) for record in records]
+
+    def node(self, name: str) -> NodeView | None:
+        with self.db.read() as session:
+            record = node_rows.find_node(session, name)
+        return None if record is None else NodeView(record, record.is_up(now_ms(), self.down_after_ms))

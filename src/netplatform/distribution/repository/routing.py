@@ -1,0 +1,94 @@
+"""Ingress routes (where a feed's publishers may publish) and egress routes (which node delivers a
+subscription's files), as set by the bus controller through ``/internal/route/...``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, cast
+
+import sqlalchemy as sa
+from sqlalchemy.engine import CursorResult
+from sqlalchemy.orm import Session
+
+from ..tables import egress_routes, ingress_routes
+
+ANY_PUBLISHER = ""
+"""The publisher column of a route that applies to every publisher of the feed."""
+
+
+@dataclass(frozen=True)
+class IngressRoute:
+    feed_id: int
+    publisher: str  # an endpoint id, or ANY_PUBLISHER
+    sites: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class EgressRoute:
+    sub_id: int
+    node: str
+
+
+def _changed(session: Session, statement: sa.Executable) -> bool:
+    """Run a DELETE or UPDATE; whether it touched a row."""
+    return cast(CursorResult[Any], session.execute(statement)).rowcount > 0
+
+
+def set_ingress(session: Session, route: IngressRoute) -> bool:
+    """Store the route (replacing one for the same feed and publisher); True when it is new."""
+    key = sa.and_(ingress_routes.c.feed_id == route.feed_id, ingress_routes.c.publisher == route.publisher)
+    existed = session.execute(sa.select(ingress_routes.c.feed_id).where(key)).first() is not None
+    if existed:
+        session.execute(sa.update(ingress_routes).where(key).values(sites=list(route.sites)))
+    else:
+        session.execute(
+            sa.insert(ingress_routes).values(
+                feed_id=route.feed_id, publisher=route.publisher, sites=list(route.sites)
+            )
+        )
+    return not existed
+
+
+def delete_ingress(session: Session, feed_id: int, publisher: str) -> bool:
+    statement = sa.delete(ingress_routes).where(
+        ingress_routes.c.feed_id == feed_id, ingress_routes.c.publisher == publisher
+    )
+    return _changed(session, statement)
+
+
+def ingress_routes_of(session: Session, feed_id: int | None = None) -> list[IngressRoute]:
+    query = sa.select(ingress_routes).order_by(ingress_routes.c.feed_id, ingress_routes.c.publisher)
+    if feed_id is not None:
+        query = query.where(ingress_routes.c.feed_id == feed_id)
+    return [
+        IngressRoute(row["feed_id"], row["publisher"], tuple(row["sites"]))
+        for row in session.execute(query).mappings()
+    ]
+
+
+def ingress_for(session: Session, feed_id: int, publisher: str) -> IngressRoute | None:
+    """The route that applies to this publisher: its own, else the feed's any-publisher route."""
+    routes = {route.publisher: route for route in ingress_routes_of(session, feed_id)}
+    return routes.get(publisher) or routes.get(ANY_PUBLISHER)
+
+
+def set_egress(session: Session, route: EgressRoute) -> bool:
+    """Bind the subscription to the node (replacing a binding); True when it is new."""
+    key = egress_routes.c.sub_id == route.sub_id
+    existed = session.execute(sa.select(egress_routes.c.sub_id).where(key)).first() is not None
+    if existed:
+        session.execute(sa.update(egress_routes).where(key).values(node=route.node))
+    else:
+        session.execute(sa.insert(egress_routes).values(sub_id=route.sub_id, node=route.node))
+    return not existed
+
+
+def delete_egress(session: Session, sub_id: int) -> bool:
+    return _changed(session, sa.delete(egress_routes).where(egress_routes.c.sub_id == sub_id))
+
+
+def egress_routes_of(session: Session, sub_id: int | None = None) -> list[EgressRoute]:
+    query = sa.select(egress_routes).order_by(egress_routes.c.sub_id)
+    if sub_id is not None:
+        query = query.where(egress_routes.c.sub_id == sub_id)
+    return [EgressRoute(row["sub_id"], row["node"]) for row in session.execute(query).mappings()]

@@ -1,0 +1,121 @@
+"""Subscriptions: stored (with their empty delivery queue), found, updated and soft-deleted."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.orm import Session
+
+from ..subscription_model import DeliveryTarget, Subscription, SubscriptionFields
+from ..tables import egress_routes, queues, subscriptions
+
+
+def count_live_subscriptions(session: Session) -> int:
+    query = sa.select(sa.func.count()).where(subscriptions.c.deleted.is_(False))
+    return int(session.execute(query).scalar_one())
+
+
+def _subscription_values(fields: SubscriptionFields) -> dict[str, Any]:
+    return {
+        "delivery_url": fields.delivery.url,
+        "delivery_user": fields.delivery.user,
+        "delivery_password": fields.delivery.password,
+        "use100": fields.delivery.use100,
+        "metadata_only": fields.metadata_only,
+        "follow_redirect": fields.follow_redirect,
+        "suspend": fields.suspend,
+        "decompress": fields.decompress,
+        "privileged": fields.privileged,
+        "groupid": fields.groupid,
+    }
+
+
+def insert_subscription(
+    session: Session, sub_id: int, feed_id: int, fields: SubscriptionFields, subscriber: str, now_ms: int
+) -> None:
+    """The subscription (its delivery queue rows are made per node as work arrives there)."""
+    session.execute(
+        sa.insert(subscriptions).values(
+            id=sub_id,
+            feed_id=feed_id,
+            authz_instance=fields.authz_instance,
+            subscriber=subscriber,
+            created_date=now_ms,
+            deleted=False,
+            **_subscription_values(fields),
+        )
+    )
+
+
+def update_subscription(session: Session, sub_id: int, fields: SubscriptionFields) -> None:
+    """Replace the updatable fields; a new delivery url forgets a learned redirect."""
+    old_url = session.execute(
+        sa.select(subscriptions.c.delivery_url).where(subscriptions.c.id == sub_id)
+    ).scalar_one()
+    session.execute(
+        sa.update(subscriptions).where(subscriptions.c.id == sub_id).values(**_subscription_values(fields))
+    )
+    if old_url != fields.delivery.url:
+        session.execute(sa.update(queues).where(queues.c.sub_id == sub_id).values(redirect_base=None))
+
+
+def find_subscription(
+    session: Session, sub_id: int, *, lock: bool = False, include_deleted: bool = False
+) -> Subscription | None:
+    query = sa.select(subscriptions).where(subscriptions.c.id == sub_id)
+    if not include_deleted:
+        query = query.where(subscriptions.c.deleted.is_(False))
+    if lock:
+        query = query.with_for_update()
+    row = session.execute(query).mappings().first()
+    return subscription_from_row(row) if row else None
+
+
+def live_subscriptions_of(session: Session, feed_id: int) -> list[Subscription]:
+    query = (
+        sa.select(subscriptions)
+        .where(subscriptions.c.feed_id == feed_id, subscriptions.c.deleted.is_(False))
+        .order_by(subscriptions.c.id)
+    )
+    return [subscription_from_row(row) for row in session.execute(query).mappings()]
+
+
+def live_subscription_ids_of(session: Session, feed_id: int) -> list[int]:
+    query = (
+        sa.select(subscriptions.c.id)
+        .where(subscriptions.c.feed_id == feed_id, subscriptions.c.deleted.is_(False))
+        .order_by(subscriptions.c.id)
+    )
+    return [int(sub_id) for sub_id in session.execute(query).scalars()]
+
+
+def mark_subscription_deleted(session: Session, sub_id: int) -> None:
+    """Soft-delete the subscription; its egress route goes with it."""
+    session.execute(sa.update(subscriptions).where(subscriptions.c.id == sub_id).values(deleted=True))
+    session.execute(sa.delete(egress_routes).where(egress_routes.c.sub_id == sub_id))
+
+
+def subscription_from_row(row: Any) -> Subscription:
+    """A subscription from a row holding the ``distribution_subscriptions`` columns."""
+    return Subscription(
+        id=row["id"],
+        feed_id=row["feed_id"],
+        fields=SubscriptionFields(
+            delivery=DeliveryTarget(
+                url=row["delivery_url"],
+                user=row["delivery_user"],
+                password=row["delivery_password"],
+                use100=row["use100"],
+            ),
+            metadata_only=row["metadata_only"],
+            groupid=row["groupid"],
+            follow_redirect=row["follow_redirect"],
+            suspend=row["suspend"],
+            decompress=row["decompress"],
+            privileged=row["privileged"],
+            authz_instance=row["authz_instance"],
+        ),
+        subscriber=row["subscriber"],
+        created_date=row["created_date"],
+    )

@@ -1,0 +1,34 @@
+"""DELETE /delete/{subId}/{publishId}: a privileged subscriber acknowledges a delivered file.
+
+Public to the kernel: the subscription's delivery credentials authenticate it (see
+:mod:`..acknowledgements`).
+"""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request
+from fastapi.responses import Response
+
+from ...web.auth import PUBLIC, parse_basic
+from ...web.openapi import error_responses
+from ..app import SPEC
+from ..deps import AcknowledgementsDep
+
+router = APIRouter(prefix="", tags=["publish"])
+
+
+@router.delete(
+    "/delete/{sub_id}/{publish_id}",
+    summary="Acknowledge a file delivered to a privileged subscription (its delivery credentials)",
+    responses={
+        200: {"description": "Acknowledged: the file is no longer offered"},
+        **error_responses(SPEC, 401, 404),
+    },
+    openapi_extra=PUBLIC,
+)
+def acknowledge_file(
+    request: Request, sub_id: str, publish_id: str, acknowledgements: AcknowledgementsDep
+) -> Response:
+    credentials = parse_basic(request.headers.get("authorization"))
+    acknowledgements.acknowledge(sub_id, publish_id, credentials)
+    return Response(status_code=200)

@@ -1,0 +1,162 @@
+"""The internal routing API the bus controller sets routes with (spec 1.3):
+``/internal/route/ingress`` (where a feed's publishers may publish) and ``/internal/route/egress``
+(which node delivers a subscription's files). Platform credentials, like provisioning."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Query
+from fastapi.responses import JSONResponse, Response
+
+from ...web.errors import BadRequest
+from ...web.openapi import error_responses
+from ...web.text import is_storable
+from ..app import SPEC
+from ..deps import RoutingDep
+from ..errors import FEED_NOT_FOUND, SUBSCRIPTION_NOT_FOUND
+from ..repository.routing import ANY_PUBLISHER, EgressRoute, IngressRoute
+from ..routing import Routing
+from ..schemas import EgressRouteBody, EgressRouteRequest, IngressRouteBody, IngressRouteRequest
+from ._common import parse_object_id
+
+router = APIRouter(prefix="/internal/route", tags=["routes"])
+
+MAX_PUBLISHER_LENGTH = 20  # an endpoint id (reference 3.1)
+_DELETED: dict[int | str, dict[str, Any]] = {204: {"description": "Removed"}}
+
+
+def render_ingress(route: IngressRoute) -> dict[str, object]:
+    publisher = None if route.publisher == ANY_PUBLISHER else route.publisher
+    return IngressRouteBody(feedId=route.feed_id, publisher=publisher, sites=list(route.sites)).model_dump()
+
+
+def render_egress(route: EgressRoute) -> dict[str, object]:
+    return EgressRouteBody(subId=route.sub_id, node=route.node).model_dump()
+
+
+def parse_publisher(text: str) -> str:
+    """An endpoint id from the path (1 to 20 characters)."""
+    if not text or len(text) > MAX_PUBLISHER_LENGTH or not is_storable(text):
+        raise BadRequest("Invalid publisher.")
+    return text
+
+
+# --- ingress -------------------------------------------------------------------------------
+
+
+@router.get("/ingress", summary="List ingress routes", responses={200: {"model": list[IngressRouteBody]}})
+def list_ingress(
+    routing: RoutingDep, feed_id: Annotated[str | None, Query(alias="feedId")] = None
+) -> Response:
+    number = None if feed_id is None else parse_object_id(feed_id, FEED_NOT_FOUND)
+    return JSONResponse([render_ingress(route) for route in routing.ingress_routes(number)])
+
+
+_ROUTE_RESPONSES: dict[int | str, dict[str, Any]] = {
+    200: {"model": IngressRouteBody},
+    **error_responses(SPEC, 404),
+}
+_DELETE_RESPONSES = {**_DELETED, **error_responses(SPEC, 404)}
+
+
+@router.put(
+    "/ingress/{feed_id}",
+    summary="Set the sites every publisher of the feed may publish at",
+    responses=_ROUTE_RESPONSES,
+)
+def put_feed_ingress(feed_id: str, body: IngressRouteRequest, routing: RoutingDep) -> Response:
+    return _put_ingress(routing, feed_id, None, body)
+
+
+@router.put(
+    "/ingress/{feed_id}/{publisher}",
+    summary="Set the sites one publisher (endpoint id) of the feed may publish at",
+    responses=_ROUTE_RESPONSES,
+)
+def put_publisher_ingress(
+    feed_id: str, publisher: str, body: IngressRouteRequest, routing: RoutingDep
+) -> Response:
+    return _put_ingress(routing, feed_id, parse_publisher(publisher), body)
+
+
+@router.get(
+    "/ingress/{feed_id}", summary="Get the feed's route for every publisher", responses=_ROUTE_RESPONSES
+)
+def get_feed_ingress(feed_id: str, routing: RoutingDep) -> Response:
+    route = routing.ingress(parse_object_id(feed_id, FEED_NOT_FOUND), None)
+    return JSONResponse(render_ingress(route))
+
+
+@router.get("/ingress/{feed_id}/{publisher}", summary="Get one publisher's route", responses=_ROUTE_RESPONSES)
+def get_publisher_ingress(feed_id: str, publisher: str, routing: RoutingDep) -> Response:
+    route = routing.ingress(parse_object_id(feed_id, FEED_NOT_FOUND), parse_publisher(publisher))
+    return JSONResponse(render_ingress(route))
+
+
+@router.delete(
+    "/ingress/{feed_id}",
+    summary="Remove the feed's route for every publisher",
+    status_code=204,
+    responses=_DELETE_RESPONSES,
+)
+def delete_feed_ingress(feed_id: str, routing: RoutingDep) -> Response:
+    routing.delete_ingress(parse_object_id(feed_id, FEED_NOT_FOUND), None)
+    return Response(status_code=204)
+
+
+@router.delete(
+    "/ingress/{feed_id}/{publisher}",
+    summary="Remove one publisher's route",
+    status_code=204,
+    responses=_DELETE_RESPONSES,
+)
+def delete_publisher_ingress(feed_id: str, publisher: str, routing: RoutingDep) -> Response:
+    routing.delete_ingress(parse_object_id(feed_id, FEED_NOT_FOUND), parse_publisher(publisher))
+    return Response(status_code=204)
+
+
+def _put_ingress(
+    routing: Routing, feed_id: str, publisher: str | None, body: IngressRouteRequest
+) -> Response:
+    number = parse_object_id(feed_id, FEED_NOT_FOUND)
+    route, _created = routing.set_ingress(number, publisher, list(body.sites))
+    return JSONResponse(render_ingress(route))
+
+
+# --- egress --------------------------------------------------------------------------------
+
+
+@router.get("/egress", summary="List egress routes", responses={200: {"model": list[EgressRouteBody]}})
+def list_egress(routing: RoutingDep) -> Response:
+    return JSONResponse([render_egress(route) for route in routing.egress_routes()])
+
+
+@router.put(
+    "/egress/{sub_id}",
+    summary="Bind a subscription to the node that delivers its files",
+    responses={200: {"model": EgressRouteBody}, **error_responses(SPEC, 404)},
+)
+def put_egress(sub_id: str, body: EgressRouteRequest, routing: RoutingDep) -> Response:
+    route, _created = routing.set_egress(parse_object_id(sub_id, SUBSCRIPTION_NOT_FOUND), body.node)
+    return JSONResponse(render_egress(route))
+
+
+@router.get(
+    "/egress/{sub_id}",
+    summary="Get the node a subscription is bound to",
+    responses={200: {"model": EgressRouteBody}, **error_responses(SPEC, 404)},
+)
+def get_egress(sub_id: str, routing: RoutingDep) -> Response:
+    return JSONResponse(render_egress(routing.egress(parse_object_id(sub_id, SUBSCRIPTION_NOT_FOUND))))
+
+
+@router.delete(
+    "/egress/{sub_id}",
+    summary="Unbind a subscription (the receiving nodes deliver it again)",
+    status_code=204,
+    responses={**_DELETED, **error_responses(SPEC, 404)},
+)
+def delete_egress(sub_id: str, routing: RoutingDep) -> Response:
+    routing.delete_egress(parse_object_id(sub_id, SUBSCRIPTION_NOT_FOUND))
+    return Response(status_code=204)

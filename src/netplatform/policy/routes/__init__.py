@@ -1,0 +1,1 @@
+"""HTTP routes of the policy design API (spec 4.4), one module per resource."""

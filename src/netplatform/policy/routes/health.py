@@ -1,0 +1,25 @@
+"""The health report: GET /healthcheck (reference 5)."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request
+from fastapi.responses import Response
+
+from ..deps import HealthCheckDep
+from ..media_types import YAML_MEDIA_TYPE, render
+from ..schemas import HealthReport
+from ..statistics import PREFIX
+from ._common import documented
+
+router = APIRouter(prefix=PREFIX, tags=["policy design"])
+
+HEALTH_RESPONSES = {
+    **documented(HealthReport),
+    503: {"model": HealthReport, "description": "Database unreachable", "content": {YAML_MEDIA_TYPE: {}}},
+}
+
+
+@router.get("/healthcheck", summary="Health of the API and its database", responses=HEALTH_RESPONSES)
+def healthcheck(request: Request, health: HealthCheckDep) -> Response:
+    report = health.report()
+    return render(request, report.model_dump(), report.code)

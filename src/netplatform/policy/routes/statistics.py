@@ -1,0 +1,19 @@
+"""The statistics report: GET /statistics (reference 5)."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request
+from fastapi.responses import Response
+
+from ..deps import StatisticsDep
+from ..media_types import render
+from ..schemas import StatisticsReport
+from ..statistics import PREFIX
+from ._common import documented
+
+router = APIRouter(prefix=PREFIX, tags=["policy design"])
+
+
+@router.get("/statistics", summary="Counters of API calls", responses=documented(StatisticsReport))
+def statistics(request: Request, counters: StatisticsDep) -> Response:
+    return render(request, counters.report())

@@ -1,0 +1,82 @@
+"""The message-router app (issue 14): its identity, routes, service objects, and the lifespan of
+its engine and mirror agents."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI
+
+from ..settings import Settings
+from ..web.app import build_app
+from ..web.service import ServiceSpec
+from .access import Administrators
+from .engines import engine_for
+from .engines.base import Engine
+from .errors import RouterError, render_error
+from .events import Events
+from .mirror_agents import MirrorAgents
+from .mirror_supervisor import LEASE_S, MirrorConfig, MirrorSupervisor
+from .topics import Topics
+
+SPEC = ServiceSpec(
+    name="router",
+    title="netplatform message router",
+    version="1.0.0",
+    render_error=render_error,
+    error_model=RouterError,
+    error_descriptions={
+        403: "The caller is not on the topic's ACL, or may not administer the topic",
+        404: "No such topic",
+        409: "The topic exists",
+        503: "The message engine is unavailable",
+    },
+)
+
+
+@asynccontextmanager
+async def _run_engine(app: FastAPI) -> AsyncIterator[None]:
+    """The engine, and the mirror agents on it (stopped first, so they never see it closed)."""
+    engine: Engine = app.state.engine
+    mirrors: MirrorSupervisor = app.state.mirrors
+    await engine.start()
+    try:
+        await mirrors.start()
+        try:
+            yield
+        finally:
+            await mirrors.close()
+    finally:
+        await engine.close()
+
+
+def _mirror_config(settings: Settings) -> MirrorConfig:
+    return MirrorConfig(
+        admin_topic=settings.router_bridge_admin_topic,
+        owner=settings.first_user()[0],
+        credentials=settings.first_user(),
+        poll_s=settings.router_mirror_poll_ms / 1000,
+        retry_s=settings.router_mirror_retry_s,
+    )
+
+
+def create_app(settings: Settings) -> FastAPI:
+    # The routes document their errors with SPEC, so they are imported once it exists.
+    from .routes import events, mirror, topics
+
+    # events first: the fuzz test walks operations in document order, and a fetch on a topic
+    # it created would long-poll for every generated timeout.
+    app = build_app(
+        SPEC, settings, routers=[events.router, mirror.router, topics.router], lifespan=_run_engine
+    )
+    state = app.state
+    state.engine = engine_for(settings, state.db)
+    state.user_roles = settings.role_table
+    state.topics = Topics(state.db, state.engine, Administrators(settings.router_admin_entries))
+    state.events = Events(state.topics, state.engine)
+    agents = MirrorAgents(state.db, settings.instance_name, lease_s=LEASE_S)
+    state.mirrors = MirrorSupervisor(
+        agents, state.events, state.topics, state.engine, _mirror_config(settings)
+    )
+    return app

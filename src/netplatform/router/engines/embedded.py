@@ -1,0 +1,269 @@
+"""The embedded engine: messages and consumer-group positions in the project's own database.
+
+Publishing uses group commit: publishes that arrive while a transaction is being committed
+wait, then share the next transaction (and its one fsync), and each is acknowledged once that
+transaction has committed. One committer runs per engine, so the messages of one topic enter
+in the order their publishes arrived (queries: ../repository/streams.py, which also says how
+order holds across instances on PostgreSQL).
+
+A fetch claims the group's next messages and moves its durable position in one transaction
+(the group's row locked on PostgreSQL, SQLite has one writer), so two members never get the
+same message. A fetch with nothing to claim waits: a publish through this engine wakes it at
+once; publishes by other instances are seen by polling every ``poll_s``. A background task
+deletes messages older than the retention.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TypeVar
+
+from anyio.to_thread import run_sync
+
+from ...clock import now_ms
+from ...store.db import Database
+from ...store.retry import write_with_retry
+from ..repository.streams import StreamRepository
+from .base import EngineUnavailable, StreamSpec
+
+log = logging.getLogger(__name__)
+
+BATCH_MESSAGES = 5000  # one group-commit transaction takes publishes up to about this many messages
+PRUNE_SCAN = 1000  # messages looked at per retention step
+
+T = TypeVar("T")
+
+
+@dataclass
+class _Publish:
+    topic: str
+    messages: list[str]
+    done: asyncio.Future[int] = field(default_factory=lambda: asyncio.get_running_loop().create_future())
+
+
+class _Wakeups:
+    """One event per topic that has waiting fetches; a publish sets it and starts a new one."""
+
+    def __init__(self) -> None:
+        self._events: dict[str, asyncio.Event] = {}
+
+    def event(self, topic: str) -> asyncio.Event:
+        return self._events.setdefault(topic, asyncio.Event())
+
+    def wake(self, topic: str) -> None:
+        event = self._events.pop(topic, None)
+        if event is not None:
+            event.set()
+
+    def wake_all(self) -> None:
+        for topic in list(self._events):
+            self.wake(topic)
+
+
+class EmbeddedEngine:
+    """The Engine protocol (engines/base.py) on the project's database."""
+
+    name = "embedded"
+
+    def __init__(self, db: Database, *, retention_s: float, poll_s: float = 0.25) -> None:
+        self.db = db
+        self.retention_s = retention_s
+        self.poll_s = poll_s
+        self._queue: list[_Publish] = []
+        self._committer: asyncio.Task[None] | None = None
+        self._pruner: asyncio.Task[None] | None = None
+        self._wakeups = _Wakeups()
+        self._closing = False
+
+    async def start(self) -> None:
+        self._closing = False
+        self._pruner = asyncio.create_task(self._prune_forever(), name="router-retention")
+
+    async def close(self) -> None:
+        """Stop retention, end waiting fetches ([]), and let queued publishes commit."""
+        self._closing = True
+        self._wakeups.wake_all()
+        if self._pruner is not None:
+            self._pruner.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._pruner
+            self._pruner = None
+        if self._committer is not None:
+            await asyncio.wait([self._committer])
+
+    # -- streams ---------------------------------------------------------------------------
+
+    async def ensure_stream(self, spec: StreamSpec) -> None:
+        await run_sync(self._write, lambda streams: streams.create(spec.topic))
+
+    async def drop_stream(self, topic: str) -> None:
+        await run_sync(self._write, lambda streams: streams.drop(topic))
+
+    async def group_positions(self, topic: str) -> dict[str, int]:
+        def read() -> dict[str, int]:
+            with self.db.read() as session:
+                streams = StreamRepository(session)
+                stream_id = streams.stream_id(topic)
+                return {} if stream_id is None else streams.lags(stream_id)
+
+        return await run_sync(read)
+
+    def _write(self, work: Callable[[StreamRepository], T]) -> T:
+        return write_with_retry(self.db, lambda session: work(StreamRepository(session)))
+
+    # -- publish (group commit) ------------------------------------------------------------
+
+    async def publish(self, topic: str, messages: list[str]) -> int:
+        if not messages:
+            return 0
+        if self._closing:
+            raise EngineUnavailable("the embedded engine is closed")
+        pending = _Publish(topic, list(messages))
+        self._queue.append(pending)
+        if self._committer is None or self._committer.done():
+            self._committer = asyncio.create_task(self._commit_queued(), name="router-group-commit")
+        count = await asyncio.shield(pending.done)
+        self._wakeups.wake(topic)
+        return count
+
+    async def _commit_queued(self) -> None:
+        """Commit what is queued, one transaction at a time, until the queue is empty."""
+        while self._queue:
+            batch: list[_Publish] = []
+            size = 0
+            while self._queue and (not batch or size + len(self._queue[0].messages) <= BATCH_MESSAGES):
+                batch.append(self._queue.pop(0))
+                size += len(batch[-1].messages)
+            try:
+                missing = await run_sync(self._commit, batch)
+            except BaseException as error:  # every publish of the batch fails with it
+                for pending in batch:
+                    if not pending.done.done():
+                        pending.done.set_exception(EngineUnavailable(f"publish failed: {error!r}"))
+                if isinstance(error, asyncio.CancelledError):
+                    raise
+                continue
+            for pending in batch:
+                if pending.topic in missing:
+                    pending.done.set_exception(EngineUnavailable(f"no stream for topic {pending.topic!r}"))
+                else:
+                    pending.done.set_result(len(pending.messages))
+
+    def _commit(self, batch: list[_Publish]) -> set[str]:
+        """Append every publish of the batch in one transaction; the topics that have no stream."""
+        by_topic: dict[str, list[str]] = {}
+        for pending in batch:
+            by_topic.setdefault(pending.topic, []).extend(pending.messages)
+
+        def work(streams: StreamRepository) -> set[str]:
+            missing, published_ms = set(), now_ms()
+            for topic in sorted(by_topic):  # one lock order for every instance: no deadlock
+                bodies = by_topic[topic]
+                reserved = streams.reserve(topic, len(bodies))
+                if reserved is None:
+                    missing.add(topic)
+                else:
+                    streams.append(reserved[0], reserved[1], bodies, published_ms)
+            return missing
+
+        return self._write(work)
+
+    # -- fetch -----------------------------------------------------------------------------
+
+    async def fetch(
+        self, topic: str, group: str, consumer: str, *, limit: int, timeout_s: float
+    ) -> list[str]:
+        """``consumer`` needs no state here: a group's members share its one position."""
+        if limit < 1:
+            return []
+
+        def peek() -> bool:
+            return self._anything_new(topic, group)
+
+        return await self._long_poll(topic, timeout_s, lambda: self._claim(topic, group, limit), peek)
+
+    async def read(self, topic: str, after: int, limit: int, timeout_s: float) -> list[tuple[int, str]]:
+        """A plain read: no group, no write; every poll is the read itself."""
+        if limit < 1:
+            return []
+        return await self._long_poll(topic, timeout_s, lambda: self._read_after(topic, after, limit), None)
+
+    async def _long_poll(
+        self, topic: str, timeout_s: float, take: Callable[[], list[T]], peek: Callable[[], bool] | None
+    ) -> list[T]:
+        """``take`` now; when it finds nothing, again on a publish here or when ``peek`` (polled
+        every ``poll_s``; None: ``take`` itself) sees one by another instance, until the timeout."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + max(timeout_s, 0.0)
+        wake = self._wakeups.event(topic)
+        taken = await run_sync(take)
+        while not taken and not self._closing:
+            remaining = deadline - loop.time()
+            if remaining <= 0:
+                return []
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(wake.wait(), min(remaining, self.poll_s))
+            woken = wake.is_set()
+            wake = self._wakeups.event(topic)  # taken before looking, so no publish slips between
+            if woken or peek is None or await run_sync(peek):
+                taken = await run_sync(take)
+        return taken
+
+    def _read_after(self, topic: str, after: int, limit: int) -> list[tuple[int, str]]:
+        with self.db.read() as session:
+            streams = StreamRepository(session)
+            stream_id = streams.stream_id(topic)
+            if stream_id is None:
+                raise EngineUnavailable(f"no stream for topic {topic!r}")
+            return streams.after(stream_id, after, limit)
+
+    def _claim(self, topic: str, group: str, limit: int) -> list[str]:
+        def work(streams: StreamRepository) -> list[str]:
+            stream_id = streams.stream_id(topic)
+            if stream_id is None:
+                raise EngineUnavailable(f"no stream for topic {topic!r}")
+            position = streams.lock_position(stream_id, group)
+            rows = streams.after(stream_id, position, limit)
+            if rows:
+                streams.move(stream_id, group, rows[-1][0])
+            return [body for _seq, body in rows]
+
+        return self._write(work)
+
+    def _anything_new(self, topic: str, group: str) -> bool:
+        """A cheap read: has the stream a message past the group's position?"""
+        with self.db.read() as session:
+            streams = StreamRepository(session)
+            stream_id = streams.stream_id(topic)
+            return stream_id is not None and streams.has_after(stream_id, streams.position(stream_id, group))
+
+    # -- retention -------------------------------------------------------------------------
+
+    async def _prune_forever(self) -> None:
+        period = min(max(self.retention_s / 10, 0.5), 60.0)
+        while True:
+            await asyncio.sleep(period)
+            try:
+                await run_sync(self.prune)
+            except Exception:  # a database hiccup: the next round tries again
+                log.exception("message retention failed")
+
+    def prune(self) -> int:
+        """Delete messages published longer than the retention ago; how many were deleted."""
+        cutoff = now_ms() - int(self.retention_s * 1000)
+        with self.db.read() as session:
+            stream_ids = StreamRepository(session).stream_ids()
+        removed = 0
+        for stream_id in stream_ids:
+            while True:
+                with self.db.write() as session:
+                    streams = StreamRepository(session)
+                    last = streams.expired_up_to(stream_id, cutoff, PRUNE_SCAN)
+                    if last is None:
+                        break
+                    removed += streams.delete_up_to(stream_id, last)
+        return removed

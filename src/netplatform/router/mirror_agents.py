@@ -1,0 +1,136 @@
+"""The mirror agents' durable state, as a service object: definitions, leases and positions.
+
+Issue 14, section 2. The bus controller defines agents by messages on the bridge-admin topic
+(mirror_messages.py); :meth:`MirrorAgents.apply` records one and the reader's position in that
+topic in one transaction, so each admin message takes effect once, in order, even across a
+crash. Positions are the last source sequence an agent copied per topic, recorded only after
+the copy was published here (mirror_supervisor.py): a crash in between copies again, never
+loses. Leases say which instance runs an agent (repository/mirrors.py).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterable
+from typing import TypeVar
+
+from anyio.to_thread import run_sync
+from sqlalchemy.orm import Session
+
+from ..clock import now_ms
+from ..store.db import Database
+from ..store.retry import write_with_retry
+from .mirror_messages import CreateAgent, MalformedAdminMessage, UpdateWhitelist, parse_admin_message
+from .repository.mirrors import MirrorAgent, MirrorRepository
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+ADMIN_READER = ""
+"""The lease and position name of the bridge-admin topic's reader (no agent has an empty name)."""
+
+
+class MirrorAgents:
+    def __init__(self, db: Database, holder: str, *, lease_s: float) -> None:
+        self.db = db
+        self.holder = holder  # this instance (NETPLATFORM_INSTANCE_NAME)
+        self.lease_ms = int(lease_s * 1000)
+
+    # -- definitions ---------------------------------------------------------------------------
+
+    async def apply(self, admin_topic: str, seq: int, text: str) -> str:
+        """Apply admin message ``seq``; what became of it (also logged). Never raises for a bad one."""
+        try:
+            message = parse_admin_message(text)
+        except MalformedAdminMessage as error:
+            await run_sync(self._write, lambda mirrors: mirrors.advance(ADMIN_READER, admin_topic, seq))
+            log.warning("mirror agents: ignored admin message %d of %s: %s", seq, admin_topic, error)
+            return "malformed"
+
+        def work(mirrors: MirrorRepository) -> str:
+            outcome = _apply(mirrors, message)
+            mirrors.advance(ADMIN_READER, admin_topic, seq)
+            return outcome
+
+        outcome = await run_sync(self._write, work)
+        level = logging.WARNING if outcome == "unknown agent" else logging.INFO
+        log.log(
+            level,
+            "mirror agents: admin message %d (%s %s): %s",
+            seq,
+            type(message).__name__,
+            message.name,
+            outcome,
+        )
+        return outcome
+
+    async def agents(self) -> list[MirrorAgent]:
+        return await run_sync(self._read, lambda mirrors: mirrors.agents())
+
+    async def agents_named(self, names: Iterable[str]) -> list[MirrorAgent]:
+        wanted = list(names)
+        return await run_sync(self._read, lambda mirrors: mirrors.agents_named(wanted))
+
+    # -- positions -----------------------------------------------------------------------------
+
+    async def position(self, agent: str, topic: str) -> int:
+        return await run_sync(self._read, lambda mirrors: mirrors.position(agent, topic))
+
+    async def advance(self, agent: str, topic: str, position: int) -> None:
+        await run_sync(self._write, lambda mirrors: mirrors.advance(agent, topic, position))
+
+    # -- leases --------------------------------------------------------------------------------
+
+    async def claim(self, names: Iterable[str]) -> list[str]:
+        """Take what leases of ``names`` are free; those now held by this instance."""
+        wanted = list(names)
+        now = now_ms()
+        free = await run_sync(self._read, lambda mirrors: mirrors.claimable(wanted, self.holder, now))
+        if not free:
+            return []
+
+        def work(mirrors: MirrorRepository) -> list[str]:
+            until = now + self.lease_ms
+            return [name for name in free if mirrors.claim(name, self.holder, now, until)]
+
+        return await run_sync(self._write, work)
+
+    async def renew(self, names: Iterable[str]) -> set[str]:
+        wanted = list(names)
+        until = now_ms() + self.lease_ms
+        return await run_sync(self._write, lambda mirrors: mirrors.renew(wanted, self.holder, until))
+
+    async def release(self, names: Iterable[str]) -> None:
+        wanted = list(names)
+        await run_sync(self._write, lambda mirrors: mirrors.release(wanted, self.holder))
+
+    async def release_all(self) -> None:
+        await run_sync(self._write, lambda mirrors: mirrors.release_all(self.holder))
+
+    def _read(self, work: Callable[[MirrorRepository], T]) -> T:
+        with self.db.read() as session:
+            return work(MirrorRepository(session))
+
+    def _write(self, work: Callable[[MirrorRepository], T]) -> T:
+        def run(session: Session) -> T:
+            return work(MirrorRepository(session))
+
+        return write_with_retry(self.db, run)
+
+
+def _apply(mirrors: MirrorRepository, message: CreateAgent | UpdateWhitelist) -> str:
+    stamp = now_ms()
+    if isinstance(message, UpdateWhitelist):
+        if not mirrors.set_whitelist(message.name, message.topics, stamp):
+            return "unknown agent"
+        return f"whitelist {','.join(message.topics) or '(empty)'}"
+    source = mirrors.source_of(message.name)
+    if source is None:
+        mirrors.insert_agent(message.name, message.source_url, message.consumer, message.producer, stamp)
+        return f"created, source {message.source_url}"
+    mirrors.redefine_agent(message.name, message.source_url, message.consumer, message.producer, stamp)
+    if source != message.source_url:  # another router's sequence numbers: start its topics afresh
+        mirrors.forget_positions(message.name)
+        return f"redefined, source {message.source_url} (was {source})"
+    return "unchanged"

@@ -1,0 +1,159 @@
+"""Mirror agents' queries: their definitions, the leases that say which instance runs each, and
+the last source sequence each has copied per topic.
+
+A lease is a row per agent (and one, named '', for the reader of the bridge-admin topic): an
+instance holds it until ``until_ms`` and renews it while it runs the agent; a conditional
+UPDATE takes it only when it is free, expired or already this instance's, so two instances
+over one database never run one agent at once (as distribution's queue claims).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any, cast
+
+import sqlalchemy as sa
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.engine import CursorResult
+from sqlalchemy.orm import Session
+
+from ..tables import mirror_agents, mirror_leases, mirror_positions
+
+
+@dataclass(frozen=True)
+class MirrorAgent:
+    name: str
+    source_url: str
+    whitelist: tuple[str, ...]
+
+
+def _split(whitelist: str) -> tuple[str, ...]:
+    return tuple(topic for topic in whitelist.split(",") if topic)
+
+
+class MirrorRepository:
+    def __init__(self, session: Session) -> None:
+        self.session = session
+
+    def _run(self, statement: sa.Executable) -> CursorResult[Any]:
+        return cast(CursorResult[Any], self.session.execute(statement))
+
+    def _insert_absent(self, table: sa.Table, values: dict[str, object]) -> None:
+        dialect = postgresql if self.session.get_bind().dialect.name == "postgresql" else sqlite
+        self.session.execute(dialect.insert(table).values(values).on_conflict_do_nothing())
+
+    # -- definitions ---------------------------------------------------------------------------
+
+    def agents(self) -> list[MirrorAgent]:
+        query = sa.select(mirror_agents.c.name, mirror_agents.c.source_url, mirror_agents.c.whitelist)
+        return [MirrorAgent(name, url, _split(wl)) for name, url, wl in self.session.execute(query)]
+
+    def agent(self, name: str) -> MirrorAgent | None:
+        return next((agent for agent in self.agents_named([name])), None)
+
+    def agents_named(self, names: Iterable[str]) -> list[MirrorAgent]:
+        query = sa.select(mirror_agents.c.name, mirror_agents.c.source_url, mirror_agents.c.whitelist)
+        query = query.where(mirror_agents.c.name.in_(list(names)))
+        return [MirrorAgent(name, url, _split(wl)) for name, url, wl in self.session.execute(query)]
+
+    def source_of(self, name: str) -> str | None:
+        query = sa.select(mirror_agents.c.source_url).where(mirror_agents.c.name == name).with_for_update()
+        return self.session.scalar(query)
+
+    def insert_agent(self, name: str, source_url: str, consumer: str, producer: str, now_ms: int) -> None:
+        values = {"source_url": source_url, "consumer": consumer, "producer": producer, "updated_ms": now_ms}
+        self.session.execute(sa.insert(mirror_agents).values(name=name, whitelist="", **values))
+
+    def redefine_agent(self, name: str, source_url: str, consumer: str, producer: str, now_ms: int) -> None:
+        """New source and addresses; the whitelist stays (the bus controller re-sends it anyway)."""
+        values = {"source_url": source_url, "consumer": consumer, "producer": producer, "updated_ms": now_ms}
+        self.session.execute(sa.update(mirror_agents).where(mirror_agents.c.name == name).values(**values))
+
+    def set_whitelist(self, name: str, topics: Iterable[str], now_ms: int) -> bool:
+        """False when no agent has that name."""
+        changed = self._run(
+            sa.update(mirror_agents)
+            .where(mirror_agents.c.name == name)
+            .values(whitelist=",".join(topics), updated_ms=now_ms)
+        )
+        return changed.rowcount == 1
+
+    # -- positions -----------------------------------------------------------------------------
+
+    def position(self, agent: str, topic: str) -> int:
+        query = sa.select(mirror_positions.c.position).where(
+            mirror_positions.c.agent == agent, mirror_positions.c.topic == topic
+        )
+        return int(self.session.scalar(query) or 0)
+
+    def advance(self, agent: str, topic: str, position: int) -> None:
+        """Record ``position``; never backwards (a late writer that lost its lease cannot undo)."""
+        self._insert_absent(mirror_positions, {"agent": agent, "topic": topic, "position": 0})
+        self.session.execute(
+            sa.update(mirror_positions)
+            .where(
+                mirror_positions.c.agent == agent,
+                mirror_positions.c.topic == topic,
+                mirror_positions.c.position < position,
+            )
+            .values(position=position)
+        )
+
+    def forget_positions(self, agent: str) -> None:
+        self.session.execute(sa.delete(mirror_positions).where(mirror_positions.c.agent == agent))
+
+    # -- leases --------------------------------------------------------------------------------
+
+    def claim(self, name: str, holder: str, now_ms: int, until_ms: int) -> bool:
+        """Take the lease of ``name`` when it is free, expired or ``holder``'s own."""
+        self._insert_absent(mirror_leases, {"name": name, "holder": None, "until_ms": None})
+        claimed = self._run(
+            sa.update(mirror_leases)
+            .where(
+                mirror_leases.c.name == name,
+                sa.or_(
+                    mirror_leases.c.holder.is_(None),
+                    mirror_leases.c.holder == holder,
+                    mirror_leases.c.until_ms < now_ms,
+                ),
+            )
+            .values(holder=holder, until_ms=until_ms)
+        )
+        return claimed.rowcount == 1
+
+    def claimable(self, names: Iterable[str], holder: str, now_ms: int) -> list[str]:
+        """Those of ``names`` whose lease is absent, free, expired or ``holder``'s: a read first,
+        so instances do not write every round to find every lease taken."""
+        wanted = list(names)
+        held = self.session.execute(
+            sa.select(mirror_leases.c.name).where(
+                mirror_leases.c.name.in_(wanted),
+                mirror_leases.c.holder.is_not(None),
+                mirror_leases.c.holder != holder,
+                mirror_leases.c.until_ms >= now_ms,
+            )
+        )
+        taken = {name for (name,) in held}
+        return [name for name in wanted if name not in taken]
+
+    def renew(self, names: Iterable[str], holder: str, until_ms: int) -> set[str]:
+        """Push ``holder``'s leases of ``names`` on; those it still holds."""
+        wanted = list(names)
+        if not wanted:
+            return set()
+        mine = sa.and_(mirror_leases.c.name.in_(wanted), mirror_leases.c.holder == holder)
+        self.session.execute(sa.update(mirror_leases).where(mine).values(until_ms=until_ms))
+        return set(self.session.scalars(sa.select(mirror_leases.c.name).where(mine)))
+
+    def release(self, names: Iterable[str], holder: str) -> None:
+        mine = sa.and_(mirror_leases.c.name.in_(list(names)), mirror_leases.c.holder == holder)
+        self.session.execute(sa.update(mirror_leases).where(mine).values(holder=None, until_ms=None))
+
+    def release_all(self, holder: str) -> None:
+        """Free every lease of ``holder`` (a restarted instance frees what its crash left held)."""
+        self.session.execute(
+            sa.update(mirror_leases)
+            .where(mirror_leases.c.holder == holder)
+            .values(holder=None, until_ms=None)
+        )

@@ -1,0 +1,136 @@
+"""The embedded engine's queries: streams, their messages and consumer groups' positions.
+
+Order per topic: publishing reserves a range of sequence numbers by UPDATE of the stream's
+row. On PostgreSQL that row stays locked until the publishing transaction commits, so a later
+range never commits before an earlier one and a reader that has seen sequence n has seen
+everything below it. SQLite runs one writer at a time, which gives the same.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import sqlalchemy as sa
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.orm import Session
+
+from ..tables import group_positions, messages, streams
+
+
+class StreamRepository:
+    def __init__(self, session: Session) -> None:
+        self.session = session
+
+    def _insert_absent(self, table: sa.Table, values: dict[str, object]) -> None:
+        """INSERT that does nothing when the key exists (a concurrent creator won)."""
+        dialect = postgresql if self.session.get_bind().dialect.name == "postgresql" else sqlite
+        self.session.execute(dialect.insert(table).values(values).on_conflict_do_nothing())
+
+    def stream_id(self, topic: str) -> int | None:
+        return self.session.scalar(sa.select(streams.c.id).where(streams.c.topic == topic))
+
+    def stream_ids(self) -> list[int]:
+        return list(self.session.scalars(sa.select(streams.c.id)))
+
+    def create(self, topic: str) -> None:
+        self._insert_absent(streams, {"topic": topic, "next_seq": 1})
+
+    def drop(self, topic: str) -> None:
+        stream_id = self.stream_id(topic)
+        if stream_id is None:
+            return
+        self.session.execute(sa.delete(messages).where(messages.c.stream_id == stream_id))
+        self.session.execute(sa.delete(group_positions).where(group_positions.c.stream_id == stream_id))
+        self.session.execute(sa.delete(streams).where(streams.c.id == stream_id))
+
+    def reserve(self, topic: str, count: int) -> tuple[int, int] | None:
+        """(stream id, first sequence) of ``count`` new sequence numbers; None without a stream."""
+        row = self.session.execute(
+            sa.update(streams)
+            .where(streams.c.topic == topic)
+            .values(next_seq=streams.c.next_seq + count)
+            .returning(streams.c.id, streams.c.next_seq)
+        ).first()
+        return None if row is None else (int(row[0]), int(row[1]) - count)
+
+    def append(self, stream_id: int, first_seq: int, bodies: Sequence[str], published_ms: int) -> None:
+        rows = [
+            {"stream_id": stream_id, "seq": first_seq + offset, "published_ms": published_ms, "body": body}
+            for offset, body in enumerate(bodies)
+        ]
+        self.session.execute(sa.insert(messages), rows)
+
+    def lock_position(self, stream_id: int, group: str) -> int:
+        """The group's position, its row locked (PostgreSQL) until commit; created at 0 when new."""
+        self._insert_absent(group_positions, {"stream_id": stream_id, "group_name": group, "position": 0})
+        query = (
+            sa.select(group_positions.c.position)
+            .where(group_positions.c.stream_id == stream_id, group_positions.c.group_name == group)
+            .with_for_update()
+        )
+        return int(self.session.scalar(query) or 0)
+
+    def position(self, stream_id: int, group: str) -> int:
+        query = sa.select(group_positions.c.position).where(
+            group_positions.c.stream_id == stream_id, group_positions.c.group_name == group
+        )
+        return int(self.session.scalar(query) or 0)
+
+    def move(self, stream_id: int, group: str, position: int) -> None:
+        self.session.execute(
+            sa.update(group_positions)
+            .where(group_positions.c.stream_id == stream_id, group_positions.c.group_name == group)
+            .values(position=position)
+        )
+
+    def after(self, stream_id: int, position: int, limit: int) -> list[tuple[int, str]]:
+        """(sequence, body) of up to ``limit`` messages after ``position``, oldest first."""
+        query = (
+            sa.select(messages.c.seq, messages.c.body)
+            .where(messages.c.stream_id == stream_id, messages.c.seq > position)
+            .order_by(messages.c.seq)
+            .limit(limit)
+        )
+        return [(int(seq), body) for seq, body in self.session.execute(query)]
+
+    def has_after(self, stream_id: int, position: int) -> bool:
+        query = sa.select(messages.c.seq).where(messages.c.stream_id == stream_id, messages.c.seq > position)
+        return self.session.scalar(query.limit(1)) is not None
+
+    def lags(self, stream_id: int) -> dict[str, int]:
+        """Messages each group has still to get: sequences have no gaps (a rolled-back range
+        rolls back its reservation too), so the lag is arithmetic, not a count."""
+        next_seq = int(
+            self.session.scalar(sa.select(streams.c.next_seq).where(streams.c.id == stream_id)) or 1
+        )
+        first = self.session.scalar(
+            sa.select(sa.func.min(messages.c.seq)).where(messages.c.stream_id == stream_id)
+        )
+        oldest = int(first) if first is not None else next_seq
+        rows = self.session.execute(
+            sa.select(group_positions.c.group_name, group_positions.c.position).where(
+                group_positions.c.stream_id == stream_id
+            )
+        )
+        return {name: next_seq - 1 - max(int(position), oldest - 1) for name, position in rows}
+
+    def expired_up_to(self, stream_id: int, cutoff_ms: int, scan: int) -> int | None:
+        """The last sequence among the ``scan`` oldest messages published before ``cutoff_ms``."""
+        query = (
+            sa.select(messages.c.seq, messages.c.published_ms)
+            .where(messages.c.stream_id == stream_id)
+            .order_by(messages.c.seq)
+            .limit(scan)
+        )
+        last = None
+        for seq, published_ms in self.session.execute(query):
+            if published_ms >= cutoff_ms:
+                break
+            last = int(seq)
+        return last
+
+    def delete_up_to(self, stream_id: int, seq: int) -> int:
+        deleted = self.session.execute(
+            sa.delete(messages).where(messages.c.stream_id == stream_id, messages.c.seq <= seq)
+        )
+        return int(deleted.rowcount)  # type: ignore[attr-defined]

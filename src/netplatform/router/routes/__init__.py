@@ -1,0 +1,1 @@
+"""HTTP routes of the message router: one module per resource."""

@@ -1,0 +1,88 @@
+"""Topic routes: create, list, read, delete, and grants to producers and consumers (issue 14)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from fastapi import APIRouter, Path
+from fastapi.responses import JSONResponse, Response
+
+from ...web.openapi import error_responses
+from ..app import SPEC
+from ..deps import CallerDep, TopicsDep
+from ..schemas import GroupLag, GroupList, Identity, TopicBody, TopicList, TopicRequest, render_topic
+from ..topics import KINDS
+
+router = APIRouter(prefix="/topics", tags=["topics"])
+
+GrantKind = Literal["producers", "consumers"]
+IdentityPath = Annotated[Identity, Path(description="a user, or a role every holder of which is admitted")]
+
+
+@router.post(
+    "/create",
+    summary="Create a topic (its creator becomes its owner)",
+    responses={200: {"model": TopicBody}, **error_responses(SPEC, 409, 503)},
+)
+async def create_topic(body: TopicRequest, topics: TopicsDep, caller: CallerDep) -> JSONResponse:
+    return JSONResponse(render_topic(await topics.create(body.topic(caller.identity))))
+
+
+@router.get("", summary="Names of every topic", responses={200: {"model": TopicList}})
+async def list_topics(topics: TopicsDep) -> JSONResponse:
+    return JSONResponse(TopicList(topics=await topics.names()).model_dump())
+
+
+@router.get(
+    "/{topic}",
+    summary="A topic and its ACLs",
+    responses={200: {"model": TopicBody}, **error_responses(SPEC, 404)},
+)
+async def get_topic(topic: str, topics: TopicsDep) -> JSONResponse:
+    return JSONResponse(render_topic(await topics.get(topic)))
+
+
+@router.get(
+    "/{topic}/groups",
+    summary="The topic's consumer groups and how many messages each has still to fetch",
+    responses={200: {"model": GroupList}, **error_responses(SPEC, 404, 503)},
+)
+async def list_groups(topic: str, topics: TopicsDep) -> JSONResponse:
+    # Readable by whoever may read the topic itself: anyone (as GET /topics/{topic}).
+    lags = await topics.group_lags(topic)
+    return JSONResponse(GroupList(groups=[GroupLag(name=n, lag=lag) for n, lag in lags]).model_dump())
+
+
+@router.delete(
+    "/{topic}",
+    summary="Delete a topic and its messages (owner or router admin)",
+    status_code=204,
+    responses=error_responses(SPEC, 403, 404, 503),
+)
+async def delete_topic(topic: str, topics: TopicsDep, caller: CallerDep) -> Response:
+    await topics.delete(topic, caller)
+    return Response(status_code=204)
+
+
+@router.put(
+    "/{topic}/{kind}/{identity}",
+    summary="Permit an identity or role to publish (producers) or consume (consumers)",
+    responses={200: {"model": TopicBody}, **error_responses(SPEC, 403, 404)},
+)
+async def grant(
+    topic: str, kind: GrantKind, identity: IdentityPath, topics: TopicsDep, caller: CallerDep
+) -> JSONResponse:
+    return JSONResponse(render_topic(await topics.grant(topic, KINDS[kind], identity, caller)))
+
+
+@router.delete(
+    "/{topic}/{kind}/{identity}",
+    summary="Revoke a grant; the ACL stays enabled",
+    status_code=204,
+    responses=error_responses(SPEC, 403, 404),
+)
+async def revoke(
+    topic: str, kind: GrantKind, identity: IdentityPath, topics: TopicsDep, caller: CallerDep
+) -> Response:
+    await topics.revoke(topic, KINDS[kind], identity, caller)
+    return Response(status_code=204)

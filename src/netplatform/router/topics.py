@@ -1,0 +1,134 @@
+"""The topics service object: create, read, delete topics and grant or revoke their ACL entries.
+
+A topic lives in two places: its row here (the control plane) and its stream in the engine.
+Create makes the stream first and then the row, delete drops the stream first and then the
+row, so a failing engine (503) leaves the control plane as it was, and no row ever names a
+topic whose stream was never made.
+
+Publishes and fetches check the topic's ACLs through :meth:`Topics.for_traffic`, which keeps
+what it read for ``ACL_CACHE_S``: a read transaction per message would cost more than the
+message. A change made through this instance applies here at once; one made through another
+instance applies here within ``ACL_CACHE_S``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import TypeVar
+
+from anyio.to_thread import run_sync
+from sqlalchemy.orm import Session
+
+from ..store.db import Database
+from ..store.retry import write_with_retry
+from .access import Administrators, Caller
+from .engines.base import Engine, EngineUnavailable
+from .errors import engine_unavailable, topic_exists, topic_not_found
+from .repository.topics import TopicRepository
+from .tables import READER, WRITER
+from .topic_model import Topic
+
+T = TypeVar("T")
+
+KINDS = {"producers": WRITER, "consumers": READER}
+"""Path segment of a grant -> the ACL it changes."""
+
+ACL_CACHE_S = 1.0
+
+
+class Topics:
+    def __init__(self, db: Database, engine: Engine, administrators: Administrators) -> None:
+        self.db = db
+        self.engine = engine
+        self.administrators = administrators
+        self._recent: dict[str, tuple[float, Topic]] = {}
+
+    async def names(self) -> list[str]:
+        return await run_sync(self._read, lambda topics: topics.names())
+
+    async def get(self, name: str) -> Topic:
+        topic: Topic | None = await run_sync(self._read, lambda topics: topics.get(name))
+        if topic is None:
+            raise topic_not_found(name)
+        return topic
+
+    async def group_lags(self, name: str) -> list[tuple[str, int]]:
+        """Each known consumer group of the topic and its lag, by group name; 404 for an unknown topic."""
+        await self.get(name)
+        try:
+            lags = await self.engine.group_positions(name)
+        except EngineUnavailable as error:
+            raise engine_unavailable(str(error)) from error
+        return sorted(lags.items())
+
+    async def for_traffic(self, name: str) -> Topic:
+        """The topic for an ACL check: as read up to ``ACL_CACHE_S`` ago (an unknown name is not kept)."""
+        recent = self._recent.get(name)
+        if recent is not None and time.monotonic() - recent[0] < ACL_CACHE_S:
+            return recent[1]
+        topic = await self.get(name)
+        if len(self._recent) > 10_000:
+            self._recent.clear()
+        self._recent[name] = (time.monotonic(), topic)
+        return topic
+
+    async def create(self, wanted: Topic) -> Topic:
+        """Create ``wanted`` (owner: its creator); 409 when the name is taken."""
+        if await run_sync(self._read, lambda topics: topics.exists(wanted.name)):
+            raise topic_exists(wanted.name)
+        try:
+            await self.engine.ensure_stream(wanted.stream)
+        except EngineUnavailable as error:
+            raise engine_unavailable(str(error)) from error
+
+        def insert(topics: TopicRepository) -> None:
+            if topics.exists(wanted.name):
+                raise topic_exists(wanted.name)
+            topics.insert(wanted)
+
+        await run_sync(self._write, insert)
+        self._recent.pop(wanted.name, None)
+        return await self.get(wanted.name)
+
+    async def delete(self, name: str, caller: Caller) -> None:
+        topic = await self.get(name)
+        self.administrators.require_manager(topic, caller, "delete")
+        try:
+            await self.engine.drop_stream(name)
+        except EngineUnavailable as error:
+            raise engine_unavailable(str(error)) from error
+        await run_sync(self._write, lambda topics: topics.delete(name))
+        self._recent.pop(name, None)
+
+    async def grant(self, name: str, kind: str, identity: str, caller: Caller) -> Topic:
+        """Add ``identity`` (a user or a role) to the topic's ``kind`` ACL, enabling it."""
+        await self._change_acl(name, caller, "grant on", lambda topics: topics.grant(name, kind, identity))
+        return await self.get(name)
+
+    async def revoke(self, name: str, kind: str, identity: str, caller: Caller) -> None:
+        """Remove ``identity`` from the ACL; an emptied ACL stays enabled (admits no one)."""
+        await self._change_acl(name, caller, "revoke on", lambda topics: topics.revoke(name, kind, identity))
+
+    async def _change_acl(
+        self, name: str, caller: Caller, action: str, change: Callable[[TopicRepository], None]
+    ) -> None:
+        def work(topics: TopicRepository) -> None:
+            topic = topics.get(name, for_update=True)  # concurrent grants of one topic queue here
+            if topic is None:
+                raise topic_not_found(name)
+            self.administrators.require_manager(topic, caller, action)
+            change(topics)
+
+        await run_sync(self._write, work)
+        self._recent.pop(name, None)
+
+    def _read(self, work: Callable[[TopicRepository], T]) -> T:
+        with self.db.read() as session:
+            return work(TopicRepository(session))
+
+    def _write(self, work: Callable[[TopicRepository], T]) -> T:
+        def run(session: Session) -> T:
+            return work(TopicRepository(session))
+
+        return write_with_retry(self.db, run)

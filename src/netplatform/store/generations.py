@@ -1,0 +1,231 @@
+"""Read-mostly answers cached in the process, invalidated by a generation counter in the database.
+
+A service keeps one counter per *scope* (a set of tables whose answers it caches) in a table of
+its own, created by its migrations (:func:`generations_table` gives the shape, as
+:func:`~.database_blobs.blob_chunks_table` does for blobs). Every write of the scope calls
+:func:`bump` inside its own write transaction, so the commit that changes the data also makes
+the new generation visible to every instance at once: there is no message to lose.
+
+:class:`GenerationCache` serves an answer computed once per generation. Each request reads the
+generation (one primary-key SELECT, in a statement of its own); when it equals the generation
+the cached answers were computed under, the cached answer is served, else the
+answer is computed in a read transaction that reads the generation again, first, and is cached
+under that generation. So:
+
+* no stale read after an acknowledged write, by this instance or any other: the write's commit
+  moved the generation, and an answer is only served under the generation it was cached with;
+* reading the generation *before* the data is what makes this hold on PostgreSQL's READ
+  COMMITTED (where each statement takes a fresh snapshot) as on SQLite (one snapshot per
+  transaction): the data an answer was computed from is never older than its generation;
+* the generation is read on every request, never cached itself: a cached generation would let
+  one instance serve an answer another instance's acknowledged write has made stale.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Hashable, Iterator
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar, cast
+
+import anyio
+from prometheus_client import CollectorRegistry
+from prometheus_client.core import CounterMetricFamily
+from prometheus_client.registry import Collector
+from sqlalchemy import BigInteger, Column, CursorResult, MetaData, String, Table, insert, select, update
+from sqlalchemy.orm import Session
+
+from .db import Database
+
+Value = TypeVar("Value")
+
+DEFAULT_MAX_ENTRIES = 512
+
+
+def generations_table(name: str, metadata: MetaData) -> Table:
+    """The shape of a generation table: one row per scope."""
+    return Table(
+        name,
+        metadata,
+        Column("scope", String(64), primary_key=True),
+        Column("generation", BigInteger, nullable=False),
+    )
+
+
+def current(session: Session, table: Table, scope: str) -> int:
+    """The scope's generation as this transaction sees it (0 before its first write)."""
+    found = session.execute(select(table.c.generation).where(table.c.scope == scope)).scalar()
+    return int(found) if found is not None else 0
+
+
+def bump(session: Session, table: Table, scope: str) -> None:
+    """Move the scope's generation on, in the caller's write transaction.
+
+    The row stays locked until that transaction ends, so call it last in the transaction: writers
+    of the scope queue on it only for the time of their commit. A scope with no row yet gets one;
+    two first writers racing to insert it meet on the primary key, and the loser is run again by
+    :func:`~.retry.write_with_retry`.
+    """
+    moved = session.execute(
+        update(table).where(table.c.scope == scope).values(generation=table.c.generation + 1)
+    )
+    if cast("CursorResult[Any]", moved).rowcount == 0:
+        session.execute(insert(table).values(scope=scope, generation=1))
+
+
+class GenerationCache(Generic[Value]):
+    """Answers of one scope, each computed once per generation (at most ``max_entries`` kept).
+
+    The answers of older generations are dropped together as soon as a request sees a newer one.
+    ``compute`` must only read: it runs in the request's read transaction.
+    """
+
+    def __init__(
+        self, db: Database, table: Table, scope: str, *, max_entries: int = DEFAULT_MAX_ENTRIES
+    ) -> None:
+        self.db = db
+        self.table = table
+        self.scope = scope
+        self.max_entries = max_entries
+        self._lock = threading.Lock()
+        self._generation: int | None = None
+        self._entries: dict[Hashable, Value] = {}
+        # The scope is the service's own constant, never a client's, so it is inlined.
+        query = select(table.c.generation).where(table.c.scope == scope)
+        self._peek_sql = str(query.compile(db.engine, compile_kwargs={"literal_binds": True}))
+        self._reads = _SharedRead(self._peek)
+        self.hits = 0
+        self.misses = 0
+
+    def get(self, key: Hashable, compute: Callable[[Session], Value]) -> Value:
+        """The answer for ``key``: cached under the current generation, else computed now.
+
+        For a caller in a worker thread. An exception from ``compute`` (a 404, say) is raised
+        and nothing is cached.
+        """
+        found = self._lookup(self._peek(), key)
+        return found.value if found is not None else self._compute(key, compute)
+
+    async def answer(self, key: Hashable, compute: Callable[[Session], Value]) -> Value:
+        """:meth:`get` for a caller on the event loop: a hit costs no thread of its own.
+
+        Requests arriving together share one read of the generation (:class:`_SharedRead`);
+        only a miss computes, in a worker thread.
+        """
+        found = self._lookup(await self._reads.current(), key)
+        if found is not None:
+            return found.value
+        return await anyio.to_thread.run_sync(self._compute, key, compute)
+
+    def _lookup(self, generation: int, key: Hashable) -> _Found[Value] | None:
+        with self._lock:
+            if generation == self._generation and key in self._entries:
+                self.hits += 1
+                return _Found(self._entries[key])
+            self.misses += 1
+            return None
+
+    def _compute(self, key: Hashable, compute: Callable[[Session], Value]) -> Value:
+        with self.db.read() as session:
+            # Read again in the computing transaction, before the data (see the module's notes).
+            generation = current(session, self.table, self.scope)
+            value = compute(session)
+        self._store(generation, key, value)
+        return value
+
+    def _peek(self) -> int:
+        """The generation last committed: one statement on a pooled DBAPI connection.
+
+        A hit needs nothing else from the database, so it skips the ORM session and the explicit
+        transaction (BEGIN, ROLLBACK) of :meth:`Database.read`: most of a hit's cost otherwise.
+        """
+        connection = self.db.engine.raw_connection()
+        try:
+            cursor = connection.cursor()
+            try:
+                cursor.execute(self._peek_sql)
+                row = cursor.fetchone()
+            finally:
+                cursor.close()
+        finally:
+            connection.close()  # back to the pool, which rolls back what the driver opened
+        return int(row[0]) if row is not None else 0
+
+    def _store(self, generation: int, key: Hashable, value: Value) -> None:
+        with self._lock:
+            if generation != self._generation:
+                # A newer generation (or, in a race, an older one, which the next request corrects).
+                self._generation = generation
+                self._entries = {}
+            elif len(self._entries) >= self.max_entries and key not in self._entries:
+                self._entries.pop(next(iter(self._entries)))  # the oldest entry
+            self._entries[key] = value
+
+
+@dataclass(frozen=True)
+class _Found(Generic[Value]):
+    value: Value
+
+
+class _SharedRead:
+    """One read of the generation at a time, shared by the requests that arrived before it began.
+
+    A request may only use a read whose statement starts after the request arrived (an older one
+    could predate a write acknowledged before the request), so it joins the round that has not
+    started yet, or opens one. A round starts when the previous read is done: while one read
+    runs, the next round gathers every request that arrives, and one thread hop answers them all.
+    """
+
+    def __init__(self, read: Callable[[], int]) -> None:
+        self._read = read
+        self._running = anyio.Lock()
+        self._gathering: _Round | None = None
+
+    async def current(self) -> int:
+        while True:
+            joined = self._gathering
+            if joined is None:
+                return await self._lead()
+            await joined.done.wait()
+            if joined.value is not None:
+                return joined.value
+            # The round's leader failed or was cancelled: take part in the next round.
+
+    async def _lead(self) -> int:
+        own = self._gathering = _Round()
+        try:
+            async with self._running:
+                self._gathering = None  # closed: whoever arrives from now on waits for the next
+                own.value = await anyio.to_thread.run_sync(self._read)
+        finally:
+            if self._gathering is own:  # cancelled before it started
+                self._gathering = None
+            own.done.set()
+        return own.value
+
+
+class _Round:
+    def __init__(self) -> None:
+        self.done = anyio.Event()
+        self.value: int | None = None
+
+
+def register_cache_metrics(registry: CollectorRegistry, service: str, cache: GenerationCache[Any]) -> None:
+    """``answer_cache_lookups_total{service, scope, result="hit"|"miss"}`` in a service's registry."""
+    registry.register(_CacheCollector(service, cache))
+
+
+class _CacheCollector(Collector):
+    def __init__(self, service: str, cache: GenerationCache[Any]) -> None:
+        self.service = service
+        self.cache = cache
+
+    def collect(self) -> Iterator[CounterMetricFamily]:
+        lookups = CounterMetricFamily(
+            "answer_cache_lookups",
+            "Cached read answers served (hit) or computed (miss)",
+            labels=["service", "scope", "result"],
+        )
+        lookups.add_metric([self.service, self.cache.scope, "hit"], self.cache.hits)
+        lookups.add_metric([self.service, self.cache.scope, "miss"], self.cache.misses)
+        yield lookups

@@ -1,0 +1,45 @@
+"""The bus controller's OpenAPI document tells the truth (issue 17): its positive examples are accepted.
+
+As for policy (tests/policy/test_openapi_examples.py): schemathesis generates requests from the
+document; an operation accepts its positive examples when every one gets a status the
+positive-data check accepts. At least 80 % of the operations must. What the document cannot say
+(a client's location must have a cluster; `/bridge` takes source and target together) keeps a
+few operations below; they are listed in the failure report.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from schemathesis import GenerationMode
+
+from ..policy.test_openapi_examples import accepted, answers
+from ..test_fuzz import running_schema
+
+EXAMPLES = int(os.environ.get("NETPLATFORM_BUS_EXAMPLES", "6"))
+
+
+@pytest.fixture(scope="module")
+def schema_and_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Any, str]]:
+    yield from running_schema("bus", tmp_path_factory)
+
+
+def test_positive_examples_are_accepted_on_most_bus_operations(schema_and_url: tuple[Any, str]) -> None:
+    schema, base_url = schema_and_url
+    operations = [result.ok() for result in schema.get_all_operations()]
+    assert len(operations) >= 50
+    report: list[str] = []
+    accepting = 0
+    for operation in operations:
+        seen = answers(operation, base_url, GenerationMode.POSITIVE, EXAMPLES)
+        good = sum(accepted(status, body) for status, body in seen)
+        accepting += good == len(seen)
+        rejected = sorted({status for status, body in seen if not accepted(status, body)})
+        report.append(f"{operation.label}: {good}/{len(seen)} accepted, rejected with {rejected}")
+    ratio = accepting / len(operations)
+    assert ratio >= 0.8, (
+        f"{accepting}/{len(operations)} operations accept their positive examples:\n" + "\n".join(report)
+    )

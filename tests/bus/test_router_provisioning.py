@@ -1,0 +1,290 @@
+"""The bus controller provisions real message routers: topics, grants, revokes, status, bridge messages.
+
+Every router here is netplatform.router over real HTTP. The clients' identities are users of the
+router (the same NETPLATFORM_USERS as the bus controller, whose first user administers routers).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import httpx
+import pytest
+
+from netplatform.router import create_app as create_router
+from netplatform.server import bind_socket
+from netplatform.settings import Settings
+
+from ..conftest import RunningService, ServiceStarter, SettingsFactory, service_on_fresh_store
+from ..support.servers import LiveServer, free_port, http_client
+from .conftest import BUS_SETTINGS, ROUTER_ALIASES, ok, site
+
+USERS = "admin:admin,alice:alice-pw,bob:bob-pw,carol:carol-pw:publishers,mallory:mallory-pw"
+ALICE, BOB, CAROL = ("alice", "alice-pw"), ("bob", "bob-pw"), ("carol", "carol-pw")
+MALLORY = ("mallory", "mallory-pw")
+FQTN = "org.example.bus.lab1.alarms"
+ADMIN_TOPIC = BUS_SETTINGS["bridgeAdminTopic"]
+
+
+@pytest.fixture(params=[3600.0])
+def bus_settings(make_settings: SettingsFactory, request: pytest.FixtureRequest) -> Settings:
+    """Only retries by request, unless a test asks for a fast background reconcile."""
+    return make_settings(users=USERS, bus_reconcile_s=request.param, bus_router_timeout_s=2)
+
+
+fast_reconcile = pytest.mark.parametrize("bus_settings", [0.3], indirect=True)
+
+
+@pytest.fixture
+def router(start_service: ServiceStarter, bus_settings: Settings) -> RunningService:
+    return start_service("router", bus_settings, also_on=ROUTER_ALIASES)
+
+
+@pytest.fixture
+def bus(start_service: ServiceStarter, bus_settings: Settings) -> Iterator[httpx.Client]:
+    with start_service("bus", bus_settings).client() as client:
+        ok(client.put("/bus", json=BUS_SETTINGS))
+        yield client
+
+
+def cluster_at(port: int, fqdn: str = "localhost") -> dict[str, Any]:
+    return {"fqdn": fqdn, "topicProtocol": "http", "topicPort": str(port)}
+
+
+def topic_with(bus: httpx.Client, *clients: dict[str, Any], name: str = "alarms") -> dict[str, Any]:
+    body = {"topicName": name, "topicDescription": "d", "owner": "noc", "clients": list(clients)}
+    return ok(bus.post("/topics", json=body))
+
+
+def pub(identity: str, place: str = "dc-central-1", **fields: Any) -> dict[str, Any]:
+    return {"svcLocationName": place, "clientIdentity": identity, "action": ["pub", "view"], **fields}
+
+
+def sub(identity: str, place: str = "dc-central-1") -> dict[str, Any]:
+    return {"svcLocationName": place, "clientIdentity": identity, "action": ["sub"]}
+
+
+def publish(url: str, auth: tuple[str, str], message: dict[str, Any]) -> httpx.Response:
+    return httpx.post(url, json=message, auth=auth, timeout=30)
+
+
+def fetch(url: str, auth: tuple[str, str], group: str = "g1") -> httpx.Response:
+    return httpx.get(f"{url}/{group}/c1", params={"timeout": 2000}, auth=auth, timeout=30)
+
+
+def eventually(check: Callable[[], bool], timeout: float = 20) -> None:
+    deadline = time.monotonic() + timeout
+    while not check():
+        assert time.monotonic() < deadline, "condition not reached in time"
+        time.sleep(0.1)
+
+
+def router_topic(router_url: str, fqtn: str) -> dict[str, Any]:
+    with http_client(router_url) as client:
+        return ok(client.get(f"/topics/{fqtn}"))
+
+
+def test_topic_grants_and_a_working_topic_url(bus: httpx.Client, router: RunningService) -> None:
+    site(bus, "dc-central-1", "central", "localhost", **cluster_at(router.server.port, "localhost"))
+    created = topic_with(bus, pub("alice"), sub("bob"))
+    assert created["status"] == "VALID"
+    writer, reader = created["clients"]
+    assert writer["status"] == reader["status"] == "VALID"
+    assert "statusReason" not in created and "statusReason" not in writer
+    there = router_topic(router.url, FQTN)
+    assert there["writerAcl"] == {"enabled": True, "users": ["alice"]}
+    assert there["readerAcl"] == {"enabled": True, "users": ["bob"]}
+    assert there["description"] == "d"
+
+    url = writer["topicURL"]
+    assert url == f"http://localhost:{router.server.port}/events/{FQTN}"
+    assert publish(url, ALICE, {"alarm": 1}).status_code == 200
+    assert json.loads(fetch(reader["topicURL"], BOB).json()[0]) == {"alarm": 1}
+    assert publish(url, MALLORY, {"alarm": 2}).status_code == 403
+    assert fetch(url, MALLORY).status_code == 403
+    assert publish(url, BOB, {"alarm": 3}).status_code == 403  # a subscriber only
+
+
+def test_deleting_a_client_revokes_unless_another_needs_the_grant(
+    bus: httpx.Client, router: RunningService
+) -> None:
+    site(bus, "dc-central-1", "central", "localhost", **cluster_at(router.server.port, "localhost"))
+    created = topic_with(bus, pub("alice"), pub("alice"), sub("bob"))
+    first, second, reader = created["clients"]
+    ok(bus.delete(f"/mr_clients/{first['mrClientId']}"), 204)
+    assert router_topic(router.url, FQTN)["writerAcl"]["users"] == ["alice"]
+    assert publish(second["topicURL"], ALICE, {"n": 1}).status_code == 200
+    ok(bus.delete(f"/mr_clients/{second['mrClientId']}"), 204)
+    assert router_topic(router.url, FQTN)["writerAcl"] == {"enabled": True, "users": []}
+    assert publish(second["topicURL"], ALICE, {"n": 2}).status_code == 403
+    assert [c["mrClientId"] for c in ok(bus.get("/mr_clients"))] == [reader["mrClientId"]]
+    assert ok(bus.get(f"/topics/{FQTN}"))["status"] == "VALID"
+
+
+def test_a_client_role_is_granted_and_a_replaced_client_loses_its_old_grant(
+    bus: httpx.Client, router: RunningService
+) -> None:
+    site(bus, "dc-central-1", "central", "localhost", **cluster_at(router.server.port, "localhost"))
+    created = topic_with(bus, pub("alice", clientRole="publishers"))
+    (client,) = created["clients"]
+    assert router_topic(router.url, FQTN)["writerAcl"]["users"] == ["publishers"]
+    assert publish(client["topicURL"], CAROL, {"via": "role"}).status_code == 200
+    assert publish(client["topicURL"], ALICE, {"via": "identity"}).status_code == 403
+    replaced = ok(bus.put(f"/mr_clients/{client['mrClientId']}", json={"fqtn": FQTN, **pub("alice")}))
+    assert replaced["status"] == "VALID"
+    assert router_topic(router.url, FQTN)["writerAcl"]["users"] == ["alice"]
+    assert publish(client["topicURL"], CAROL, {"via": "role"}).status_code == 403
+
+
+def test_registering_a_cluster_pushes_every_topic(bus: httpx.Client, router: RunningService) -> None:
+    topic_with(bus, name="first")
+    topic_with(bus, name="second")
+    created = ok(
+        bus.post("/mr_clusters", json={"svcLocationName": "edge-1", **cluster_at(router.server.port)})
+    )
+    assert created["status"] == "VALID"
+    with http_client(router.url) as client:
+        names = ok(client.get("/topics"))["topics"]
+    assert {"org.example.bus.lab1.first", "org.example.bus.lab1.second"} <= set(names)
+
+
+def restartable_router(settings: Settings, port: int) -> LiveServer:
+    """A router on a chosen port, so that it can stop and come back where clusters point."""
+    server = LiveServer(create_router(settings))
+    server.sock.close()
+    server.sock = bind_socket("127.0.0.1", port)
+    server.port = port
+    server.url = f"http://127.0.0.1:{port}"
+    return server
+
+
+def test_a_router_that_is_down_gives_invalid_until_a_put_retries(
+    bus: httpx.Client, bus_settings: Settings
+) -> None:
+    port = free_port()
+    down = ok(bus.post("/mr_clusters", json={"svcLocationName": "dc-central-1", **cluster_at(port)}))
+    ok(bus.post("/svcLocations", json={"svcLocationName": "dc-central-1", "svcLayer": "central"}))
+    assert down["status"] == "VALID"  # no topic to push yet
+    created = topic_with(bus, pub("alice"), sub("bob"))
+    assert created["status"] == "INVALID"
+    assert "message router unreachable" in created["statusReason"]
+    for client in created["clients"]:
+        assert client["status"] == "INVALID"
+        assert f"localhost:{port}" in client["statusReason"]
+
+    time.sleep(0.5)
+    assert ok(bus.get(f"/topics/{FQTN}"))["status"] == "INVALID"  # nothing retries by itself here
+    with restartable_router(bus_settings, port):
+        retried = ok(bus.put(f"/topics/{FQTN}", json={"topicDescription": "again"}))
+        assert retried["status"] == "VALID"
+        assert all(client["status"] == "VALID" for client in retried["clients"])
+        assert "statusReason" not in retried
+        assert publish(retried["clients"][0]["topicURL"], ALICE, {"n": 1}).status_code == 200
+        assert ok(
+            bus.put(f"/mr_clients/{created['clients'][1]['mrClientId']}", json={"fqtn": FQTN, **sub("bob")})
+        )
+
+
+@fast_reconcile
+def test_the_background_reconcile_retries_when_the_router_is_back(
+    bus: httpx.Client, bus_settings: Settings
+) -> None:
+    port = free_port()
+    site(bus, "dc-central-1", "central", "localhost", **cluster_at(port, "localhost"))
+    created = topic_with(bus, pub("alice"), sub("bob"))
+    assert created["status"] == "INVALID"
+    (late,) = [c for c in created["clients"] if c["clientIdentity"] == "bob"]
+    assert late["status"] == "INVALID"
+    with restartable_router(bus_settings, port):
+        eventually(lambda: ok(bus.get(f"/mr_clients/{late['mrClientId']}"))["status"] == "VALID")
+        eventually(lambda: ok(bus.get(f"/topics/{FQTN}"))["status"] == "VALID")
+        assert router_topic(f"http://127.0.0.1:{port}", FQTN)["readerAcl"]["users"] == ["bob"]
+
+
+def test_a_delete_while_the_router_is_down_is_kept_deleted_and_retried(
+    bus: httpx.Client, bus_settings: Settings
+) -> None:
+    port = free_port()
+    with restartable_router(bus_settings, port):
+        site(bus, "dc-central-1", "central", "localhost", **cluster_at(port, "localhost"))
+        created = topic_with(bus, pub("alice"))
+    client_id = created["clients"][0]["mrClientId"]
+    ok(bus.delete(f"/mr_clients/{client_id}"), 204)
+    pending = ok(bus.get(f"/mr_clients/{client_id}"))
+    assert pending["status"] == "DELETED"
+    assert "unreachable" in pending["statusReason"]
+    assert bus.put(f"/mr_clients/{client_id}", json={"fqtn": FQTN, **pub("bob")}).status_code == 404
+    with restartable_router(bus_settings, port):
+        ok(bus.delete(f"/mr_clients/{client_id}"), 204)
+        assert bus.get(f"/mr_clients/{client_id}").status_code == 404
+        users = router_topic(f"http://127.0.0.1:{port}", FQTN)["writerAcl"]["users"]
+        assert users == []
+
+
+# --- mirror bridges ------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def central_router(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningService]:
+    """The central cluster's router: another router, on a database of its own."""
+    with service_on_fresh_store("router", tmp_path_factory.mktemp("central"), users=USERS) as service:
+        yield service
+
+
+def admin_messages(router_url: str, group: str) -> list[dict[str, Any]]:
+    with http_client(router_url) as client:
+        answer = client.get(f"/events/{ADMIN_TOPIC}/{group}/c1", params={"timeout": 1000})
+    return [json.loads(text) for text in ok(answer)]
+
+
+def test_bridge_messages_go_to_the_target_router(
+    bus: httpx.Client, router: RunningService, central_router: RunningService
+) -> None:
+    site(bus, "edge-1", "edge", "127.0.0.2", **cluster_at(router.server.port, "127.0.0.2"))
+    site(bus, "central-1", "central", "localhost", **cluster_at(central_router.server.port, "localhost"))
+    created = topic_with(bus, pub("alice", "edge-1"), sub("bob", "central-1"))
+    assert created["replicationCase"] == "REPLICATION_EDGE_TO_CENTRAL"
+    assert created["status"] == "VALID"
+    agent = "127.0.0.2-To-localhost"
+    assert ok(bus.get("/bridge", params={"mmagent": agent, "detail": "true"}))["status"] == "VALID"
+
+    create, whitelist = admin_messages(central_router.url, "mm")
+    assert create["createMirrorMaker"] == {
+        "name": agent,
+        "consumer": "127.0.0.2:2181",
+        "producer": "localhost:9092",
+        "numStreams": "10",
+        "sourceUrl": f"http://127.0.0.2:{router.server.port}",
+    }
+    assert whitelist["updateWhiteList"] == {"name": agent, "whitelist": FQTN}
+    assert create["messageID"].isdigit() and whitelist["messageID"].isdigit()
+    with http_client(router.url) as edge:
+        assert ADMIN_TOPIC not in ok(edge.get("/topics"))["topics"]  # only the target is told
+    assert FQTN in router_topic(central_router.url, FQTN)["name"]
+
+    ok(bus.put("/bridge", params={"mmagent": agent, "refresh": "true"}))
+    resent = admin_messages(central_router.url, "mm")
+    assert [next(iter(set(m) - {"messageID"})) for m in resent] == ["createMirrorMaker", "updateWhiteList"]
+    assert resent[1]["updateWhiteList"]["whitelist"] == FQTN
+
+
+@fast_reconcile
+def test_a_bridge_whose_target_is_down_is_invalid_and_retried(
+    bus: httpx.Client, router: RunningService, bus_settings: Settings
+) -> None:
+    port = free_port()
+    site(bus, "edge-1", "edge", "127.0.0.2", **cluster_at(router.server.port, "127.0.0.2"))
+    ok(bus.post("/svcLocations", json={"svcLocationName": "central-1", "svcLayer": "central"}))
+    ok(bus.post("/mr_clusters", json={"svcLocationName": "central-1", **cluster_at(port)}))
+    created = topic_with(bus, pub("alice", "edge-1"), sub("bob", "central-1"))
+    assert created["status"] == "INVALID"
+    assert "mirror agent 127.0.0.2-To-localhost" in created["statusReason"]
+    agent = ok(bus.get("/bridge", params={"mmagent": "127.0.0.2-To-localhost", "detail": "true"}))
+    assert agent["status"] == "INVALID" and "unreachable" in agent["statusReason"]
+    with restartable_router(bus_settings, port):
+        eventually(lambda: ok(bus.get(f"/topics/{FQTN}"))["status"] == "VALID")
+        messages = admin_messages(f"http://127.0.0.1:{port}", "mm")
+        assert messages[-1]["updateWhiteList"] == {"name": "127.0.0.2-To-localhost", "whitelist": FQTN}

@@ -1,0 +1,223 @@
+"""Mirror agents: admin messages on the bridge-admin topic define them, and they copy topics.
+
+The state tests drive the MirrorAgents service object on this test's database. The copy tests
+run two live routers: a source (embedded, its own database) and a target on each engine whose
+bridge-admin topic gets the bus controller's messages (reference 8).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from netplatform.router import create_app
+from netplatform.router.mirror_agents import ADMIN_READER, MirrorAgents
+from netplatform.router.repository.mirrors import MirrorAgent
+from netplatform.settings import Settings
+from netplatform.store.db import database_for, forget_database
+from netplatform.store.migrate import upgrade
+
+from ..support.databases import temporary_database
+from ..support.servers import LiveServer, free_port
+from .conftest import CAROL, Router, delete_every_topic, router_settings, topic_name
+from .support import drain, publish
+
+ADMIN_TOPIC = "org.example.bus.admin"
+
+
+def create(name: str, source_url: str) -> str:
+    body = {"name": name, "consumer": "edge:9092", "producer": "central:9092", "numStreams": "10"}
+    return json.dumps({"messageID": "1", "createMirrorMaker": {**body, "sourceUrl": source_url}})
+
+
+def whitelist(name: str, *topics: str) -> str:
+    return json.dumps({"messageID": "2", "updateWhiteList": {"name": name, "whitelist": ",".join(topics)}})
+
+
+# -- admin messages, on the database ------------------------------------------------------------
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.mark.anyio
+async def test_admin_messages_define_agents_in_order(
+    settings: Settings, caplog: pytest.LogCaptureFixture
+) -> None:
+    upgrade(settings)
+    agents = MirrorAgents(database_for(settings), "test", lease_s=15)
+    caplog.set_level(logging.INFO, "netplatform.router")
+    outcomes = [
+        await agents.apply(ADMIN_TOPIC, 1, whitelist("E-To-C", "t1")),
+        await agents.apply(ADMIN_TOPIC, 2, create("E-To-C", "http://edge.example:8086/")),
+        await agents.apply(ADMIN_TOPIC, 3, whitelist("E-To-C", "t1", "t2", "t1", "")),
+        await agents.apply(ADMIN_TOPIC, 4, "not json at all"),
+        await agents.apply(ADMIN_TOPIC, 5, json.dumps({"messageID": "3", "somethingElse": {}})),
+        await agents.apply(ADMIN_TOPIC, 6, json.dumps({"createMirrorMaker": {"name": "x"}})),  # no sourceUrl
+        await agents.apply(
+            ADMIN_TOPIC, 7, json.dumps({"createMirrorMaker": {"name": 5, "sourceUrl": "ftp://x"}})
+        ),
+        await agents.apply(ADMIN_TOPIC, 8, json.dumps([1, 2])),
+    ]
+    assert outcomes[:3] == ["unknown agent", "created, source http://edge.example:8086", "whitelist t1,t2"]
+    assert outcomes[3:] == ["malformed"] * 5
+    assert await agents.agents() == [MirrorAgent("E-To-C", "http://edge.example:8086", ("t1", "t2"))]
+    assert await agents.position(ADMIN_READER, ADMIN_TOPIC) == 8  # every message, applied or not, is done
+    warnings = [record.getMessage() for record in caplog.records if record.levelno == logging.WARNING]
+    assert len(warnings) == 6 and "unknown agent" in warnings[0] and "ignored" in warnings[1]
+
+
+@pytest.mark.anyio
+async def test_a_new_source_starts_the_agents_topics_afresh(settings: Settings) -> None:
+    upgrade(settings)
+    agents = MirrorAgents(database_for(settings), "test", lease_s=15)
+    await agents.apply(ADMIN_TOPIC, 1, create("A", "http://one:8086"))
+    await agents.apply(ADMIN_TOPIC, 2, whitelist("A", "t"))
+    await agents.advance("A", "t", 40)
+    await agents.advance("A", "t", 30)  # never backwards
+    assert await agents.position("A", "t") == 40
+    assert await agents.apply(ADMIN_TOPIC, 3, create("A", "http://one:8086")) == "unchanged"
+    assert await agents.position("A", "t") == 40
+    assert (await agents.apply(ADMIN_TOPIC, 4, create("A", "http://two:8086"))).startswith("redefined")
+    assert await agents.position("A", "t") == 0
+    assert (await agents.agents())[0].whitelist == ("t",)  # the whitelist stays
+
+
+@pytest.mark.anyio
+async def test_one_instance_holds_an_agent_at_a_time(settings: Settings) -> None:
+    upgrade(settings)
+    database = database_for(settings)
+    first, second = (
+        MirrorAgents(database, "node-a", lease_s=0.5),
+        MirrorAgents(database, "node-b", lease_s=15),
+    )
+    assert await first.claim(["A", "B"]) == ["A", "B"]
+    assert await second.claim(["A", "B"]) == []
+    assert await first.renew(["A", "B"]) == {"A", "B"}
+    await first.release(["B"])
+    assert await second.claim(["A", "B"]) == ["B"]
+    await asyncio.sleep(0.7)  # first's lease of A runs out
+    assert await second.claim(["A"]) == ["A"]
+    assert await first.renew(["A"]) == set()  # first learns it lost A
+    await second.release_all()
+    assert await first.claim(["A", "B"]) == ["A", "B"]
+
+
+# -- copying between two live routers ------------------------------------------------------------
+
+
+@contextmanager
+def live_router(engine: str, data_dir: Path, **overrides: Any) -> Iterator[Router]:
+    with temporary_database() as database_url:
+        settings = router_settings(engine, data_dir, database_url, **overrides)
+        upgrade(settings)
+        try:
+            with LiveServer(create_app(settings)) as server:
+                yield Router(server.url, engine)
+                delete_every_topic(server.url)
+        finally:
+            forget_database(settings)
+
+
+def wait_until(check: Any, timeout: float = 20) -> None:
+    deadline = time.monotonic() + timeout
+    while not check():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.1)
+
+
+def post_admin(client: httpx.Client, admin_topic: str, *messages: str) -> None:
+    body = "".join(f"{message}\n" for message in messages).encode()
+    response = client.post(f"/events/{admin_topic}", content=body, headers={"content-type": "text/plain"})
+    assert response.status_code == 200, response.text
+
+
+def collect(client: httpx.Client, topic: str, expected: int, timeout: float = 30) -> list[str]:
+    received: list[str] = []
+    deadline = time.monotonic() + timeout
+    while len(received) < expected and time.monotonic() < deadline:
+        received += drain(client, topic, "check")
+    return received
+
+
+def test_an_agent_copies_its_whitelisted_topics(
+    engine: str, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    admin_topic = topic_name("bridge-admin")
+    fast = {
+        "router_mirror_poll_ms": 500,
+        "router_mirror_retry_s": 0.3,
+        "router_bridge_admin_topic": admin_topic,
+    }
+    caplog.set_level(logging.INFO, "netplatform.router")
+    with (
+        live_router("embedded", tmp_path / "edge") as edge,
+        live_router(engine, tmp_path / "central", **fast) as central,
+        edge.client() as at_edge,
+        central.client() as at_central,
+    ):
+        wait_until(lambda: at_central.get(f"/topics/{admin_topic}").status_code == 200)  # made by the router
+        copied, ignored = topic_name("copied"), topic_name("ignored")
+        for name in (copied, ignored):
+            for client in (at_edge, at_central):
+                assert client.post("/topics/create", json={"topicName": name}).status_code == 200
+        assert at_edge.put(f"/topics/{copied}/consumers/carol").status_code == 200  # admin still reads
+        publish(at_edge, copied, [f"early {i}" for i in range(30)])
+        publish(at_edge, ignored, ["not whitelisted"])
+        # Down first: an agent whose source answers nothing retries, and the router carries on.
+        post_admin(at_central, admin_topic, "garbage", whitelist("nobody", copied))
+        post_admin(at_central, admin_topic, create("E-To-C", f"http://127.0.0.1:{free_port()}"))
+        post_admin(at_central, admin_topic, whitelist("E-To-C", copied))
+        wait_until(lambda: any("failed (retrying" in record.getMessage() for record in caplog.records))
+        post_admin(at_central, admin_topic, create("E-To-C", edge.url))
+        publish(at_edge, copied, [f"late {i}" for i in range(1200)])  # more than one copy batch
+        expected = [*(f"early {i}" for i in range(30)), *(f"late {i}" for i in range(1200))]
+        assert collect(at_central, copied, len(expected)) == expected
+        assert drain(at_central, ignored, "check") == []
+        with edge.client(CAROL) as carol:  # reading consumed nothing at the edge
+            assert drain(carol, copied, "edge-group") == expected
+    messages = [record.getMessage() for record in caplog.records]
+    assert any("ignored admin message" in message for message in messages)
+    assert any("unknown agent" in message for message in messages)
+
+
+def test_whitelist_updates_add_and_remove_topics(tmp_path: Path) -> None:
+    admin_topic = topic_name("bridge-admin")
+    fast = {
+        "router_mirror_poll_ms": 300,
+        "router_mirror_retry_s": 0.3,
+        "router_bridge_admin_topic": admin_topic,
+    }
+    with (
+        live_router("embedded", tmp_path / "edge") as edge,
+        live_router("embedded", tmp_path / "central", **fast) as central,
+        edge.client() as at_edge,
+        central.client() as at_central,
+    ):
+        wait_until(lambda: at_central.get(f"/topics/{admin_topic}").status_code == 200)
+        one, two = topic_name("one"), topic_name("two")
+        for name in (one, two):
+            for client in (at_edge, at_central):
+                assert client.post("/topics/create", json={"topicName": name}).status_code == 200
+        name = f"E-To-C-{uuid.uuid4().hex[:6]}"
+        post_admin(at_central, admin_topic, create(name, edge.url), whitelist(name, one))
+        publish(at_edge, one, ["1a"])
+        publish(at_edge, two, ["2a"])
+        assert collect(at_central, one, 1) == ["1a"]
+        post_admin(at_central, admin_topic, whitelist(name, two))
+        assert collect(at_central, two, 1) == ["2a"]
+        publish(at_edge, one, ["1b"])
+        time.sleep(1.5)
+        assert drain(at_central, one, "check") == []  # no longer copied

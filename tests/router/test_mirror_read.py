@@ -1,0 +1,61 @@
+"""The internal read route of mirror agents: sequence numbers, nothing consumed, the reader ACL."""
+
+from __future__ import annotations
+
+import time
+
+import httpx
+
+from .conftest import ADMIN, ALICE, BOB, CAROL, Router, topic_name
+from .support import drain, publish, router_error
+
+
+def read(client: httpx.Client, topic: str, **params: int) -> list[dict[str, object]]:
+    response = client.get(f"/internal/mirror/{topic}", params=params)
+    assert response.status_code == 200, response.text
+    body: list[dict[str, object]] = response.json()
+    return body
+
+
+def test_read_answers_sequence_numbers_and_consumes_nothing(router: Router) -> None:
+    name = router.create_topic()
+    with router.client() as client:
+        publish(client, name, ["a", "b", "c", "d"])
+        first = read(client, name, after=0, limit=2)
+        assert [item["message"] for item in first] == ["a", "b"]
+        assert all(set(item) == {"seq", "message"} and isinstance(item["seq"], int) for item in first)
+        last = first[-1]["seq"]
+        assert isinstance(last, int)
+        rest = read(client, name, after=last, timeout=1000)
+        assert [item["message"] for item in rest] == ["c", "d"]
+        assert read(client, name) == first + rest  # after=0 by default: all again
+        assert drain(client, name, "g") == ["a", "b", "c", "d"]  # no group lost anything
+        assert read(client, name, after=0, limit=1) == first[:1]
+
+
+def test_read_long_polls_after_the_last(router: Router) -> None:
+    name = router.create_topic()
+    with router.client() as client:
+        publish(client, name, ["only"])
+        (item,) = read(client, name)
+        started = time.monotonic()
+        assert read(client, name, after=int(str(item["seq"])), timeout=500) == []
+        assert 0.4 <= time.monotonic() - started < 5
+
+
+def test_read_needs_credentials_and_the_reader_acl(router: Router) -> None:
+    name = router.create_topic(owner=ALICE)
+    with router.client(ALICE) as alice:
+        publish(alice, name, ["secret"])
+        assert alice.put(f"/topics/{name}/consumers/subscribers").status_code == 200
+    with router.client(CAROL) as carol:  # holds the role subscribers
+        assert [item["message"] for item in read(carol, name)] == ["secret"]
+    with router.client(ADMIN) as admin:  # a router administrator, as mirror agents read
+        assert [item["message"] for item in read(admin, name)] == ["secret"]
+    with router.client(BOB) as bob:
+        router_error(bob.get(f"/internal/mirror/{name}"), 403)
+        router_error(bob.get(f"/internal/mirror/{topic_name()}"), 404)
+        for params in ({"after": -1}, {"limit": 0}, {"timeout": 60_001}, {"after": "x"}):
+            router_error(bob.get(f"/internal/mirror/{name}", params=params), 400)
+    with router.client(None) as anonymous:
+        router_error(anonymous.get(f"/internal/mirror/{name}"), 401)

@@ -1,0 +1,146 @@
+"""Generation counters and the answers cached under them, on SQLite and PostgreSQL.
+
+Two :class:`Database` objects on one URL stand for two instances (each its own engine and its own
+cache); a write through either must be in the next answer of both.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import pytest
+from sqlalchemy import Column, Integer, MetaData, String, Table, delete, func, insert, select
+from sqlalchemy.orm import Session
+
+from netplatform.settings import Settings
+from netplatform.store.db import Database, database_for, new_metadata
+from netplatform.store.generations import GenerationCache, bump, current, generations_table
+from netplatform.store.retry import write_with_retry
+
+SCOPE = "items"
+
+
+@dataclass
+class Instance:
+    """One 'instance': its own Database (engine) and its own cache of the item names."""
+
+    db: Database
+    cache: GenerationCache[tuple[str, ...]]
+    computed: int = 0
+
+    def names(self) -> tuple[str, ...]:
+        def compute(session: Session) -> tuple[str, ...]:
+            self.computed += 1
+            return tuple(session.execute(select(ITEMS.c.name).order_by(ITEMS.c.name)).scalars())
+
+        return self.cache.get("names", compute)
+
+
+METADATA: MetaData = new_metadata()
+GENERATIONS = generations_table("test_generations", METADATA)
+ITEMS = Table("test_items", METADATA, Column("id", Integer, primary_key=True), Column("name", String(40)))
+
+
+def add(db: Database, name: str) -> None:
+    """A write of the scope: the data and the generation in one transaction."""
+
+    def work(session: Session) -> None:
+        session.execute(insert(ITEMS).values(name=name))
+        bump(session, GENERATIONS, SCOPE)
+
+    write_with_retry(db, work)
+
+
+@pytest.fixture
+def instances(settings: Settings) -> Iterator[tuple[Instance, Instance]]:
+    first = database_for(settings)
+    METADATA.create_all(first.engine)
+    second = Database(first.url)
+    yield (
+        Instance(first, GenerationCache(first, GENERATIONS, SCOPE)),
+        Instance(second, GenerationCache(second, GENERATIONS, SCOPE)),
+    )
+    second.dispose()
+    METADATA.drop_all(first.engine)
+
+
+def test_a_scope_starts_at_zero_and_each_committed_write_moves_it_on(
+    instances: tuple[Instance, Instance],
+) -> None:
+    db = instances[0].db
+    with db.read() as session:
+        assert current(session, GENERATIONS, SCOPE) == 0
+    add(db, "a")
+    add(db, "b")
+    with db.read() as session:
+        assert current(session, GENERATIONS, SCOPE) == 2
+        assert current(session, GENERATIONS, "other") == 0
+    with pytest.raises(RuntimeError), db.write() as session:
+        bump(session, GENERATIONS, SCOPE)
+        raise RuntimeError("rolled back")
+    with db.read() as session:
+        assert current(session, GENERATIONS, SCOPE) == 2
+
+
+def test_an_answer_is_computed_once_per_generation(instances: tuple[Instance, Instance]) -> None:
+    one, _ = instances
+    add(one.db, "a")
+    assert one.names() == ("a",)
+    assert one.names() == ("a",)
+    assert (one.computed, one.cache.hits, one.cache.misses) == (1, 1, 1)
+    add(one.db, "b")
+    assert one.names() == ("a", "b")
+    assert one.computed == 2
+
+
+def test_a_write_through_another_instance_is_in_the_next_answer(instances: tuple[Instance, Instance]) -> None:
+    one, other = instances
+    add(one.db, "a")
+    assert one.names() == other.names() == ("a",)
+    add(other.db, "b")
+    assert one.names() == ("a", "b")
+    with other.db.write() as session:
+        session.execute(delete(ITEMS).where(ITEMS.c.name == "a"))
+        bump(session, GENERATIONS, SCOPE)
+    assert one.names() == other.names() == ("b",)
+
+
+def test_a_write_committed_while_an_answer_is_computed_is_in_the_next_answer(
+    instances: tuple[Instance, Instance],
+) -> None:
+    """The answer computed meanwhile is cached under the generation read before the data, so the
+    write's generation (newer) never serves it, whichever snapshot the computation saw."""
+    one, other = instances
+    add(one.db, "a")
+
+    def compute(session: Session) -> int:
+        add(other.db, "b")  # commits while this read transaction is open
+        return int(session.execute(select(func.count()).select_from(ITEMS)).scalar_one())
+
+    assert one.cache.get("count", compute) in (1, 2)
+    misses = one.cache.misses
+    assert one.cache.get("count", lambda session: -1) == -1  # recomputed: the generation moved on
+    assert one.cache.misses == misses + 1
+    assert one.names() == ("a", "b")
+
+
+def test_a_failed_computation_caches_nothing(instances: tuple[Instance, Instance]) -> None:
+    one, _ = instances
+
+    def failing(session: Session) -> tuple[str, ...]:
+        raise LookupError("not found")
+
+    with pytest.raises(LookupError):
+        one.cache.get("names", failing)
+    assert one.names() == ()
+    assert one.computed == 1
+
+
+def test_the_cache_keeps_at_most_max_entries(instances: tuple[Instance, Instance]) -> None:
+    one, _ = instances
+    cache: GenerationCache[int] = GenerationCache(one.db, GENERATIONS, SCOPE, max_entries=2)
+    for key in (1, 2, 3):
+        assert cache.get(key, lambda session, key=key: key) == key
+    assert cache.get(3, lambda session: -1) == 3  # kept
+    assert cache.get(1, lambda session: -1) == -1  # the oldest went first
