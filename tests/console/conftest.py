@@ -28,6 +28,11 @@ SERVED = ("policy", "configtree", "blueprints", "bus", "router", "distribution")
 USERS = "admin:admin,operator:op-secret"
 ADMIN = ("admin", "admin")
 SHOTS = Path(__file__).resolve().parents[2] / "docs" / "console"
+# What a person waits for on a loaded 2-core machine (a publish that enriches a CBA, an overview
+# asking every service): Playwright's 5 s default for assertions is too short there, and a test
+# that fails only under load tells nothing. Actions already get the page's 15 s (below).
+WAIT_MS = 15_000
+expect.set_options(timeout=WAIT_MS)
 CHROMIUM_ARGS = [
     "--headless",
     "--no-sandbox",
@@ -135,7 +140,7 @@ def page(browser: Any, console: str) -> Iterator[Any]:
     """A fresh browser context at 1280 px, signed in as admin."""
     context = browser.new_context(viewport={"width": 1280, "height": 900}, base_url=console)
     page = context.new_page()
-    page.set_default_timeout(15_000)
+    page.set_default_timeout(WAIT_MS)
     sign_in(page, "/")
     # Signed in once the overview is there: a test's first key press must not race the page load.
     expect(page.get_by_role("button", name="Sign out")).to_be_visible()
@@ -213,6 +218,16 @@ def assert_readable(page: Any) -> None:
     """Every text of the page meets WCAG AA contrast against what is behind it."""
     low = page.evaluate(LOW_CONTRAST)
     assert not low, f"{page.url}: low contrast: {low[:8]}"
+
+
+def assert_labelled(page: Any) -> None:
+    """Every input, select and text area of the page is named by a label (not a placeholder)."""
+    fields = page.locator("main input:not([type=hidden]), main select, main textarea")
+    expect(fields.first).to_be_attached()
+    for index in range(fields.count()):
+        field = fields.nth(index)
+        labels = field.evaluate("element => [...element.labels].map(label => label.textContent.trim())")
+        assert labels and all(labels), f"{page.url}: field {field.get_attribute('name')} has no label"
 
 
 def shoot(page: Any, name: str) -> None:

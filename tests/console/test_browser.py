@@ -8,7 +8,7 @@ from typing import Any
 import httpx
 from playwright.sync_api import expect
 
-from .conftest import PHONE, assert_fits_phone, shoot, sign_in
+from .conftest import PHONE, assert_fits_phone, assert_labelled, shoot, sign_in
 
 TYPE_YAML = """\
 tosca_definitions_version: tosca_simple_yaml_1_1_0
@@ -114,7 +114,7 @@ def test_create_a_policy_from_json_then_views(page: Any, policy_api: httpx.Clien
 
     page.get_by_role("link", name="console.policies.Throttle 1.0.0").click()
     page.get_by_role("link", name="throttle.edge").click()
-    assert page.url == policy_page, "the type's page links to its policy"
+    expect(page, "the type's page links to its policy").to_have_url(policy_page)
     page.get_by_role("link", name="YAML").click()
     expect(page.get_by_label("YAML document")).to_contain_text("type: console.policies.Throttle")
     page.get_by_role("link", name="JSON").click()
@@ -188,8 +188,12 @@ def test_every_view_fits_a_phone_and_its_navigation_works(browser: Any, console:
             "Bus": "Bus",
             "Message router": "Message router",
         }
+        expect(page.get_by_role("heading", level=1)).to_have_text("Overview")
         for link, heading in views.items():
-            page.get_by_role("navigation", name="Main").get_by_role("link", name=link, exact=True).tap()
+            # Tapping the page's own link (Overview first) reloads it: wait for the new page, so
+            # that what follows does not look at the old one while it goes away.
+            with page.expect_navigation():
+                page.get_by_role("navigation", name="Main").get_by_role("link", name=link, exact=True).tap()
             expect(page.get_by_role("link", name=link, exact=True)).to_have_attribute("aria-current", "page")
             if heading:
                 expect(page.get_by_role("heading", level=1)).to_have_text(heading)
@@ -233,16 +237,63 @@ def keyboard_from_the_top(page: Any) -> None:
     Tab then went nowhere, CI run of stop 20): an activated tab always has it.
     """
     page.bring_to_front()
-    assert page.evaluate("document.hasFocus()")
+    page.wait_for_function("document.hasFocus()")
 
 
 def test_every_form_field_has_a_label(page: Any) -> None:
     """Inputs, selects and text areas of each form page are named by a label (not a placeholder)."""
     for path in ("/policy/new?kind=type", "/blueprints/upload", "/blueprints"):
         page.goto(path)
-        fields = page.locator("input:not([type=hidden]), select, textarea")
-        assert fields.count() > 0, path
-        for index in range(fields.count()):
-            field = fields.nth(index)
-            labels = field.evaluate("element => [...element.labels].map(label => label.textContent.trim())")
-            assert labels and all(labels), f"{path}: field {field.get_attribute('name')} has no label"
+        assert_labelled(page)
+
+
+REQUESTS_OF_POLICY = "document.querySelector('#service-policy [data-figure=requests]').textContent"
+
+
+def test_the_overview_refreshes_itself_in_place_when_asked(
+    page: Any, console: str, platform: dict[str, str]
+) -> None:
+    """Opt-in (?refresh=<s> or the checkbox): the figures change without a reload, and the refresh
+    stops, saying why, once the session ends."""
+    page.goto("/?refresh=2")
+    toggle = page.get_by_label("Refresh every 2 s")
+    expect(toggle).to_be_checked()
+    page.evaluate("window.sameDocument = true")
+    before = int(page.evaluate(REQUESTS_OF_POLICY))
+    assert httpx.get(f"{platform['policy']}/health", timeout=10).status_code == 200
+    page.wait_for_function(f"n => Number({REQUESTS_OF_POLICY}) > n", arg=before)
+    assert page.evaluate("window.sameDocument === true"), "refreshed in place, not reloaded"
+    expect(page.locator("#refreshed")).to_have_text(re.compile(r"^Read at \d\d:\d\d:\d\d UTC\.$"))
+
+    toggle.uncheck()
+    expect(page).to_have_url(f"{console}/")  # the state is in the URL: off
+    page.reload()
+    expect(page.get_by_label("Refresh every 30 s")).not_to_be_checked()
+    page.get_by_label("Refresh every 30 s").check()
+    expect(page).to_have_url(f"{console}/?refresh=30")
+
+    page.goto("/?refresh=2")
+    other = page.context.new_page()
+    other.goto("/policy")
+    other.get_by_role("button", name="Sign out").click()
+    expect(other.get_by_role("heading", name="Sign in")).to_be_visible()
+    expect(page.locator("#refreshed")).to_have_text("Signed out: refresh stopped.")
+    expect(page.get_by_label("Refresh every 2 s")).not_to_be_checked()
+
+
+def test_without_javascript_the_overview_is_read_and_refreshed_by_a_link(browser: Any, console: str) -> None:
+    context = browser.new_context(
+        viewport={"width": 1280, "height": 900}, base_url=console, java_script_enabled=False
+    )
+    page = context.new_page()
+    try:
+        sign_in(page, "/?refresh=5")
+        expect(page.get_by_role("heading", name="Overview")).to_be_visible()
+        expect(page.locator("#service-policy .badge")).to_have_text("UP")
+        expect(page.get_by_role("link", name="Refresh now")).to_have_attribute("href", "/?refresh=5")
+        expect(page.get_by_role("checkbox")).to_have_count(0)  # the script adds it
+        page.get_by_role("link", name="Refresh now").click()
+        expect(page.locator("#refreshed")).to_have_text(re.compile(r"^Read at "))
+        expect(page).to_have_url(f"{console}/?refresh=5")
+    finally:
+        context.close()

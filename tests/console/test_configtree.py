@@ -10,7 +10,7 @@ import httpx
 import pytest
 from playwright.sync_api import expect
 
-from .conftest import ADMIN, assert_fits_phone, shoot
+from .conftest import ADMIN, assert_fits_phone, assert_labelled, shoot
 
 ROOT = "/config/GENERIC-RESOURCE-API:brg-allotted-resources/"
 ENTRY = ROOT + "GENERIC-RESOURCE-API:brg-allotted-resource/ar-7/"
@@ -64,11 +64,12 @@ def test_edit_with_an_enum_and_see_the_apis_error_next_to_the_field(
     page.goto(ENTRY + "GENERIC-RESOURCE-API:allotted-resource-status/")
     page.get_by_role("link", name="Edit").click()
     status = page.get_by_label("request-status")
-    options = status.locator("option").all_inner_texts()
-    assert options == ["— none —", "synccomplete", "asynccomplete", "notifycomplete"], (
-        "the YANG enum, in order"
+    # The YANG enum, in order (an assertion that waits for the form, unlike reading the options).
+    expect(status.locator("option")).to_have_text(
+        ["— none —", "synccomplete", "asynccomplete", "notifycomplete"]
     )
     expect(status).to_have_value("synccomplete")
+    assert_labelled(page)
     status.select_option("notifycomplete")
     page.get_by_label("response-message").fill("done by the console")
     page.get_by_role("button", name="Save").click()

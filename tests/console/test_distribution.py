@@ -16,7 +16,7 @@ import pytest
 from playwright.sync_api import expect
 
 from ..support.receiver import Receiver
-from .conftest import ADMIN, SHOTS, assert_fits_phone, shoot
+from .conftest import ADMIN, SHOTS, assert_fits_phone, assert_labelled, shoot
 from .test_sessions import signed_in
 
 SUBS = ("ok", "bad")  # the sink answers 204 under /ok/ and 404 (not retryable) elsewhere
@@ -93,12 +93,13 @@ def test_subscriptions_come_from_the_distribution_service(
 
 
 def test_feeds_subscriptions_publish_and_the_timeline(
-    page: Any, feed: dict[str, Any], sink: Receiver, tmp_path: Path
+    page: Any, platform: dict[str, str], feed: dict[str, Any], sink: Receiver, tmp_path: Path
 ) -> None:
     page.get_by_role("link", name="Distribution").click()
     page.get_by_role("link", name="pm-counters 1.0").click()
     expect(page.get_by_role("heading", level=1)).to_contain_text("pm-counters")
     expect(page.locator("#subscriptions").get_by_role("row").filter(has_text="/ok")).to_contain_text("rxok")
+    assert_labelled(page)
     upload = tmp_path / "counters.csv"
     upload.write_text("cell,count\nA,7\n")
     page.get_by_label("File", exact=True).set_input_files(str(upload))
@@ -108,6 +109,10 @@ def test_feeds_subscriptions_publish_and_the_timeline(
     delivered = sink.wait_for(2, predicate=lambda request: request.path.endswith("/counters-0800.csv"))
     assert {request.path for request in delivered} == {"/ok/counters-0800.csv", "/bad/counters-0800.csv"}
     assert delivered[0].body == b"cell,count\nA,7\n"
+    # The endpoint has the file before the service has logged its answer: wait for both records,
+    # as a person would look again, before asking for the timeline.
+    for sub in feed["subs"]:
+        wait_for_delivery_record(platform, str(sub["subId"]), "counters-0800.csv")
     expect(page.locator("#records .record-pub")).to_have_count(1)
     page.get_by_label("Record type").select_option("delivery")
     page.get_by_role("button", name="Filter").click()
@@ -141,6 +146,15 @@ def test_feeds_subscriptions_publish_and_the_timeline(
     expect(page.locator("#outcome-totals")).to_contain_text("failed: 1")
     shoot(page, "distribution-subscription")
     assert_fits_phone(page)
+    # A 404 is not retried: the service ends the file with an expiry record, found by its reason.
+    page.get_by_label("Record type").select_option("expiry")
+    page.get_by_label("Expiry reason").select_option("notRetryable")
+    page.get_by_role("button", name="Filter").click()
+    expect(page).to_have_url(re.compile(r"[?&]expiryReason=notRetryable"))
+    expired = page.locator("#records .record-exp")
+    expect(expired).to_have_count(1)
+    expect(expired).to_contain_text("notRetryable after 1 attempts")
+    expect(page.locator("#records .record-del")).to_have_count(0)
 
 
 def test_a_refused_publish_shows_the_apis_answer(page: Any, feed: dict[str, Any], tmp_path: Path) -> None:
@@ -208,9 +222,10 @@ def failing_feed(platform: dict[str, str], feed: dict[str, Any], sink: Receiver)
 
 
 def test_the_overview_lists_recent_delivery_failures_with_a_link_to_the_log(
-    page: Any, failing_feed: dict[str, Any]
+    page: Any, platform: dict[str, str], failing_feed: dict[str, Any]
 ) -> None:
     feed_id, sub_id = str(failing_feed["feedId"]), str(failing_feed["subs"][0]["subId"])
+    wait_for_refusal_counted(platform)
     page.goto("/")
     section = page.get_by_role("region", name="Recent delivery failures")
     row = section.get_by_role("row").filter(has_text="alarm-dump.txt")
@@ -224,6 +239,11 @@ def test_the_overview_lists_recent_delivery_failures_with_a_link_to_the_log(
     ).to_be_visible()
     expect(section.locator("#failures caption")).to_contain_text("Failed deliveries:")
     section.screenshot(path=str(SHOTS / "overview-failures.png"))
+    # The distribution card: its delivery queue (the 404 was not retried: nothing waits for it) and
+    # the attempts by outcome, the refusal among them.
+    card = page.locator("#service-distribution")
+    expect(card.locator('[data-figure="queue"]')).to_have_text(re.compile(r"^\d+$"))
+    expect(card.locator('[data-figure="deliveries-refused"]')).to_have_text(re.compile(r"^[1-9]\d*$"))
     assert_fits_phone(page)
     row.get_by_role("link", name=f"Log of subscription {sub_id}").click()
     expect(page.get_by_role("heading", name=f"Log timeline of subscription {sub_id}")).to_be_visible()
@@ -233,16 +253,25 @@ def test_the_overview_lists_recent_delivery_failures_with_a_link_to_the_log(
     expect(records).to_contain_text("/refusing/alarm-dump.txt")
 
 
-def wait_for_delivery_record(platform: dict[str, str], sub_id: str) -> None:
+def wait_for_delivery_record(platform: dict[str, str], sub_id: str, filename: str | None = None) -> None:
     """The log record is written once the endpoint's answer is back at the service."""
+    params = {"type": "del", **({"filename": filename} if filename else {})}
     for _ in range(300):
-        log = httpx.get(
-            f"{platform['distribution']}/sublog/{sub_id}", params={"type": "del"}, auth=ADMIN, timeout=10
-        )
+        log = httpx.get(f"{platform['distribution']}/sublog/{sub_id}", params=params, auth=ADMIN, timeout=10)
         if log.status_code == 200 and log.json():
             return
         time.sleep(0.1)
     raise AssertionError(f"no delivery record for subscription {sub_id}")
+
+
+def wait_for_refusal_counted(platform: dict[str, str]) -> None:
+    """The service counts an attempt in its /metrics just after logging it."""
+    for _ in range(300):
+        metrics = httpx.get(f"{platform['distribution']}/metrics", auth=ADMIN, timeout=10)
+        if re.search(r'^distribution_delivery_attempts_total\{outcome="refused"\} [1-9]', metrics.text, re.M):
+            return
+        time.sleep(0.1)
+    raise AssertionError("no refused delivery counted in the distribution service's /metrics")
 
 
 @pytest.fixture(scope="module")
@@ -296,6 +325,33 @@ def test_a_failure_on_a_feed_the_bus_does_not_know_links_to_its_log(
         page.locator("#subscriptions").get_by_role("row").filter(has_text="/direct-refusing")
     ).to_contain_text("rxdump")
     expect(page.locator("#records .record-del")).to_contain_text("status 404")
-    expect(page.get_by_role("region", name="Publish a file")).to_contain_text(
-        "The bus does not know this feed"
+    # Publishing there: as one of the feed's endpoint ids (the bus has no publisher for it).
+    publish = page.get_by_role("region", name="Publish a file")
+    expect(publish.get_by_label("As publisher (the feed's endpoint ids)")).to_have_value("dumper")
+    publish.get_by_label("File", exact=True).set_input_files(
+        {"name": "second.dump", "mimeType": "application/octet-stream", "buffer": b"\x00again"}
     )
+    publish.get_by_role("button", name="Publish").click()
+    expect(page.get_by_role("status")).to_contain_text("Published: publish id")
+    expect(page.locator("#records .record-pub").filter(has_text="second.dump")).to_have_count(1)
+    assert "dump-pw" not in page.content(), "the endpoint's password stays on the server"
+
+
+def test_the_feed_list_has_the_feeds_the_bus_does_not_know(
+    page: Any, feed: dict[str, Any], direct_feed: dict[str, str]
+) -> None:
+    page.goto("/distribution")
+    expect(page.locator("#feeds").get_by_role("link", name="pm-counters 1.0")).to_be_visible()
+    direct = page.locator("#direct-feeds")
+    expect(direct.get_by_role("link", name="pm-counters 1.0")).to_have_count(0)  # the bus's, listed above
+    row = direct.get_by_role("row").filter(has_text="direct-dumps 3.1")
+    expect(row).to_contain_text(direct_feed["feedId"])
+    expect(row).to_contain_text("unclassified")
+    expect(row).to_contain_text("live")
+    shoot(page, "distribution-feeds")
+    assert_fits_phone(page)
+    row.get_by_role("link", name="direct-dumps 3.1").click()
+    expect(page.get_by_role("heading", level=1)).to_contain_text("direct-dumps")
+    expect(
+        page.locator("#subscriptions").get_by_role("row").filter(has_text="/direct-refusing")
+    ).to_be_visible()

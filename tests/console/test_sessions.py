@@ -13,6 +13,7 @@ from netplatform.console import create_app
 from netplatform.console.apis import base_urls
 from netplatform.settings import Settings
 
+from ..blueprints.conftest import named, unenriched_files
 from ..support.servers import LiveServer, ServeProcess, free_port
 from .conftest import console_settings
 
@@ -235,3 +236,47 @@ def test_netplatform_serve_starts_the_console_and_it_finds_the_services_by_their
             )
     finally:
         process.stop()
+
+
+def form_action(page: httpx.Response) -> str:
+    found = re.search(r'<form method="post" action="([^"]+)"', page.text)
+    assert found, page.text
+    return found.group(1).replace("&amp;", "&")
+
+
+def test_an_upload_without_the_session_token_is_403_and_stores_nothing(
+    anonymous: httpx.Client, platform: dict[str, str]
+) -> None:
+    token = signed_in(anonymous)
+    archive = named(unenriched_files(), "csrf-cba", "1.0.0", "csrf")
+    stored = f"{platform['blueprints']}/api/v1/blueprint-model/by-name/csrf-cba/version/1.0.0"
+    for forged in (None, "wrong"):
+        data = {"action": "save", **({"csrf": forged} if forged else {})}
+        answer = anonymous.post("/blueprints/upload", data=data, files={"file": ("cba.zip", archive)})
+        assert answer.status_code == 403
+        assert httpx.get(stored, auth=("admin", "admin"), timeout=30).status_code == 404
+    # The same form with the session's token stores it: the 403s above were the token's doing.
+    answer = anonymous.post(
+        "/blueprints/upload", data={"action": "save", "csrf": token}, files={"file": ("cba.zip", archive)}
+    )
+    assert answer.status_code == 303, answer.text
+    assert httpx.get(stored, auth=("admin", "admin"), timeout=30).status_code == 200
+
+
+def test_a_config_write_without_the_session_token_is_403_and_writes_nothing(
+    anonymous: httpx.Client, platform: dict[str, str]
+) -> None:
+    token = signed_in(anonymous)
+    root = "/config/GENERIC-RESOURCE-API:brg-allotted-resources/"
+    new = anonymous.get(root + "?form=new&child=GENERIC-RESOURCE-API:brg-allotted-resource")
+    assert new.status_code == 200, new.text
+    action = form_action(new)
+    # The console's paths are the service's RESTCONF paths.
+    entry = f"{platform['configtree']}{root}GENERIC-RESOURCE-API:brg-allotted-resource/ar-csrf/"
+    for forged in (None, "wrong"):
+        data = {"allotted-resource-id": "ar-csrf", **({"csrf": forged} if forged else {})}
+        assert anonymous.post(action, data=data).status_code == 403
+        assert httpx.get(entry, auth=("admin", "admin"), timeout=30).status_code == 404
+    answer = anonymous.post(action, data={"allotted-resource-id": "ar-csrf", "csrf": token})
+    assert answer.status_code == 303, answer.text
+    assert httpx.get(entry, auth=("admin", "admin"), timeout=30).status_code == 200

@@ -1,13 +1,17 @@
-"""Distribution: feeds (listed by the bus controller), a feed's subscriptions, its logs as a
-filterable timeline, and publishing a file with the feed's publisher credentials.
+"""Distribution: feeds (listed by the bus controller, then those made at the distribution
+service directly), a feed's subscriptions, its logs as a filterable timeline, and publishing a
+file with the feed's publisher credentials.
 
-The distribution API lists no feeds, so the list is the bus's ``GET /feeds`` (docs/bus.md); the
-feed's pubs carry the endpoint credentials the publish route needs (docs/distribution.md).
+The distribution API lists only live feeds' URLs, so the list is the bus's ``GET /feeds``
+(docs/bus.md), whose pubs carry the endpoint credentials the publish route needs
+(docs/distribution.md); the live feeds the bus does not know are read one by one after it.
 """
 
 from __future__ import annotations
 
 import asyncio
+from dataclasses import dataclass
+from dataclasses import field as dataclass_field
 from datetime import datetime
 from typing import Any
 from urllib.parse import quote, urlencode
@@ -16,7 +20,7 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import RedirectResponse, Response
 from starlette.datastructures import UploadFile
 
-from ..apis import ApiError
+from ..apis import ApiError, Unreachable
 from ..deliverychart import delivery_chart
 from ..sessions import Session
 from ..web import apis, checked_form, current_session, field, render
@@ -27,6 +31,8 @@ router = APIRouter()
 LOG_FILTERS = ("type", "statusCode", "expiryReason", "publishId", "filename")
 TYPES = {"pub": "publish", "del": "delivery", "exp": "expiry", "fwd": "forward"}
 EXPIRY_REASONS = ("notRetryable", "retriesExhausted", "diskFull", "other")
+# Feeds the bus does not know are read one by one (GET /feed/{id}): the newest this many.
+MAX_DIRECT = 50
 
 
 def seg(value: str) -> str:
@@ -42,12 +48,50 @@ async def dist_get(request: Request, session: Session, path: str) -> Any:
     return response.json()
 
 
+@dataclass
+class DirectFeeds:
+    """Live feeds of the distribution service that the bus's list does not have."""
+
+    feeds: list[dict[str, Any]] = dataclass_field(default_factory=list)  # newest first
+    total: int = 0  # how many the bus does not know (more than shown beyond MAX_DIRECT)
+    error: str = ""
+
+
 @router.get("/distribution")
 async def feeds(request: Request, session: Session = Depends(current_session)) -> Response:
     listing = await bus_get(request, session, "/feeds")
     if isinstance(listing, ApiError):
         return render(request, "api_error.html", {"title": "Distribution", "error": listing}, 502)
-    return render(request, "distribution/feeds.html", {"title": "Distribution", "feeds": listing})
+    known = {str(feed.get("feedId")) for feed in listing if isinstance(feed, dict)}
+    direct = await direct_feeds(request, session, known)
+    context = {"title": "Distribution", "feeds": listing, "direct": direct}
+    return render(request, "distribution/feeds.html", context)
+
+
+async def direct_feeds(request: Request, session: Session, known: set[str]) -> DirectFeeds:
+    """The distribution service's live feeds (``GET /``, URLs oldest first) not in the bus's list,
+    with their names; the bus's list stands alone when the service does not answer."""
+    try:
+        listed = await dist_get(request, session, "/")
+    except Unreachable as error:
+        return DirectFeeds(error=f"distribution did not answer: {error.reason}")
+    if isinstance(listed, ApiError):
+        return DirectFeeds(error=f"distribution answered {listed.status} to GET /: {listed.message}")
+    ids = [str(url).rstrip("/").rsplit("/", 1)[-1] for url in listed] if isinstance(listed, list) else []
+    unknown = [feed_id for feed_id in ids if feed_id not in known]
+    newest = list(reversed(unknown[-MAX_DIRECT:]))
+    try:
+        details = await asyncio.gather(*(dist_get(request, session, "/feed/" + seg(one)) for one in newest))
+    except Unreachable as error:
+        return DirectFeeds(error=f"distribution did not answer: {error.reason}")
+    rows = [
+        {
+            **from_distribution(feed_id, detail if isinstance(detail, dict) else {}),
+            "readable": isinstance(detail, dict),
+        }
+        for feed_id, detail in zip(newest, details, strict=True)
+    ]
+    return DirectFeeds(rows, len(unknown))
 
 
 def time_param(value: str) -> str:
@@ -109,23 +153,38 @@ async def feed_page(request: Request, feed_id: str, session: Session = Depends(c
 
 
 def from_distribution(feed_id: str, feed: dict[str, Any]) -> dict[str, Any]:
-    """A feed the bus does not know, in the bus's field names the page shows; no publishers (the
-    console publishes only as a bus feed's publisher)."""
+    """A feed the bus does not know, in the bus's field names the page shows; its publishers are
+    the feed's endpoint ids (id and password: the credentials the publish route takes)."""
     authorization = feed.get("authorization") or {}
+    if not isinstance(authorization, dict):
+        authorization = {}
+    endpoints = [e for e in authorization.get("endpoint_ids") or [] if isinstance(e, dict) and e.get("id")]
     return {
         "feedId": feed_id,
         "feedName": feed.get("name", ""),
         "feedVersion": feed.get("version", ""),
         "feedDescription": feed.get("description", ""),
         "owner": feed.get("publisher", ""),
-        "asprClassification": authorization.get("classification", "")
-        if isinstance(authorization, dict)
-        else "",
+        "asprClassification": authorization.get("classification", ""),
         "publishURL": (feed.get("links") or {}).get("publish", ""),
         "suspended": bool(feed.get("suspend")),
-        "pubs": [],
+        "pubs": [
+            {"pubId": str(e["id"]), "username": str(e["id"]), "userpwd": str(e.get("password") or "")}
+            for e in endpoints
+        ],
         "subs": [],
     }
+
+
+async def feed_of(request: Request, session: Session, feed_id: str) -> dict[str, Any] | ApiError:
+    """The bus's feed, or the distribution service's in the bus's names when the bus has none."""
+    bus_feed, dist_feed = await asyncio.gather(
+        bus_get(request, session, "/feeds/" + seg(feed_id)),
+        dist_get(request, session, "/feed/" + seg(feed_id)),
+    )
+    if isinstance(bus_feed, ApiError) and bus_feed.status == 404 and isinstance(dist_feed, dict):
+        return from_distribution(feed_id, dist_feed)
+    return bus_feed if isinstance(bus_feed, (dict, ApiError)) else ApiError(502, "not a feed", [])
 
 
 async def subscription_ids(
@@ -141,12 +200,14 @@ async def subscription_ids(
 
 @router.post("/distribution/feeds/{feed_id}/publish")
 async def publish(request: Request, feed_id: str, session: Session = Depends(current_session)) -> Response:
-    """PUT the file to the distribution service as the chosen publisher of the feed (its bus pub)."""
+    """PUT the file to the distribution service as the chosen publisher of the feed: a bus pub, or
+    one of the endpoint ids of a feed the bus does not know."""
     form = await checked_form(request, session)
-    bus_feed = await bus_get(request, session, "/feeds/" + seg(feed_id))
-    if isinstance(bus_feed, ApiError):
-        return render(request, "api_error.html", {"title": f"Feed {feed_id}", "error": bus_feed}, 502)
-    pubs = {str(pub.get("pubId")): pub for pub in bus_feed.get("pubs") or []}
+    feed = await feed_of(request, session, feed_id)
+    if isinstance(feed, ApiError):
+        status = 404 if feed.status == 404 else 502
+        return render(request, "api_error.html", {"title": f"Feed {feed_id}", "error": feed}, status)
+    pubs = {str(pub.get("pubId")): pub for pub in feed.get("pubs") or []}
     pub = pubs.get(field(form, "pub"))
     upload = form.get("file")
     if pub is None or not isinstance(upload, UploadFile):

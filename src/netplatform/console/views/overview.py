@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass
+from datetime import UTC, datetime
 
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import Response
@@ -50,9 +51,25 @@ async def _state(client: Apis, rates: RateTracker, name: str, session: Session) 
     return ServiceState(name, url, status, detail, summary, bar_chart(summary.by_class), rate, chart)
 
 
+# The overview's own refresh (static/console.js, opt-in): ?refresh=<seconds> within these bounds.
+REFRESH_DEFAULT_S = 30
+REFRESH_BOUNDS_S = (2, 3600)
+
+
+def refresh_seconds(value: str | None) -> int:
+    """The ``refresh`` query parameter as seconds, 0 (off) when absent or not a number in bounds."""
+    try:
+        seconds = int(value or "0")
+    except ValueError:
+        return 0
+    low, high = REFRESH_BOUNDS_S
+    return seconds if low <= seconds <= high else 0
+
+
 @router.get("/")
 async def overview(request: Request, session: Session = Depends(current_session)) -> Response:
     client, rates = apis(request), rate_tracker(request)
+    refresh_s = refresh_seconds(request.query_params.get("refresh"))
     failures, *states = await asyncio.gather(
         recent_failures(request, session), *(_state(client, rates, name, session) for name in API_SERVICES)
     )
@@ -62,5 +79,9 @@ async def overview(request: Request, session: Session = Depends(current_session)
         "failures": failures,
         "window_hours": int(WINDOW.total_seconds() // 3600),
         "shown": SHOWN,
+        "refresh_s": refresh_s,
+        "default_refresh_s": refresh_s or REFRESH_DEFAULT_S,
+        "self_link": f"/?refresh={refresh_s}" if refresh_s else "/",
+        "read_at": datetime.now(UTC).strftime("%H:%M:%S"),
     }
     return render(request, "overview.html", context)
