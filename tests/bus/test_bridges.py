@@ -37,8 +37,13 @@ def agents(bus: httpx.Client) -> dict[str, list[str]]:
 
 @pytest.fixture
 def router(start_service: ServiceStarter, make_settings: SettingsFactory) -> RunningService:
-    """One router on the bus controller's settings; the clusters reach it under different names."""
-    settings = make_settings(bus_max_topics_per_bridge=2, bus_central_cname="mr.central.cname")
+    """One router on the bus controller's settings; the clusters reach it under different names.
+    It runs mirror agents (from the bus's bridge-admin topic), so the agents it is sent are VALID."""
+    settings = make_settings(
+        bus_max_topics_per_bridge=2,
+        bus_central_cname="mr.central.cname",
+        router_bridge_admin_topic=BUS_SETTINGS["bridgeAdminTopic"],
+    )
     return start_service("router", settings, also_on=ROUTER_ALIASES)
 
 

@@ -17,8 +17,11 @@ import pytest
 from netplatform.router import create_app as create_router
 from netplatform.server import bind_socket
 from netplatform.settings import Settings
+from netplatform.store.db import forget_database
+from netplatform.store.migrate import upgrade
 
-from ..conftest import RunningService, ServiceStarter, SettingsFactory, service_on_fresh_store
+from ..conftest import RunningService, ServiceStarter, SettingsFactory
+from ..support.databases import temporary_database
 from ..support.servers import LiveServer, free_port, http_client
 from .conftest import BUS_SETTINGS, ROUTER_ALIASES, ok, site
 
@@ -229,9 +232,28 @@ def test_a_delete_while_the_router_is_down_is_kept_deleted_and_retried(
 
 @pytest.fixture
 def central_router(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningService]:
-    """The central cluster's router: another router, on a database of its own."""
-    with service_on_fresh_store("router", tmp_path_factory.mktemp("central"), users=USERS) as service:
-        yield service
+    """The central cluster's router: another router, on a database of its own, that runs the
+    mirror agents defined on the bus's bridge-admin topic."""
+    with temporary_database() as url:
+        settings = Settings(
+            data_dir=tmp_path_factory.mktemp("central"),
+            database_url=url,
+            users=USERS,
+            access_log=False,
+            instance_name="central",
+            router_bridge_admin_topic=ADMIN_TOPIC,
+            router_mirror_retry_s=0.3,
+        )
+        upgrade(settings)
+        with LiveServer(create_router(settings)) as server:
+            yield RunningService("router", server.url, settings, server)
+        forget_database(settings)
+
+
+def listed_agents(router_url: str) -> dict[str, Any]:
+    with http_client(router_url) as client:
+        listing: dict[str, Any] = ok(client.get("/internal/mirror-agents"))
+    return listing
 
 
 def admin_messages(router_url: str, group: str) -> list[dict[str, Any]]:
@@ -250,6 +272,11 @@ def test_bridge_messages_go_to_the_target_router(
     assert created["status"] == "VALID"
     agent = "127.0.0.2-To-localhost"
     assert ok(bus.get("/bridge", params={"mmagent": agent, "detail": "true"}))["status"] == "VALID"
+    # VALID because the target router lists the agent running, as it was sent.
+    (running,) = listed_agents(central_router.url)["agents"]
+    assert running["name"] == agent and running["whitelist"] == [FQTN]
+    assert running["source"] == f"http://127.0.0.2:{router.server.port}"
+    assert (running["state"], running["instance"]) == ("running", "central")
 
     create, whitelist = admin_messages(central_router.url, "mm")
     assert create["createMirrorMaker"] == {
@@ -271,6 +298,26 @@ def test_bridge_messages_go_to_the_target_router(
     assert resent[1]["updateWhiteList"]["whitelist"] == FQTN
 
 
+def test_a_target_that_runs_no_agents_leaves_the_bridge_invalid(
+    bus: httpx.Client, router: RunningService
+) -> None:
+    """The bus's own router reads no bridge-admin topic: the messages are accepted there, but
+    no agent runs, and the bridge says so at once (no waiting for what cannot come)."""
+    site(bus, "edge-1", "edge", "127.0.0.2", **cluster_at(router.server.port, "127.0.0.2"))
+    site(bus, "central-1", "central", "localhost", **cluster_at(router.server.port, "localhost"))
+    created = topic_with(bus, pub("alice", "edge-1"), sub("bob", "central-1"))
+    assert created["status"] == "INVALID"
+    assert all(client["status"] == "VALID" for client in created["clients"])
+    agent = ok(bus.get("/bridge", params={"mmagent": "127.0.0.2-To-localhost", "detail": "true"}))
+    assert agent["status"] == "INVALID"
+    assert agent["statusReason"] == (
+        f"the message router at http://localhost:{router.server.port} runs no mirror agents "
+        "(no bridge-admin topic is set on it)"
+    )
+    assert f"mirror agent 127.0.0.2-To-localhost: {agent['statusReason']}" in created["statusReason"]
+    assert len(admin_messages(router.url, "mm")) == 2  # sent all the same
+
+
 @fast_reconcile
 def test_a_bridge_whose_target_is_down_is_invalid_and_retried(
     bus: httpx.Client, router: RunningService, bus_settings: Settings
@@ -282,9 +329,24 @@ def test_a_bridge_whose_target_is_down_is_invalid_and_retried(
     created = topic_with(bus, pub("alice", "edge-1"), sub("bob", "central-1"))
     assert created["status"] == "INVALID"
     assert "mirror agent 127.0.0.2-To-localhost" in created["statusReason"]
-    agent = ok(bus.get("/bridge", params={"mmagent": "127.0.0.2-To-localhost", "detail": "true"}))
-    assert agent["status"] == "INVALID" and "unreachable" in agent["statusReason"]
-    with restartable_router(bus_settings, port):
+    name = "127.0.0.2-To-localhost"
+
+    def agent() -> dict[str, Any]:
+        found: dict[str, Any] = ok(bus.get("/bridge", params={"mmagent": name, "detail": "true"}))
+        return found
+
+    assert agent()["status"] == "INVALID" and "unreachable" in agent()["statusReason"]
+    # Up, but reading another bridge-admin topic: the messages land, no agent runs, still INVALID.
+    elsewhere = bus_settings.model_copy(update={"router_bridge_admin_topic": "org.example.other.admin"})
+    with restartable_router(elsewhere, port):
+        eventually(lambda: "not on bridgeAdminTopic" in agent().get("statusReason", ""))
+        assert agent()["status"] == "INVALID"
+        assert listed_agents(f"http://127.0.0.1:{port}")["agents"] == []
+    runs_agents = bus_settings.model_copy(update={"router_bridge_admin_topic": ADMIN_TOPIC})
+    with restartable_router(runs_agents, port):
         eventually(lambda: ok(bus.get(f"/topics/{FQTN}"))["status"] == "VALID")
+        assert agent()["status"] == "VALID" and "statusReason" not in agent()
         messages = admin_messages(f"http://127.0.0.1:{port}", "mm")
-        assert messages[-1]["updateWhiteList"] == {"name": "127.0.0.2-To-localhost", "whitelist": FQTN}
+        assert messages[-1]["updateWhiteList"] == {"name": name, "whitelist": FQTN}
+        (running,) = listed_agents(f"http://127.0.0.1:{port}")["agents"]
+        assert (running["name"], running["whitelist"], running["state"]) == (name, [FQTN], "running")

@@ -29,7 +29,7 @@ from netplatform.store.migrate import upgrade
 
 from ..support.databases import temporary_database
 from ..support.servers import LiveServer, free_port
-from .conftest import CAROL, Router, delete_every_topic, router_settings, topic_name
+from .conftest import BOB, CAROL, Router, delete_every_topic, router_settings, topic_name
 from .support import drain, publish
 
 ADMIN_TOPIC = "org.example.bus.admin"
@@ -113,6 +113,31 @@ async def test_one_instance_holds_an_agent_at_a_time(settings: Settings) -> None
     assert await first.renew(["A"]) == set()  # first learns it lost A
     await second.release_all()
     assert await first.claim(["A", "B"]) == ["A", "B"]
+
+
+@pytest.mark.anyio
+async def test_statuses_say_which_instance_runs_each_agent(settings: Settings) -> None:
+    upgrade(settings)
+    database = database_for(settings)
+    node_a, node_b = (
+        MirrorAgents(database, "node-a", lease_s=15),
+        MirrorAgents(database, "node-b", lease_s=15),
+    )
+    await node_a.apply(ADMIN_TOPIC, 1, create("B", "http://one:8086"))
+    await node_a.apply(ADMIN_TOPIC, 2, create("A", "http://two:8086"))
+    await node_a.apply(ADMIN_TOPIC, 3, whitelist("A", "t1", "t2"))
+    assert [(s.agent.name, s.instance, s.positions) for s in await node_b.statuses()] == [
+        ("A", None, {}),
+        ("B", None, {}),
+    ]
+    assert await node_a.claim(["A"]) == ["A"]
+    await node_a.advance("A", "t2", 7)
+    (first, second) = await node_b.statuses()  # any instance reads the same
+    assert first.agent == MirrorAgent("A", "http://two:8086", ("t1", "t2"))
+    assert (first.instance, first.running, first.positions) == ("node-a", True, {"t2": 7})
+    assert (second.instance, second.running) == (None, False)
+    await node_a.release(["A"])
+    assert not (await node_b.statuses())[0].running
 
 
 # -- copying between two live routers ------------------------------------------------------------
@@ -221,3 +246,58 @@ def test_whitelist_updates_add_and_remove_topics(tmp_path: Path) -> None:
         publish(at_edge, one, ["1b"])
         time.sleep(1.5)
         assert drain(at_central, one, "check") == []  # no longer copied
+
+
+def listed(client: httpx.Client) -> dict[str, Any]:
+    response = client.get("/internal/mirror-agents")
+    assert response.status_code == 200, response.text
+    body: dict[str, Any] = response.json()
+    return body
+
+
+def test_the_router_lists_the_agents_it_runs(engine: str, tmp_path: Path) -> None:
+    admin_topic = topic_name("bridge-admin")
+    fast = {
+        "router_mirror_poll_ms": 300,
+        "router_mirror_retry_s": 0.3,
+        "router_bridge_admin_topic": admin_topic,
+    }
+    with (
+        live_router("embedded", tmp_path / "edge") as edge,
+        live_router(engine, tmp_path / "central", **fast) as central,
+        edge.client() as at_edge,
+        central.client() as at_central,
+    ):
+        # A router without a bridge-admin topic runs none, whatever is posted anywhere.
+        assert listed(at_edge) == {"adminTopic": None, "agents": []}
+        wait_until(lambda: at_central.get(f"/topics/{admin_topic}").status_code == 200)
+        assert listed(at_central) == {"adminTopic": admin_topic, "agents": []}
+        with central.client(BOB) as bob, central.client(None) as nobody:
+            assert bob.get("/internal/mirror-agents").status_code == 403  # router admins only
+            assert nobody.get("/internal/mirror-agents").status_code == 401
+
+        copied = topic_name("copied")
+        for client in (at_edge, at_central):
+            assert client.post("/topics/create", json={"topicName": copied}).status_code == 200
+        publish(at_edge, copied, ["a", "b", "c"])
+        name = f"E-To-C-{uuid.uuid4().hex[:6]}"
+        post_admin(at_central, admin_topic, create(name, edge.url + "/"))
+        post_admin(at_central, admin_topic, whitelist(name, copied, "not.there"))
+        assert collect(at_central, copied, 3) == ["a", "b", "c"]
+
+        def agent() -> dict[str, Any]:
+            (only,) = listed(at_central)["agents"]
+            assert isinstance(only, dict)
+            return only
+
+        wait_until(lambda: agent()["positions"].get(copied) == 3)
+        assert agent() == {
+            "name": name,
+            "source": edge.url,
+            "whitelist": [copied, "not.there"],
+            "state": "running",
+            "instance": "test",
+            "positions": {copied: 3},
+        }
+        post_admin(at_central, admin_topic, whitelist(name))
+        wait_until(lambda: agent()["whitelist"] == [])

@@ -3,7 +3,9 @@
 Every call goes to a cluster's base URL (``{topicProtocol}://{fqdn}:{topicPort}``) with the
 configured Basic credentials. The bus controller only needs to know whether a call took effect:
 any 2xx does (and 409 for a topic create: it exists already); anything else, including no
-answer at all, raises :class:`RouterCallFailed` with a reason fit for ``statusReason``.
+answer at all, raises :class:`RouterCallFailed` with a reason fit for ``statusReason``. One call
+reads an answer: the list of the mirror agents a router runs, which says whether the agent
+messages the controller sent took effect.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from urllib.parse import quote
 import httpx
 
 GRANT_KINDS = ("producers", "consumers")
+MIRROR_AGENTS_PATH = "/internal/mirror-agents"
 
 
 class RouterCallFailed(Exception):
@@ -46,9 +49,20 @@ class RouterClient:
     def publish(self, base_url: str, topic: str, messages: list[dict[str, Any]]) -> None:
         self._call("POST", base_url, f"/events/{quote(topic, safe='')}", messages)
 
+    def mirror_agents(self, base_url: str) -> dict[str, Any]:
+        """The router's list of the mirror agents it runs (``GET /internal/mirror-agents``)."""
+        response = self._call("GET", base_url, MIRROR_AGENTS_PATH)
+        try:
+            listing = response.json()
+        except ValueError:
+            listing = None
+        if not isinstance(listing, dict) or not isinstance(listing.get("agents"), list):
+            raise RouterCallFailed(f"GET {response.url} answered no list of mirror agents")
+        return listing
+
     def _call(
         self, method: str, base_url: str, path: str, body: Any = None, *, also_fine: int | None = None
-    ) -> None:
+    ) -> httpx.Response:
         url = base_url.rstrip("/") + path
         try:
             response = self._http.request(method, url, json=body)
@@ -56,7 +70,7 @@ class RouterClient:
             raise RouterCallFailed(f"message router unreachable at {url}: {error}") from error
         status = response.status_code
         if 200 <= status < 300 or status == also_fine:
-            return
+            return response
         raise RouterCallFailed(f"{method} {url} answered {status}: {_reason(response)}")
 
 

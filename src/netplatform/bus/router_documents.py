@@ -7,6 +7,7 @@ router's API (docs/router.md). No I/O here.
 from __future__ import annotations
 
 import random
+from dataclasses import dataclass
 from typing import Any
 
 from .schemas import MirrorMaker, MrClient, MrCluster, Topic
@@ -82,3 +83,46 @@ def admin_topic_document(name: str) -> dict[str, Any]:
         "replicationCount": "1",
         "transactionEnabled": False,
     }
+
+
+@dataclass(frozen=True)
+class AgentCheck:
+    """Why a router's list of mirror agents does not (yet) show an agent as it was sent.
+
+    ``final``: waiting cannot help (the router reads another bridge-admin topic, or none)."""
+
+    reason: str
+    final: bool = False
+
+
+def check_agent(
+    listing: dict[str, Any], name: str, whitelist: list[str], source_url: str | None, admin_topic: str
+) -> AgentCheck | None:
+    """None when the router's list (GET /internal/mirror-agents) shows agent ``name`` running with
+    ``whitelist`` (as a set: the router drops duplicates) and ``source_url`` (when one was sent)."""
+    listed_topic = listing.get("adminTopic")
+    if not listed_topic:
+        return AgentCheck("runs no mirror agents (no bridge-admin topic is set on it)", final=True)
+    if listed_topic != admin_topic:
+        return AgentCheck(
+            f"defines its mirror agents on topic {listed_topic}, not on bridgeAdminTopic {admin_topic}",
+            final=True,
+        )
+    agent = next((a for a in listing["agents"] if isinstance(a, dict) and a.get("name") == name), None)
+    if agent is None:
+        return AgentCheck(f"does not list mirror agent {name}: its create message was not applied")
+    if source_url is not None and agent.get("source") != source_url:
+        return AgentCheck(f"lists mirror agent {name} with source {agent.get('source')}, not {source_url}")
+    listed = agent.get("whitelist")
+    wanted = {topic for topic in whitelist if topic}
+    if not isinstance(listed, list) or set(listed) != wanted:
+        return AgentCheck(
+            f"lists mirror agent {name} with whitelist {_topics(listed)}, not {_topics(sorted(wanted))}"
+        )
+    if agent.get("state") != "running":
+        return AgentCheck(f"lists mirror agent {name} as {agent.get('state')}: no instance runs it")
+    return None
+
+
+def _topics(topics: object) -> str:
+    return ",".join(str(t) for t in topics) if isinstance(topics, list) and topics else "(empty)"

@@ -12,7 +12,9 @@ What is needed (reference 6.5, 8): a cluster, when registered or changed, gets e
 topic; a client's cluster gets its topic and the client's grants (``pub`` -> producer, ``sub``
 -> consumer, to ``clientRole`` else ``clientIdentity``); a deleted client's grants are revoked
 unless another client of the topic on that router needs the same one; a bridge's target router
-gets the agent's ``createMirrorMaker`` and ``updateWhiteList`` messages on the bridge-admin topic.
+gets the agent's ``createMirrorMaker`` and ``updateWhiteList`` messages on the bridge-admin topic,
+and the agent is VALID only once that router lists it running with the whitelist sent
+(``GET /internal/mirror-agents``).
 
 One advisory lock (every instance) serialises the provisioning passes, like the bus lock
 serialises the writes: an agent's messages are never sent from a stale read.
@@ -21,6 +23,7 @@ serialises the writes: an agent's messages are never sent from a stale read.
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable, Collection, Iterable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
@@ -47,6 +50,7 @@ from .router_documents import (
     admin_topic_document,
     agent_messages,
     base_url,
+    check_agent,
     grants_of,
     topic_document,
 )
@@ -56,6 +60,9 @@ log = logging.getLogger(__name__)
 
 PROVISIONING_LOCK = 0x6270  # "bp": one provisioning pass at a time, across instances
 RECONCILE_LOCK = 0x6272  # "br": one background reconcile at a time, across instances
+
+CONFIRM_S = 5.0  # how long a target router may take to list an agent as it was sent
+CONFIRM_POLL_S = 0.1
 
 NEW_ONLY = (Status.NEW.value,)
 TO_RETRY = (Status.NEW.value, Status.INVALID.value)
@@ -310,6 +317,30 @@ class RouterProvisioner:
         self.client.create_topic(router, admin_topic_document(admin_topic))
         source = _cluster_named(clusters, agent.sourceCluster)
         self.client.publish(router, admin_topic, agent_messages(agent, source, target))
+        self._confirm(router, agent, admin_topic, base_url(source) if source else None)
+
+    def _confirm(self, router: str, agent: MirrorMaker, admin_topic: str, source_url: str | None) -> None:
+        """Status is the truth: sent messages are not a running agent. Wait (up to ``CONFIRM_S``)
+        until the target router lists the agent running with the whitelist and source just sent;
+        else fail with what the router lists (the background reconcile sends again)."""
+        deadline = time.monotonic() + CONFIRM_S
+        name, whitelist = agent.mmName or "", agent.topics or []
+        while True:
+            listing = self.client.mirror_agents(router)
+            check = check_agent(listing, name, whitelist, source_url, admin_topic)
+            if check is None:
+                return
+            if check.final or time.monotonic() >= deadline:
+                hint = (
+                    ""
+                    if source_url
+                    else (
+                        f" (no cluster {agent.sourceCluster}, the source, is registered:"
+                        " the create message carried no sourceUrl)"
+                    )
+                )
+                raise RouterCallFailed(f"the message router at {router} {check.reason}{hint}")
+            time.sleep(CONFIRM_POLL_S)
 
 
 def _cluster_named(clusters: list[MrCluster], fqdn: str | None) -> MrCluster | None:

@@ -54,6 +54,10 @@ class Administrators:
         if not caller.named_in(self.entries):
             require_consumer(topic, caller)
 
+    def require_administrator(self, caller: Caller, action: str) -> None:
+        if not caller.named_in(self.entries):
+            raise access_denied(f"{caller.identity} may not {action}: only a router admin may")
+
     def require_manager(self, topic: Topic, caller: Caller, action: str) -> None:
         if caller.identity != topic.owner and not caller.named_in(self.entries):
             raise access_denied(

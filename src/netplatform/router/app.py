@@ -68,7 +68,10 @@ def create_app(settings: Settings) -> FastAPI:
     # events first: the fuzz test walks operations in document order, and a fetch on a topic
     # it created would long-poll for every generated timeout.
     app = build_app(
-        SPEC, settings, routers=[events.router, mirror.router, topics.router], lifespan=_run_engine
+        SPEC,
+        settings,
+        routers=[events.router, mirror.router, mirror.agents_router, topics.router],
+        lifespan=_run_engine,
     )
     state = app.state
     state.engine = engine_for(settings, state.db)

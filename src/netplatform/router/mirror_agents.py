@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
 from typing import TypeVar
 
 from anyio.to_thread import run_sync
@@ -29,6 +30,20 @@ T = TypeVar("T")
 
 ADMIN_READER = ""
 """The lease and position name of the bridge-admin topic's reader (no agent has an empty name)."""
+
+
+@dataclass(frozen=True)
+class AgentStatus:
+    """An agent as the router runs it: its definition, which instance holds it (None: none does,
+    so nothing copies), and the last source sequence copied per topic."""
+
+    agent: MirrorAgent
+    instance: str | None
+    positions: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def running(self) -> bool:
+        return self.instance is not None
 
 
 class MirrorAgents:
@@ -71,6 +86,21 @@ class MirrorAgents:
     async def agents_named(self, names: Iterable[str]) -> list[MirrorAgent]:
         wanted = list(names)
         return await run_sync(self._read, lambda mirrors: mirrors.agents_named(wanted))
+
+    async def statuses(self) -> list[AgentStatus]:
+        """Every defined agent with its holder and positions, by name; read in one transaction, so
+        any instance answers the same."""
+
+        def read(mirrors: MirrorRepository) -> list[AgentStatus]:
+            agents = sorted(mirrors.agents(), key=lambda agent: agent.name)
+            names = [agent.name for agent in agents]
+            holders = mirrors.holders(names, now_ms())
+            positions = mirrors.positions_of(names)
+            return [
+                AgentStatus(agent, holders.get(agent.name), positions.get(agent.name, {})) for agent in agents
+            ]
+
+        return await run_sync(self._read, read)
 
     # -- positions -----------------------------------------------------------------------------
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from ..web.errors import Conflict, NotFound
 from .engines.base import Engine
 from .events import Events
-from .mirror_agents import ADMIN_READER, MirrorAgents
+from .mirror_agents import ADMIN_READER, AgentStatus, MirrorAgents
 from .mirror_source import SourceRouter
 from .repository.mirrors import MirrorAgent
 from .topic_model import Topic
@@ -107,6 +107,13 @@ class MirrorSupervisor:
             await self.agents.release(held)
         except Exception:  # the leases run out by themselves
             log.warning("mirror agents: could not release leases %s", sorted(held), exc_info=True)
+
+    async def running(self) -> list[AgentStatus]:
+        """The agents this router runs, whichever instance holds each: none without a
+        bridge-admin topic, whatever definitions the database keeps from an earlier setting."""
+        if not self.config.admin_topic:
+            return []
+        return await self.agents.statuses()
 
     def _held(self) -> set[str]:
         admin = {ADMIN_READER} if self._admin is not None and not self._admin.done() else set()

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StringConstraints, WithJsonSchema
 
@@ -105,6 +105,27 @@ class MirroredMessage(BaseModel):
 
     seq: int = Field(description="the message's sequence number; read on after it")
     message: str
+
+
+class MirrorAgentBody(BaseModel):
+    """One mirror agent as this router runs it (GET /internal/mirror-agents)."""
+
+    name: str = Field(description="the agent's name (the bus controller's mmName)")
+    source: str = Field(description="the source router's base URL, from the create message's sourceUrl")
+    whitelist: list[str] = Field(description="the topics it copies, as the last whitelist message set them")
+    state: Literal["running", "waiting"] = Field(
+        description="running: an instance of this router holds the agent and copies its topics; "
+        "waiting: defined, but no instance holds it (yet)"
+    )
+    instance: str | None = Field(description="the instance (NETPLATFORM_INSTANCE_NAME) that runs it")
+    positions: dict[str, int] = Field(description="per topic, the last source sequence copied here")
+
+
+class MirrorAgentList(BaseModel):
+    adminTopic: str | None = Field(
+        description="the bridge-admin topic the agents are defined on; null: this router runs no agents"
+    )
+    agents: list[MirrorAgentBody] = Field(description="every agent defined on this router, by name")
 
 
 def _acl(acl: Acl) -> AclBody:

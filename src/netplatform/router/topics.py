@@ -13,6 +13,7 @@ instance applies here within ``ACL_CACHE_S``.
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Callable
 from typing import TypeVar
@@ -43,6 +44,8 @@ class Topics:
         self.engine = engine
         self.administrators = administrators
         self._recent: dict[str, tuple[float, Topic]] = {}
+        self._loading: dict[str, asyncio.Future[Topic]] = {}
+        self._changes = 0  # changes made through this instance, so a read begun before one is not kept
 
     async def names(self) -> list[str]:
         return await run_sync(self._read, lambda topics: topics.names())
@@ -63,15 +66,40 @@ class Topics:
         return sorted(lags.items())
 
     async def for_traffic(self, name: str) -> Topic:
-        """The topic for an ACL check: as read up to ``ACL_CACHE_S`` ago (an unknown name is not kept)."""
+        """The topic for an ACL check: as read up to ``ACL_CACHE_S`` ago (an unknown name is not kept).
+
+        One read per topic at a time: when the entry runs out under load, every concurrent
+        publish would otherwise read the same row (a fifth of the CPU of single publishes)."""
         recent = self._recent.get(name)
         if recent is not None and time.monotonic() - recent[0] < ACL_CACHE_S:
             return recent[1]
+        loading = self._loading.get(name)
+        if loading is None:
+            loading = asyncio.ensure_future(self._load(name, self._changes))
+            self._loading[name] = loading
+            loading.add_done_callback(lambda done: self._loaded(name, done))
+        return await asyncio.shield(loading)
+
+    async def _load(self, name: str, changes: int) -> Topic:
+        read_at = time.monotonic()
         topic = await self.get(name)
-        if len(self._recent) > 10_000:
-            self._recent.clear()
-        self._recent[name] = (time.monotonic(), topic)
+        if changes == self._changes:  # no change here since the read began: it is current
+            if len(self._recent) > 10_000:
+                self._recent.clear()
+            self._recent[name] = (read_at, topic)
         return topic
+
+    def _loaded(self, name: str, done: asyncio.Future[Topic]) -> None:
+        if self._loading.get(name) is done:
+            del self._loading[name]
+        if not done.cancelled():
+            done.exception()  # retrieved: a 404 every waiter gave up on is not logged as lost
+
+    def _forget(self, name: str) -> None:
+        """A change made here: later traffic reads the topic again, not a read begun before."""
+        self._changes += 1
+        self._recent.pop(name, None)
+        self._loading.pop(name, None)
 
     async def create(self, wanted: Topic) -> Topic:
         """Create ``wanted`` (owner: its creator); 409 when the name is taken."""
@@ -88,7 +116,7 @@ class Topics:
             topics.insert(wanted)
 
         await run_sync(self._write, insert)
-        self._recent.pop(wanted.name, None)
+        self._forget(wanted.name)
         return await self.get(wanted.name)
 
     async def delete(self, name: str, caller: Caller) -> None:
@@ -99,7 +127,7 @@ class Topics:
         except EngineUnavailable as error:
             raise engine_unavailable(str(error)) from error
         await run_sync(self._write, lambda topics: topics.delete(name))
-        self._recent.pop(name, None)
+        self._forget(name)
 
     async def grant(self, name: str, kind: str, identity: str, caller: Caller) -> Topic:
         """Add ``identity`` (a user or a role) to the topic's ``kind`` ACL, enabling it."""
@@ -121,7 +149,7 @@ class Topics:
             change(topics)
 
         await run_sync(self._write, work)
-        self._recent.pop(name, None)
+        self._forget(name)
 
     def _read(self, work: Callable[[TopicRepository], T]) -> T:
         with self.db.read() as session:

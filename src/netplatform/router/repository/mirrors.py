@@ -100,6 +100,14 @@ class MirrorRepository:
             .values(position=position)
         )
 
+    def positions_of(self, agents: Iterable[str]) -> dict[str, dict[str, int]]:
+        """Each of ``agents``' recorded positions, by agent and topic."""
+        query = sa.select(mirror_positions).where(mirror_positions.c.agent.in_(list(agents)))
+        found: dict[str, dict[str, int]] = {}
+        for agent, topic, position in self.session.execute(query):
+            found.setdefault(agent, {})[topic] = int(position)
+        return found
+
     def forget_positions(self, agent: str) -> None:
         self.session.execute(sa.delete(mirror_positions).where(mirror_positions.c.agent == agent))
 
@@ -136,6 +144,15 @@ class MirrorRepository:
         )
         taken = {name for (name,) in held}
         return [name for name in wanted if name not in taken]
+
+    def holders(self, names: Iterable[str], now_ms: int) -> dict[str, str]:
+        """The instance holding each of ``names`` whose lease has not run out (others are absent)."""
+        query = sa.select(mirror_leases.c.name, mirror_leases.c.holder).where(
+            mirror_leases.c.name.in_(list(names)),
+            mirror_leases.c.holder.is_not(None),
+            mirror_leases.c.until_ms >= now_ms,
+        )
+        return {name: holder for name, holder in self.session.execute(query)}
 
     def renew(self, names: Iterable[str], holder: str, until_ms: int) -> set[str]:
         """Push ``holder``'s leases of ``names`` on; those it still holds."""

@@ -54,11 +54,11 @@ class StreamRepository:
         return None if row is None else (int(row[0]), int(row[1]) - count)
 
     def append(self, stream_id: int, first_seq: int, bodies: Sequence[str], published_ms: int) -> None:
-        rows = [
-            {"stream_id": stream_id, "seq": first_seq + offset, "published_ms": published_ms, "body": body}
-            for offset, body in enumerate(bodies)
-        ]
-        self.session.execute(sa.insert(messages), rows)
+        """One executemany straight to the driver: SQLAlchemy's per-row parameter processing
+        (for columns that need none) cost a third of the CPU of a batched publish."""
+        connection = self.session.connection()
+        rows = [(stream_id, first_seq + offset, published_ms, body) for offset, body in enumerate(bodies)]
+        connection.exec_driver_sql(_insert_messages(connection.dialect), rows)
 
     def lock_position(self, stream_id: int, group: str) -> int:
         """The group's position, its row locked (PostgreSQL) until commit; created at 0 when new."""
@@ -134,3 +134,11 @@ class StreamRepository:
             sa.delete(messages).where(messages.c.stream_id == stream_id, messages.c.seq <= seq)
         )
         return int(deleted.rowcount)  # type: ignore[attr-defined]
+
+
+def _insert_messages(dialect: sa.Dialect) -> str:
+    mark = "?" if dialect.paramstyle == "qmark" else "%s"
+    table = dialect.identifier_preparer.format_table(messages)
+    columns = "stream_id, seq, published_ms, body"
+    # Constants only (no caller input): the table, its columns and the driver's placeholders.
+    return f"INSERT INTO {table} ({columns}) VALUES ({mark}, {mark}, {mark}, {mark})"  # noqa: S608

@@ -1,4 +1,5 @@
-"""The internal read route of mirror agents: a topic's messages by sequence number, consuming nothing.
+"""The internal routes of mirror agents: a topic's messages by sequence number, consuming nothing,
+and the list of the agents this router runs.
 
 A mirror agent of another router reads here (docs/router.md, "Mirror agents"): unlike a fetch,
 which moves its group before answering, a read moves nothing, so an agent that dies between
@@ -14,8 +15,9 @@ from fastapi.responses import JSONResponse
 
 from ...web.openapi import error_responses
 from ..app import SPEC
-from ..deps import CallerDep, EventsDep
-from ..schemas import MirroredMessage
+from ..deps import CallerDep, EventsDep, MirrorsDep, TopicsDep
+from ..mirror_agents import AgentStatus
+from ..schemas import MirrorAgentBody, MirrorAgentList, MirroredMessage
 from .events import DEFAULT_LIMIT, MAX_LIMIT, MAX_TIMEOUT_MS
 
 router = APIRouter(prefix="/internal/mirror", tags=["mirror"])
@@ -38,3 +40,34 @@ async def read(
 ) -> JSONResponse:
     read = await events.read(topic, caller, after=after, limit=limit, timeout_s=timeout_ms / 1000)
     return JSONResponse([{"seq": seq, "message": message} for seq, message in read])
+
+
+agents_router = APIRouter(prefix="/internal/mirror-agents", tags=["mirror"])
+
+
+@agents_router.get(
+    "",
+    summary="The mirror agents this router runs: name, source, whitelist and state of each",
+    responses={200: {"model": MirrorAgentList}, **error_responses(SPEC, 403)},
+)
+async def agents(topics: TopicsDep, mirrors: MirrorsDep, caller: CallerDep) -> JSONResponse:
+    """What the bus controller checks before it calls an agent VALID: the definitions the
+    router applied from its bridge-admin topic, and whether an instance holds each (router admins)."""
+    topics.administrators.require_administrator(caller, "list mirror agents")
+    admin_topic = mirrors.config.admin_topic or None
+    listing = MirrorAgentList(
+        adminTopic=admin_topic, agents=[_body(status) for status in await mirrors.running()]
+    )
+    return JSONResponse(listing.model_dump())
+
+
+def _body(status: AgentStatus) -> MirrorAgentBody:
+    agent = status.agent
+    return MirrorAgentBody(
+        name=agent.name,
+        source=agent.source_url,
+        whitelist=list(agent.whitelist),
+        state="running" if status.running else "waiting",
+        instance=status.instance,
+        positions=status.positions,
+    )
