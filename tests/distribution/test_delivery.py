@@ -8,6 +8,7 @@ import os
 import time
 import uuid
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 
 import httpx
 import pytest
@@ -418,3 +419,56 @@ def test_publish_record_and_metrics(
     assert "distribution_queue_depth 0.0" in metrics
     assert 'distribution_delivery_attempts_total{outcome="delivered"} 1.0' in metrics
     assert 'distribution_published_total{method="PUT"} 1.0' in metrics
+
+
+def test_concurrent_publishes_are_each_delivered_once_in_commit_order(
+    service: RunningService, client: httpx.Client, feed_id: int, make_subscriber: SubscriberFactory
+) -> None:
+    """Publishes that share a commit (group commit) still each get their own id, record and deliveries;
+    every subscription gets each file once, in the order of the publish ids."""
+    first, second = make_subscriber(), make_subscriber()
+    first_id = subscribe(client, feed_id, first)
+    subscribe(client, feed_id, second, "/other")
+    names = [f"burst-{n}" for n in range(24)]
+    with ThreadPoolExecutor(6) as pool:
+        responses = list(pool.map(lambda name: publish(service.url, feed_id, name, name.encode()), names))
+    assert [r.status_code for r in responses] == [204] * len(names)
+    publish_ids = {r.headers["X-BUS-DR-PUBLISH-ID"]: name for r, name in zip(responses, names, strict=True)}
+    assert len(publish_ids) == len(names)
+    in_id_order = [publish_ids[key] for key in sorted(publish_ids, key=lambda key: int(key.split(".")[0]))]
+    for subscriber, prefix in ((first, "/in/"), (second, "/other/")):
+        received = subscriber.wait_for(len(names))
+        assert [r.path for r in received] == [prefix + name for name in in_id_order]
+        assert [r.body for r in received] == [name.encode() for name in in_id_order]
+    assert len(feed_log(client, feed_id, type="pub")) == len(names)
+    wait_until(lambda: len(sub_log(client, first_id, type="del")) == len(names))
+    quiet_after(first)
+    assert len(first.requests) == len(names)
+
+
+def test_a_failure_within_a_run_resends_from_that_file_and_keeps_order(
+    service: RunningService, client: httpx.Client, feed_id: int, subscriber: Receiver
+) -> None:
+    """The first file fails (the queue pauses, the others queue up behind it); then the third
+    attempt fails inside the run of queued files: the run stops there and resumes with that file."""
+    subscriber.answer_sequence([503, 204, 204, 503])
+    sub_id = subscribe(client, feed_id, subscriber)
+    names = ["a.txt", "b.txt", "c.txt", "d.txt"]
+    for name in names:
+        assert publish(service.url, feed_id, name, name.encode()).status_code == 204
+    received = subscriber.wait_for(6)
+    assert [r.path for r in received] == [
+        "/in/" + name for name in ["a.txt", "a.txt", "b.txt", "c.txt", "c.txt", "d.txt"]
+    ]
+    wait_until(lambda: len(sub_log(client, sub_id, type="del")) == 6)
+    records = sub_log(client, sub_id, type="del")
+    outcomes = sorted((r["requestURI"].rsplit("/", 1)[1], r["statusCode"]) for r in records)
+    assert outcomes == [
+        ("a.txt", 204),
+        ("a.txt", 503),
+        ("b.txt", 204),
+        ("c.txt", 204),
+        ("c.txt", 503),
+        ("d.txt", 204),
+    ]
+    wait_until(lambda: spooled_files(service) == [])

@@ -12,7 +12,11 @@ file with an ``exp notRetryable`` record, a file that would inflate past the dec
 with ``exp decompressionLimit`` (nothing sent); a retryable failure (429, 5xx, no
 answer) pauses the whole queue for the backoff delay and frees it, so a failing subscriber holds no
 worker and delays no other subscription. A file older than the expiry when its turn comes ends
-with ``exp retriesExhausted``. Every attempt's log record and queue change commit together.
+with ``exp retriesExhausted``. Every attempt's log record and queue change commit together; the
+successes of one run (up to ``RUN`` files read from the head of the queue at once) share one
+transaction, committed before anything else is recorded, so a crash in a run delivers its files
+again (at least once). Claims and leases commit without waiting for the disk: a restart frees them
+anyway. A publish wakes one idle worker (:mod:`.delivery_doorbell`).
 
 Stopping: workers stop claiming, the attempt in flight may finish within the grace period,
 then the rest are cancelled and this instance's claims released; an attempt cut short is
@@ -22,7 +26,6 @@ delivered again later (at least once).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from pathlib import Path
 from typing import Any
@@ -35,6 +38,7 @@ from ..settings import Settings
 from ..store.blobs import BlobStore
 from ..store.db import Database
 from .delivery_body import DecompressionLimits
+from .delivery_doorbell import Doorbell
 from .delivery_metrics import DeliveryMetrics
 from .delivery_outcomes import Outcome, Verdict, judge, next_delay
 from .delivery_sender import Attempt, Sender, client_session, delivery_url
@@ -48,6 +52,8 @@ log = logging.getLogger("netplatform.distribution.delivery")
 
 BATCH = 100
 """Files a worker delivers from one queue before it lets other queues have their turn."""
+RUN = 16
+"""Files read from the head of a queue at once; their successes are recorded in one transaction."""
 STOP_GRACE_S = 10.0
 
 
@@ -70,7 +76,7 @@ class DeliveryEngine:
         self.node = settings.instance_name  # the node: it claims only the work on files it holds
         self.lease_ms = int(settings.delivery_lease_s * 1000)
         self.scratch_dir = Path(settings.data_dir) / "distribution-scratch"
-        self._wakeup = asyncio.Event()
+        self._doorbell = Doorbell()
         self._stopping = False
         self._workers: list[asyncio.Task[None]] = []
         self._sender: Sender | None = None
@@ -90,7 +96,7 @@ class DeliveryEngine:
 
     async def stop(self) -> None:
         self._stopping = True
-        self._wakeup.set()
+        self._doorbell.ring_all()
         if self._workers:
             _, pending = await asyncio.wait(self._workers, timeout=STOP_GRACE_S)
             for task in pending:
@@ -101,45 +107,35 @@ class DeliveryEngine:
             await self._sender.session.close()
 
     def wake(self) -> None:
-        """New work was committed here: let idle workers look now rather than at the next poll."""
-        self._wakeup.set()
+        """New work was committed here: let an idle worker look now rather than at the next poll."""
+        self._doorbell.ring()
 
     # --- the worker loop -------------------------------------------------------------------
 
     async def _work(self) -> None:
         while not self._stopping:
-            self._wakeup.clear()
             try:
                 sub_id = await anyio.to_thread.run_sync(self._claim)
             except Exception:
                 log.exception("claiming a delivery queue failed")
                 sub_id = None
             if sub_id is None:
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self._wakeup.wait(), self.settings.delivery_poll_s)
+                await self._doorbell.wait(self.settings.delivery_poll_s)
                 continue
+            self._doorbell.ring()  # another idle worker may find another due queue
             await self._drain(sub_id)
 
     async def _drain(self, sub_id: int) -> None:
         keeper = asyncio.create_task(self._keep_claim(sub_id))
         retry_at_ms: int | None = now_ms()  # behind the queues that waited longer
         try:
-            for _ in range(BATCH):
-                if self._stopping:
+            handled = 0
+            while handled < BATCH and not self._stopping:
+                jobs, delay_s = await anyio.to_thread.run_sync(self._heads, sub_id)
+                if not jobs:
                     break
-                job, delay_s = await anyio.to_thread.run_sync(self._head, sub_id)
-                if job is None:
-                    break
-                if self._expired(job):
-                    await anyio.to_thread.run_sync(self._expire, job)
-                    continue
-                hop = job.forward_to()
-                if hop is not None:
-                    paused = await self._forward(job, hop, delay_s)
-                else:
-                    assert self._sender is not None
-                    attempt = await self._sender.send(job)
-                    paused = await anyio.to_thread.run_sync(self._record, job, attempt, delay_s)
+                count, paused = await self._run(jobs, delay_s)
+                handled += count
                 if paused:
                     retry_at_ms = None  # the backoff has set it
                     break
@@ -149,6 +145,63 @@ class DeliveryEngine:
         finally:
             keeper.cancel()
             await anyio.to_thread.run_sync(self._release, sub_id, retry_at_ms)
+
+    async def _run(self, jobs: list[DeliveryJob], delay_s: float) -> tuple[int, bool]:
+        """Deliver ``jobs`` (the head of one queue) in order: how many were handled, and whether the
+        queue now pauses.
+
+        Successful deliveries are recorded together, one transaction for the run, before anything
+        else is recorded and before the run ends; a crash in between delivers them again (at least
+        once). A run stops early where the queue's state changes (a pause, a learned redirect).
+        """
+        delivered: list[tuple[DeliveryJob, Attempt]] = []
+        handled = 0
+        try:
+            for job in jobs:
+                if self._stopping:
+                    break
+                handled += 1
+                attempt = await self._attempt(job)
+                if attempt is not None and self._delivered(job, attempt):
+                    delivered.append((job, attempt))
+                    continue
+                await self._record_delivered(delivered)
+                if await self._settle(job, attempt, delay_s):
+                    return handled, True
+                if attempt is not None and attempt.location is not None:
+                    break  # a redirect may have been learned: the rest is read again
+        finally:
+            await self._record_delivered(delivered)
+        return handled, False
+
+    async def _attempt(self, job: DeliveryJob) -> Attempt | None:
+        """Send a file to its subscriber (None: it is expired or forwarded, not sent here)."""
+        if self._expired(job) or job.forward_to() is not None:
+            return None
+        assert self._sender is not None
+        return await self._sender.send(job)
+
+    async def _settle(self, job: DeliveryJob, attempt: Attempt | None, delay_s: float) -> bool:
+        """Record one job that was not plainly delivered; True when the queue now pauses."""
+        if attempt is not None:
+            return await anyio.to_thread.run_sync(self._record, job, attempt, delay_s)
+        if self._expired(job):
+            await anyio.to_thread.run_sync(self._expire, job)
+            return False
+        hop = job.forward_to()
+        assert hop is not None
+        return await self._forward(job, hop, delay_s)
+
+    def _delivered(self, job: DeliveryJob, attempt: Attempt) -> bool:
+        """Whether the attempt is a plain success (2xx, nothing refused)."""
+        return attempt.refusal is None and self._verdict(job, attempt).outcome is Outcome.DELIVERED
+
+    async def _record_delivered(self, delivered: list[tuple[DeliveryJob, Attempt]]) -> None:
+        """Record successful deliveries in one transaction (and forget them)."""
+        if delivered:
+            done = list(delivered)
+            delivered.clear()
+            await anyio.to_thread.run_sync(self._record_successes, done)
 
     async def _forward(self, job: DeliveryJob, hop: NextHop, delay_s: float) -> bool:
         """Send the file to the bound node; True when the queue now pauses (the hop failed)."""
@@ -174,24 +227,24 @@ class DeliveryEngine:
         with self.db.read() as session:
             if not queue.any_queue_due(session, self.node, now_ms()):
                 return None
-        with self.db.write() as session:
+        with self.db.write(durable=False) as session:  # a claim is a lease: a restart frees it anyway
             return queue.claim_next_queue(session, self.node, now_ms(), self.lease_ms)
 
     def _extend(self, sub_id: int) -> bool:
-        with self.db.write() as session:
+        with self.db.write(durable=False) as session:
             return queue.extend_claim(session, sub_id, self.node, now_ms() + self.lease_ms)
 
     def _release(self, sub_id: int, retry_at_ms: int | None) -> None:
-        with self.db.write() as session:
+        with self.db.write(durable=False) as session:
             queue.release_claim(session, sub_id, self.node, retry_at_ms=retry_at_ms)
 
     def _release_all(self) -> int:
         with self.db.write() as session:
             return queue.release_all_claims(session, self.node)
 
-    def _head(self, sub_id: int) -> tuple[DeliveryJob | None, float]:
+    def _heads(self, sub_id: int) -> tuple[list[DeliveryJob], float]:
         with self.db.read() as session:
-            return queue.head_of_queue(session, sub_id, self.node, now_ms())
+            return queue.heads_of_queue(session, sub_id, self.node, now_ms(), RUN)
 
     def _expire(self, job: DeliveryJob) -> None:
         """The file is too old: give it up (``exp retriesExhausted``)."""
@@ -206,14 +259,7 @@ class DeliveryEngine:
         if attempt.refusal is not None:
             self._refuse(job, attempt, attempt.refusal)
             return False
-        fields = job.subscription.fields
-        verdict = judge(
-            attempt.status,
-            attempt.location,
-            follow_redirect=fields.follow_redirect,
-            delivered_url=attempt.url,
-            file_name=attempt.url.rsplit("/", 1)[1],
-        )
+        verdict = self._verdict(job, attempt)
         unused: list[str] = []
         with self.db.write() as session:
             logs.insert_log(session, _delivery_record(job, attempt))
@@ -221,6 +267,33 @@ class DeliveryEngine:
         self._remove(unused)
         self.metrics.outcomes.labels(verdict.outcome.value).inc()
         return verdict.outcome is Outcome.RETRY
+
+    def _record_successes(self, delivered: list[tuple[DeliveryJob, Attempt]]) -> None:
+        """Log plain successes of one queue and move it on, in one transaction."""
+        kept = [(job, attempt) for job, attempt in delivered if job.subscription.fields.privileged]
+        ended = [
+            (job.delivery_id, job.file.row) for job, _ in delivered if not job.subscription.fields.privileged
+        ]
+        job = delivered[0][0]
+        with self.db.write() as session:
+            logs.insert_logs(session, [_delivery_record(job, attempt) for job, attempt in delivered])
+            queue.reset_backoff(session, job.subscription.id, self.node)
+            for privileged, _ in kept:  # kept until acknowledged (DELETE /delete/...)
+                offer_again_ms = now_ms() + self.privileged_reoffer_ms
+                queue.await_acknowledgement(session, privileged.delivery_id, offer_again_ms)
+            unused = queue.finish_deliveries(session, ended, self.node)
+        self._remove(unused)
+        self.metrics.outcomes.labels(Outcome.DELIVERED.value).inc(len(delivered))
+
+    @staticmethod
+    def _verdict(job: DeliveryJob, attempt: Attempt) -> Verdict:
+        return judge(
+            attempt.status,
+            attempt.location,
+            follow_redirect=job.subscription.fields.follow_redirect,
+            delivered_url=attempt.url,
+            file_name=attempt.url.rsplit("/", 1)[1],
+        )
 
     def _refuse(self, job: DeliveryJob, attempt: Attempt, why: str) -> None:
         """Nothing was sent (the file inflates past the limits): ``exp decompressionLimit``, next file."""

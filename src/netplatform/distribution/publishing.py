@@ -4,7 +4,9 @@ A publish is checked in the reference's order before a byte of the body is read 
 id, credentials, address, suspension, metadata); then the body is spooled to a durable blob and
 one transaction records the file (held by this node), one delivery per live subscription
 (which this node makes, or forwards to the node a subscription is bound to), and the publish
-log record. Only after that commit does the client get its 204 and publish id. The spooled blob is
+log record. Only after that commit does the client get its 204 and publish id. Concurrent
+publishes share that transaction and its fsync (group commit, :mod:`..store.group_commit`), each
+in its own savepoint, so one refused publish does not touch the others. The spooled blob is
 the publisher's until then: it is removed when the commit fails or no subscription takes it. A body
 that would take the spool under its free-space floor is refused (503) before it is stored, or cut
 off with nothing left behind (see :mod:`.spool_space`).
@@ -18,10 +20,14 @@ import re
 import threading
 from collections.abc import AsyncIterable
 from dataclasses import dataclass
+from functools import partial
+
+from sqlalchemy.orm import Session
 
 from ..clock import now_ms
 from ..store.blobs import BlobRef, BlobStore
 from ..store.db import Database
+from ..store.group_commit import GroupCommit
 from ..web.auth import Credentials
 from ..web.errors import BadRequest, Forbidden, NotFound, Unauthorized
 from .addresses import address_allowed
@@ -127,6 +133,24 @@ def authorize_publisher(feed: Feed, credentials: Credentials | None, source_ip: 
     return credentials.user
 
 
+def _receivers(session: Session, feed_id: int) -> list[int]:
+    """The feed's live subscriptions that take files now; 404 or 403 when the feed is gone or suspended.
+
+    Read once per transaction and feed: the publishes of one group commit see the same feed row and
+    subscriptions, as if they had followed each other at once (they do commit together).
+    """
+    known: dict[int, list[int]] = session.info.setdefault("publish_receivers", {})
+    if feed_id not in known:
+        current = find_feed(session, feed_id, lock=True)
+        if current is None:
+            raise NotFound("Invalid request - Missing or bad feed number.")
+        if current.suspend:
+            raise Forbidden("Feed is suspended")
+        subscribers = live_subscriptions_of(session, feed_id)
+        known[feed_id] = [sub.id for sub in subscribers if not sub.fields.suspend]
+    return known[feed_id]
+
+
 class Publisher:
     def __init__(self, db: Database, blobs: BlobStore, instance: str, space: SpoolSpace) -> None:
         self.db = db
@@ -134,6 +158,7 @@ class Publisher:
         self.space = space
         self.node = instance  # the receiving node: it holds the file and its deliveries
         self.ids = PublishIds(instance)
+        self.commits = GroupCommit(db)
 
     def admit(
         self,
@@ -180,31 +205,29 @@ class Publisher:
             self.blobs.delete(blob)
 
     def _commit(self, admission: Admission, arrival: Arrival) -> tuple[str, bool]:
-        """The publish id, and whether the spooled blob is still needed."""
+        """The publish id, and whether the spooled blob is still needed (once committed durably)."""
+        return self.commits.run(partial(self._record, admission=admission, arrival=arrival))
+
+    def _record(self, session: Session, *, admission: Admission, arrival: Arrival) -> tuple[str, bool]:
+        """Within the (shared) transaction: the file, its deliveries and the publish record."""
         feed = admission.feed
-        with self.db.write() as session:
-            current = find_feed(session, feed.id, lock=True)
-            if current is None:
-                raise NotFound("Invalid request - Missing or bad feed number.")
-            if current.suspend:
-                raise Forbidden("Feed is suspended")
-            publish_id, published_ms = self.ids.next()
-            receivers = [sub.id for sub in live_subscriptions_of(session, feed.id) if not sub.fields.suspend]
-            if receivers:
-                spooled = SpooledFile(
-                    row=0,
-                    node=self.node,
-                    publish_id=publish_id,
-                    feed_id=feed.id,
-                    file_id=admission.file_id,
-                    method=arrival.method,
-                    blob=arrival.blob,
-                    content_length=arrival.content_length,
-                    headers=arrival.headers,
-                    published_ms=published_ms,
-                )
-                queue.enqueue(session, queue.insert_file(session, spooled), self.node, receivers)
-            logs.insert_log(session, self._publish_record(admission, arrival, publish_id, published_ms))
+        receivers = _receivers(session, feed.id)
+        publish_id, published_ms = self.ids.next()
+        if receivers:
+            spooled = SpooledFile(
+                row=0,
+                node=self.node,
+                publish_id=publish_id,
+                feed_id=feed.id,
+                file_id=admission.file_id,
+                method=arrival.method,
+                blob=arrival.blob,
+                content_length=arrival.content_length,
+                headers=arrival.headers,
+                published_ms=published_ms,
+            )
+            queue.enqueue(session, queue.insert_file(session, spooled), self.node, receivers)
+        logs.insert_log(session, self._publish_record(admission, arrival, publish_id, published_ms))
         return publish_id, bool(receivers)
 
     @staticmethod

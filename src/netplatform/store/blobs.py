@@ -15,7 +15,7 @@ from __future__ import annotations
 import hashlib
 import os
 import secrets
-from collections.abc import AsyncIterable
+from collections.abc import AsyncIterable, AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, BinaryIO, Protocol
@@ -73,20 +73,24 @@ class BlobStore:
 
         File work runs in worker threads, never on the event loop. Chunks (about 64 KiB from an
         HTTP server) are gathered into batches of up to WRITE_BATCH_BYTES before each write, so a
-        100 MiB body costs a hundred thread hops rather than a few thousand.
+        100 MiB body costs a hundred thread hops rather than a few thousand, and a body that fits
+        in one batch is written and made durable in a single hop.
         """
+        iterator = aiter(chunks)
+        first, ended = await _gather_batch(iterator)
+        if ended:
+            return await anyio.to_thread.run_sync(self._put_bytes, first, max_bytes)
         with await anyio.to_thread.run_sync(self.writer, max_bytes) as writer:
-            pending: list[bytes] = []
-            pending_size = 0
-            async for chunk in chunks:
-                pending.append(chunk)
-                pending_size += len(chunk)
-                if pending_size >= WRITE_BATCH_BYTES:
-                    await anyio.to_thread.run_sync(writer.write, b"".join(pending))
-                    pending, pending_size = [], 0
-            if pending:
-                await anyio.to_thread.run_sync(writer.write, b"".join(pending))
+            batch = first
+            while batch:
+                await anyio.to_thread.run_sync(writer.write, batch)
+                batch, _ = await _gather_batch(iterator)
             return await anyio.to_thread.run_sync(writer.commit)
+
+    def _put_bytes(self, data: bytes, max_bytes: int | None) -> BlobRef:
+        with self.writer(max_bytes) as writer:
+            writer.write(data)
+            return writer.commit()
 
     def open(self, name: str) -> IO[bytes]:
         """The blob for reading; an open file keeps its bytes even if the blob is deleted meanwhile."""
@@ -97,6 +101,20 @@ class BlobStore:
 
     def delete(self, name: str) -> None:
         self.path(name).unlink(missing_ok=True)
+
+
+async def _gather_batch(chunks: AsyncIterator[bytes]) -> tuple[bytes, bool]:
+    """Up to about WRITE_BATCH_BYTES of the stream, and whether the stream ended."""
+    pending: list[bytes] = []
+    size = 0
+    while size < WRITE_BATCH_BYTES:
+        try:
+            chunk = await anext(chunks)
+        except StopAsyncIteration:
+            return b"".join(pending), True
+        pending.append(chunk)
+        size += len(chunk)
+    return b"".join(pending), False
 
 
 class BlobWriter:

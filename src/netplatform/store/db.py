@@ -11,6 +11,11 @@ only :meth:`Database.read` and :meth:`Database.write`:
   under 32 concurrent writers put p99 write latency near 2 s (0.3 s with the queue). Writers of
   other processes still meet on the busy timeout.
 * ``read()`` is a plain transaction that is rolled back on exit.
+* ``write(durable=False)`` is a write whose commit does not wait for the disk (SQLite
+  ``synchronous=NORMAL`` for that transaction, PostgreSQL ``synchronous_commit=off``): it is atomic
+  and survives a crash of the process, but a power cut may lose it. Only for state that a restart
+  rebuilds anyway (delivery claims and leases); a later durable commit makes it durable too, as
+  both logs are written in order.
 """
 
 from __future__ import annotations
@@ -58,6 +63,8 @@ class Database:
         self._read = sessionmaker(self.engine, expire_on_commit=False)
         immediate = self.engine.execution_options(sqlite_begin="IMMEDIATE")
         self._write = sessionmaker(immediate, expire_on_commit=False)
+        lazy = immediate.execution_options(sqlite_synchronous="NORMAL")
+        self._lazy_write = sessionmaker(lazy, expire_on_commit=False)
         # Reentrant, so a (mistaken) nested write waits on SQLite as before rather than hanging.
         self._writers: AbstractContextManager[object] = threading.RLock() if self.is_sqlite else nullcontext()
 
@@ -78,8 +85,11 @@ class Database:
                 session.rollback()
 
     @contextmanager
-    def write(self) -> Iterator[Session]:
-        with self._writers, self._write() as session, session.begin():
+    def write(self, *, durable: bool = True) -> Iterator[Session]:
+        sessions = self._write if durable else self._lazy_write
+        with self._writers, sessions() as session, session.begin():
+            if not durable and self.is_postgresql:
+                session.execute(text("SET LOCAL synchronous_commit = off"))
             yield session
 
     def ping(self) -> bool:
@@ -126,8 +136,17 @@ def _take_over_sqlite_transactions(engine: Engine) -> None:
 
     @event.listens_for(engine, "begin")
     def on_begin(connection: Any) -> None:
-        mode = connection.get_execution_options().get("sqlite_begin", "")
-        connection.exec_driver_sql(f"BEGIN {mode}".strip())
+        options = connection.get_execution_options()
+        _set_synchronous(connection, options.get("sqlite_synchronous", "FULL"))
+        connection.exec_driver_sql(f"BEGIN {options.get('sqlite_begin', '')}".strip())
+
+
+def _set_synchronous(connection: Any, level: str) -> None:
+    """``PRAGMA synchronous`` for the transaction about to begin (set only when it changes)."""
+    info = connection.connection.info
+    if info.get("synchronous", "FULL") != level:
+        connection.exec_driver_sql(f"PRAGMA synchronous={level}")
+        info["synchronous"] = level
 
 
 _databases: dict[str, Database] = {}

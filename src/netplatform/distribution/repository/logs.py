@@ -14,26 +14,34 @@ from ..tables import feeds, logs
 
 
 def insert_log(session: Session, record: LogRecord) -> None:
-    session.execute(
-        sa.insert(logs).values(
-            type=str(record.type),
-            date_ms=record.date_ms,
-            feed_id=record.feed_id,
-            sub_id=record.sub_id,
-            publish_id=record.publish_id,
-            request_uri=record.request_uri,
-            method=record.method,
-            content_type=record.content_type,
-            content_length=record.content_length,
-            source_ip=record.source_ip,
-            endpoint_id=record.endpoint_id,
-            file_name=record.file_name,
-            status_code=record.status_code,
-            delivery_id=record.delivery_id,
-            expiry_reason=str(record.expiry_reason) if record.expiry_reason else None,
-            attempts=record.attempts,
-        )
-    )
+    insert_logs(session, [record])
+
+
+def insert_logs(session: Session, records: list[LogRecord]) -> None:
+    """Several records in one statement (a run of deliveries is recorded together)."""
+    if records:
+        session.execute(sa.insert(logs), [_log_values(record) for record in records])
+
+
+def _log_values(record: LogRecord) -> dict[str, Any]:
+    return {
+        "type": str(record.type),
+        "date_ms": record.date_ms,
+        "feed_id": record.feed_id,
+        "sub_id": record.sub_id,
+        "publish_id": record.publish_id,
+        "request_uri": record.request_uri,
+        "method": record.method,
+        "content_type": record.content_type,
+        "content_length": record.content_length,
+        "source_ip": record.source_ip,
+        "endpoint_id": record.endpoint_id,
+        "file_name": record.file_name,
+        "status_code": record.status_code,
+        "delivery_id": record.delivery_id,
+        "expiry_reason": str(record.expiry_reason) if record.expiry_reason else None,
+        "attempts": record.attempts,
+    }
 
 
 def feed_log(session: Session, feed_id: int, query: LogQuery) -> list[LogRecord]:

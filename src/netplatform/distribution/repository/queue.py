@@ -84,20 +84,19 @@ def _run(session: Session, statement: sa.Executable) -> CursorResult[Any]:
 
 
 def insert_file(session: Session, spooled: SpooledFile) -> int:
-    result = _run(
-        session,
-        sa.insert(files).values(
-            node=spooled.node,
-            publish_id=spooled.publish_id,
-            feed_id=spooled.feed_id,
-            file_id=spooled.file_id,
-            method=spooled.method,
-            blob=spooled.blob,
-            content_length=spooled.content_length,
-            headers=spooled.headers,
-            published_ms=spooled.published_ms,
-        ),
-    )
+    values = {
+        "node": spooled.node,
+        "publish_id": spooled.publish_id,
+        "feed_id": spooled.feed_id,
+        "file_id": spooled.file_id,
+        "method": spooled.method,
+        "blob": spooled.blob,
+        "content_length": spooled.content_length,
+        "headers": spooled.headers,
+        "published_ms": spooled.published_ms,
+    }
+    # Values as parameters, not in the statement: the compiled INSERT is cached across publishes.
+    result = cast(CursorResult[Any], session.execute(sa.insert(files), values))
     key = result.inserted_primary_key
     assert key is not None  # a single-row INSERT always has one
     return int(key[0])
@@ -132,7 +131,7 @@ def _ensure_queues(session: Session, node: str, sub_ids: list[int]) -> None:
     dialect = session.get_bind().dialect.name
     insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
     values = [{"sub_id": sub_id, "node": node, "retry_at_ms": 0, "retry_delay_s": 0.0} for sub_id in sub_ids]
-    session.execute(insert(queues).values(values).on_conflict_do_nothing())
+    session.execute(insert(queues).on_conflict_do_nothing(), values)
 
 
 def drop_deliveries(session: Session, sub_ids: list[int], node: str) -> list[str]:
@@ -153,9 +152,17 @@ def drop_deliveries(session: Session, sub_ids: list[int], node: str) -> list[str
 
 def finish_delivery(session: Session, delivery_id: int, file_row: int, node: str) -> list[str]:
     """The delivery has ended (delivered, forwarded, refused or expired); the blobs no longer needed."""
-    _lock_files(session, [file_row])
-    session.execute(sa.delete(deliveries).where(deliveries.c.id == delivery_id))
-    return _remove_unreferenced_files(session, [file_row], node)
+    return finish_deliveries(session, [(delivery_id, file_row)], node)
+
+
+def finish_deliveries(session: Session, ended: list[tuple[int, int]], node: str) -> list[str]:
+    """Several deliveries ended (their ids and file rows); the blobs no longer needed."""
+    if not ended:
+        return []
+    file_rows = sorted({file_row for _, file_row in ended})
+    _lock_files(session, file_rows)
+    session.execute(sa.delete(deliveries).where(deliveries.c.id.in_([delivery for delivery, _ in ended])))
+    return _remove_unreferenced_files(session, file_rows, node)
 
 
 def await_acknowledgement(session: Session, delivery_id: int, offer_again_ms: int) -> None:
@@ -338,24 +345,27 @@ def remember_redirect(session: Session, sub_id: int, base: str | None) -> None:
 
 def head_of_queue(session: Session, sub_id: int, node: str, now_ms: int) -> tuple[DeliveryJob | None, float]:
     """The oldest due delivery of the subscription at ``node``, and the queue's current backoff delay."""
+    jobs, delay_s = heads_of_queue(session, sub_id, node, now_ms, 1)
+    return (jobs[0] if jobs else None), delay_s
+
+
+def heads_of_queue(
+    session: Session, sub_id: int, node: str, now_ms: int, limit: int
+) -> tuple[list[DeliveryJob], float]:
+    """Up to ``limit`` of the oldest due deliveries of the subscription at ``node``, oldest first, and
+    the queue's current backoff delay."""
     queue = session.execute(
         sa.select(queues.c.retry_delay_s, queues.c.redirect_base).where(_queue_of(sub_id, node))
     ).first()
     if queue is None:
-        return None, 0.0
-    row = (
-        session.execute(
-            _jobs()
-            .where(deliveries.c.sub_id == sub_id, deliveries.c.node == node, _offerable(now_ms))
-            .order_by(deliveries.c.id)
-            .limit(1)
-        )
-        .mappings()
-        .first()
-    )
-    if row is None:
-        return None, float(queue.retry_delay_s)
-    return _job(row, queue.redirect_base), float(queue.retry_delay_s)
+        return [], 0.0
+    rows = session.execute(
+        _jobs()
+        .where(deliveries.c.sub_id == sub_id, deliveries.c.node == node, _offerable(now_ms))
+        .order_by(deliveries.c.id)
+        .limit(limit)
+    ).mappings()
+    return [_job(row, queue.redirect_base) for row in rows], float(queue.retry_delay_s)
 
 
 def _jobs() -> sa.Select[Any]:

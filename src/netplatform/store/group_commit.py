@@ -1,0 +1,104 @@
+"""Group commit: many concurrent small writes share one transaction and so one fsync.
+
+A caller hands :meth:`GroupCommit.run` a unit of work (a function of the session). Callers that
+arrive while a transaction is being committed queue up; the first of them then leads: it runs every
+queued unit in one new transaction, each inside its own savepoint, commits once, and releases them
+all. So a unit returns only after its own changes are durable (the commit of the shared
+transaction), never before; the cost of the commit's fsync is shared by everyone in the group.
+
+A unit that raises has its savepoint rolled back and its caller gets the exception; the others are
+not affected. When the shared commit itself fails, every caller of the group gets that error (none
+was acknowledged). Nothing waits for a group to fill: a lone caller commits at once.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Generic, TypeVar
+
+from sqlalchemy.orm import Session
+
+from .db import Database
+
+T = TypeVar("T")
+MAX_GROUP = 64
+"""Units in one transaction at most (bounds how long the write lock is held)."""
+
+
+@dataclass(eq=False)
+class _Unit(Generic[T]):
+    work: Callable[[Session], T]
+    done: threading.Event = field(default_factory=threading.Event)
+    lead: bool = False
+    result: Any = None
+    error: BaseException | None = None
+
+    def outcome(self) -> T:
+        if self.error is not None:
+            raise self.error
+        return self.result  # type: ignore[no-any-return]
+
+
+class GroupCommit:
+    """Blocking: call :meth:`run` from worker threads, never from the event loop."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+        self._lock = threading.Lock()
+        self._queued: list[_Unit[Any]] = []
+        self._leading = False
+
+    def run(self, work: Callable[[Session], T]) -> T:
+        """``work(session)`` committed durably, in a transaction shared with concurrent callers."""
+        unit: _Unit[T] = _Unit(work)
+        with self._lock:
+            self._queued.append(unit)
+            unit.lead = not self._leading
+            self._leading = True
+        if not unit.lead:
+            unit.done.wait()
+        if unit.lead:
+            self._lead()
+        return unit.outcome()
+
+    def _lead(self) -> None:
+        """Commit the queued units as one group, then pass the lead to a unit queued meanwhile."""
+        with self._lock:
+            group, self._queued = self._queued[:MAX_GROUP], self._queued[MAX_GROUP:]
+        try:
+            self._commit(group)
+        finally:
+            self._hand_over(group)
+
+    def _hand_over(self, group: list[_Unit[Any]]) -> None:
+        with self._lock:
+            following = self._queued[0] if self._queued else None
+            self._leading = following is not None
+            if following is not None:
+                following.lead = True
+                following.done.set()
+        for unit in group:
+            unit.done.set()
+
+    def _commit(self, group: list[_Unit[Any]]) -> None:
+        try:
+            with self.db.write() as session:
+                for unit in group:
+                    _run_in_savepoint(session, unit)
+        except BaseException as error:
+            # A unit's own failure never gets here (its savepoint took it); this is the shared
+            # transaction or its commit failing (disk, connection). Every caller is told, none
+            # is run again: a commit that failed on the wire may still have landed, and running
+            # the unit again would then record it twice. A caller's retry is the client's call.
+            for unit in group:
+                unit.result, unit.error = None, error
+
+
+def _run_in_savepoint(session: Session, unit: _Unit[Any]) -> None:
+    try:
+        with session.begin_nested():
+            unit.result = unit.work(session)
+    except Exception as error:  # the savepoint is rolled back; the group goes on
+        unit.error = error

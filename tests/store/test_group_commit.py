@@ -1,0 +1,102 @@
+"""Group commit: concurrent units share a transaction, each returns only once its own work is
+committed, and one failing unit fails only its own caller."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+from sqlalchemy import Column, Integer, String, Table, select, text
+from sqlalchemy.orm import Session
+
+from netplatform.settings import Settings
+from netplatform.store.db import Database, database_for, new_metadata
+from netplatform.store.group_commit import GroupCommit
+
+metadata = new_metadata()
+entries = Table(
+    "kernel_test_group_entries",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("body", String(50), nullable=False, unique=True),
+)
+
+
+@pytest.fixture
+def database(settings: Settings) -> Database:
+    database = database_for(settings)
+    metadata.create_all(database.engine)
+    return database
+
+
+def committed_bodies(database: Database) -> set[str]:
+    """What another session sees: only committed rows."""
+    with database.read() as session:
+        return set(session.execute(select(entries.c.body)).scalars())
+
+
+def insert(body: str) -> Callable[[Session], str]:
+    def work(session: Session) -> str:
+        session.execute(entries.insert().values(body=body))
+        return body.upper()
+
+    return work
+
+
+def test_every_unit_is_committed_before_its_caller_returns(database: Database) -> None:
+    commits = GroupCommit(database)
+    start = threading.Barrier(12)
+
+    def one(n: int) -> tuple[str, bool]:
+        start.wait()
+        result = commits.run(insert(f"entry-{n}"))
+        return result, f"entry-{n}" in committed_bodies(database)
+
+    with ThreadPoolExecutor(12) as pool:
+        outcomes = list(pool.map(one, range(12)))
+    assert outcomes == [(f"ENTRY-{n}", True) for n in range(12)]
+    assert committed_bodies(database) == {f"entry-{n}" for n in range(12)}
+
+
+def test_a_failing_unit_fails_only_its_own_caller(database: Database) -> None:
+    commits = GroupCommit(database)
+    commits.run(insert("taken"))
+    start = threading.Barrier(8)
+
+    def one(n: int) -> str:
+        start.wait()
+        body = "taken" if n == 3 else f"fresh-{n}"  # n == 3 breaks the unique constraint
+        try:
+            return str(commits.run(insert(body)))
+        except Exception as error:
+            return type(error).__name__
+
+    with ThreadPoolExecutor(8) as pool:
+        outcomes = list(pool.map(one, range(8)))
+    assert outcomes[3] == "IntegrityError"
+    assert [o for n, o in enumerate(outcomes) if n != 3] == [f"FRESH-{n}" for n in range(8) if n != 3]
+    assert committed_bodies(database) == {"taken"} | {f"fresh-{n}" for n in range(8) if n != 3}
+
+
+def test_an_exception_of_the_work_reaches_the_caller_and_nothing_is_kept(database: Database) -> None:
+    def broken(session: Session) -> None:
+        session.execute(entries.insert().values(body="half"))
+        raise LookupError("refused")
+
+    with pytest.raises(LookupError, match="refused"):
+        GroupCommit(database).run(broken)
+    assert committed_bodies(database) == set()
+
+
+def test_lazy_writes_commit_and_leave_later_writes_durable(database: Database) -> None:
+    levels = []
+    for body, durable in (("lease", False), ("record", True)):
+        with database.write(durable=durable) as session:
+            session.execute(entries.insert().values(body=body))
+            if database.is_sqlite:
+                levels.append(session.execute(text("PRAGMA synchronous")).scalar())
+    assert committed_bodies(database) == {"lease", "record"}
+    if database.is_sqlite:
+        assert levels == [1, 2]  # NORMAL for the lease only, FULL again after it
