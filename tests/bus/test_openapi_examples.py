@@ -14,9 +14,9 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from schemathesis import GenerationMode
 
-from ..policy.test_openapi_examples import accepted, answers
+from ..policy.test_openapi_examples import accepted
+from ..support.openapi_examples import operations_of, positive_report
 from ..test_fuzz import running_schema
 
 EXAMPLES = int(os.environ.get("NETPLATFORM_BUS_EXAMPLES", "6"))
@@ -29,17 +29,7 @@ def schema_and_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[A
 
 def test_positive_examples_are_accepted_on_most_bus_operations(schema_and_url: tuple[Any, str]) -> None:
     schema, base_url = schema_and_url
-    operations = [result.ok() for result in schema.get_all_operations()]
+    operations = operations_of(schema)
     assert len(operations) >= 50
-    report: list[str] = []
-    accepting = 0
-    for operation in operations:
-        seen = answers(operation, base_url, GenerationMode.POSITIVE, EXAMPLES)
-        good = sum(accepted(status, body) for status, body in seen)
-        accepting += good == len(seen)
-        rejected = sorted({status for status, body in seen if not accepted(status, body)})
-        report.append(f"{operation.label}: {good}/{len(seen)} accepted, rejected with {rejected}")
-    ratio = accepting / len(operations)
-    assert ratio >= 0.8, (
-        f"{accepting}/{len(operations)} operations accept their positive examples:\n" + "\n".join(report)
-    )
+    report = positive_report(operations, base_url, EXAMPLES, accepts=accepted)
+    assert report.ratio >= 0.8, report.explain()

@@ -14,14 +14,12 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from schemathesis import GenerationMode
 
-from ..test_fuzz import AUTH_HEADERS, running_schema
+from ..support.openapi_examples import ACCEPTING, operations_of, positive_report, server_errors
+from ..test_fuzz import running_schema
 
 PREFIX = "/policy/api/v1"
 EXAMPLES = int(os.environ.get("NETPLATFORM_POLICY_EXAMPLES", "12"))
-ACCEPTING = {*range(200, 400), 401, 403, 404, 409, 429}
 STATE_CONFLICT = "does not equal existing entity"
 
 
@@ -30,63 +28,22 @@ def schema_and_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[A
     yield from running_schema("policy", tmp_path_factory)
 
 
-def policy_operations(schema: Any) -> list[Any]:
-    operations = [result.ok() for result in schema.get_all_operations()]
-    return [operation for operation in operations if operation.path.startswith(PREFIX)]
-
-
-def answers(
-    operation: Any, base_url: str, mode: GenerationMode, examples: int = EXAMPLES
-) -> list[tuple[int, str]]:
-    """(status, body) of each generated example, derandomized so the run is repeatable."""
-    seen: list[tuple[int, str]] = []
-
-    @given(case=operation.as_strategy(generation_mode=mode))
-    @settings(
-        max_examples=examples,
-        deadline=None,
-        suppress_health_check=list(HealthCheck),
-        derandomize=True,
-        database=None,
-    )
-    def run(case: Any) -> None:
-        response = case.call(base_url=base_url, headers=AUTH_HEADERS)
-        seen.append((response.status_code, response.text))
-
-    run()
-    return seen
-
-
 def accepted(status: int, body: str) -> bool:
     return status in ACCEPTING or (status == 406 and STATE_CONFLICT in body)
 
 
 def test_positive_examples_are_accepted_on_most_policy_operations(schema_and_url: tuple[Any, str]) -> None:
     schema, base_url = schema_and_url
-    operations = policy_operations(schema)
+    operations = operations_of(schema, PREFIX)
     assert len(operations) == 21
-    report: list[str] = []
-    accepting = 0
-    for operation in operations:
-        seen = answers(operation, base_url, GenerationMode.POSITIVE)
-        good = sum(accepted(status, body) for status, body in seen)
-        accepting += good == len(seen)
-        rejected = sorted({status for status, body in seen if not accepted(status, body)})
-        report.append(f"{operation.label}: {good}/{len(seen)} accepted, rejected with {rejected}")
-    ratio = accepting / len(operations)
-    assert ratio >= 0.8, (
-        f"{accepting}/{len(operations)} operations accept their positive examples:\n" + "\n".join(report)
-    )
+    report = positive_report(operations, base_url, EXAMPLES, accepts=accepted)
+    assert report.ratio >= 0.8, report.explain()
 
 
 def test_negative_examples_are_refused_without_server_errors(schema_and_url: tuple[Any, str]) -> None:
     schema, base_url = schema_and_url
-    server_errors: list[str] = []
-    for operation in policy_operations(schema):
-        for status, body in answers(operation, base_url, GenerationMode.NEGATIVE, examples=10):
-            if status >= 500:
-                server_errors.append(f"{operation.label}: {status} {body[:200]}")
-    assert not server_errors, "\n".join(server_errors)
+    found = server_errors(operations_of(schema, PREFIX), base_url, examples=10)
+    assert not found, "\n".join(found)
 
 
 def test_the_document_states_the_syntax_the_routes_check(schema_and_url: tuple[Any, str]) -> None:

@@ -9,9 +9,21 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, Field, StrictBool
+from pydantic import BaseModel, Field, StrictBool, TypeAdapter, field_validator
 
-from .tosca import ResourceDefinition
+from ..web.text import NO_NUL_PATTERN, StorableStr
+from .names import MAX_NAME_LENGTH, MAX_TAGS_LENGTH, NAME_DESCRIPTION, NAME_PATTERN
+from .tosca import TYPE_MODELS, PropertyDefinition, ResourceDefinition
+
+NAME_SCHEMA: dict[str, Any] = {
+    "type": "string",
+    "maxLength": MAX_NAME_LENGTH,
+    "pattern": NAME_PATTERN,
+    "description": NAME_DESCRIPTION,
+}
+"""A name the handlers check with checked_name (documented here; their 400 names the field)."""
+STORED_TEXT: dict[str, Any] = {"type": "string", "pattern": NO_NUL_PATTERN}
+TAGS_SCHEMA: dict[str, Any] = {"type": "string", "maxLength": MAX_TAGS_LENGTH, "pattern": NO_NUL_PATTERN}
 
 
 class BlueprintModel(BaseModel):
@@ -68,9 +80,9 @@ class BootstrapRequest(BaseModel):
 
 
 class WorkflowSpecRequest(BaseModel):
-    blueprintName: str
-    version: str = "1.0.0"
-    workflowName: str
+    blueprintName: StorableStr
+    version: StorableStr = "1.0.0"
+    workflowName: StorableStr
     returnContent: str = "json"
     specType: str = "TOSCA"
 
@@ -95,14 +107,16 @@ class WorkflowList(BaseModel):
 
 
 class ModelTypeIn(BaseModel):
-    modelName: str
-    derivedFrom: str
+    """What ``POST /model-type`` reads; the document states more (:func:`model_type_body`)."""
+
+    modelName: StorableStr
+    derivedFrom: StorableStr
     definitionType: str
-    definition: dict[str, Any]
-    description: str
-    version: str
-    tags: str | None = None
-    updatedBy: str
+    definition: dict[str, Any]  # kept as JSON, where a NUL is an escape like any other
+    description: StorableStr
+    version: StorableStr
+    tags: StorableStr | None = None
+    updatedBy: StorableStr
 
 
 class ModelType(BaseModel):
@@ -118,14 +132,14 @@ class ModelType(BaseModel):
 
 
 class ResourceDictionaryIn(BaseModel):
-    name: str | None = None
-    dataType: str | None = None
-    entrySchema: str | None = None
-    resourceDictionaryGroup: str | None = None
+    name: StorableStr | None = None
+    dataType: StorableStr | None = None
+    entrySchema: StorableStr | None = None
+    resourceDictionaryGroup: StorableStr | None = None
     definition: ResourceDefinition | None = None
-    description: str | None = None
-    tags: str | None = None
-    updatedBy: str | None = None
+    description: StorableStr | None = None
+    tags: StorableStr | None = None
+    updatedBy: StorableStr | None = None
 
 
 class ResourceDictionary(BaseModel):
@@ -184,22 +198,60 @@ class ResolvedResource(BaseModel):
     createdDate: str
 
 
-class ResolvedResourceIn(BaseModel):
+def _name(**extra: Any) -> dict[str, Any]:
+    """``json_schema_extra`` of a name field: the pattern a handler checks, documented."""
+    return {"pattern": NAME_PATTERN, **extra}
+
+
+def _key_or_resource(schema: dict[str, Any]) -> None:
+    """A value belongs to a resolution key or to a resource (type and id), never both."""
+    properties = schema["properties"]
+    name = {k: v for k, v in NAME_SCHEMA.items() if k != "description"}
+    blank = {"type": "string", "const": ""}
+    schema["oneOf"] = [
+        {
+            "required": ["resolutionKey"],
+            "properties": {"resolutionKey": name, "resourceType": blank, "resourceId": blank},
+        },
+        {
+            "required": ["resourceType", "resourceId"],
+            "properties": {"resolutionKey": blank, "resourceType": name, "resourceId": name},
+        },
+    ]
+    for field in ("resolutionKey", "resourceType", "resourceId"):
+        properties[field]["description"] = "A name, or empty: a resolution key or a resource, not both"
+
+
+class ResolvedResourceIn(BaseModel, json_schema_extra=_key_or_resource):
     """One resolved value to store (what resolution stores in the reference)."""
 
-    blueprintName: str = Field(min_length=1, max_length=255)
-    blueprintVersion: str = Field(min_length=1, max_length=255)
-    artifactName: str = Field(min_length=1, max_length=255)
-    name: str = Field(min_length=1, max_length=255)
-    value: Any = None
+    blueprintName: str = Field(min_length=1, max_length=255, json_schema_extra=_name())
+    blueprintVersion: str = Field(min_length=1, max_length=255, json_schema_extra=_name())
+    artifactName: str = Field(min_length=1, max_length=255, json_schema_extra=_name())
+    name: StorableStr = Field(min_length=1, max_length=255)
+    value: Any = Field(
+        None,
+        description="Stored as it is when text (no NUL character), else as JSON",
+        json_schema_extra={
+            "anyOf": [{"not": {"type": "string"}}, {"type": "string", "pattern": NO_NUL_PATTERN}]
+        },
+    )
     status: str = Field("success", pattern="^(success|failure)$")
     resolutionKey: str = Field("", max_length=255)
     resourceType: str = Field("", max_length=255)
     resourceId: str = Field("", max_length=255)
     occurrence: int = Field(1, ge=1, le=1_000_000)
-    dictionaryName: str | None = Field(None, max_length=255)
-    dictionarySource: str | None = Field(None, max_length=255)
+    dictionaryName: StorableStr | None = Field(None, max_length=255)
+    dictionarySource: StorableStr | None = Field(None, max_length=255)
     dictionaryVersion: int | None = Field(None, ge=0, le=2_147_483_647)
+
+    @field_validator("value")
+    @classmethod
+    def _storable_value(cls, value: Any) -> Any:
+        # A text value is stored as it is (other values as JSON, where a NUL is an escape).
+        if isinstance(value, str) and "\x00" in value:
+            raise ValueError("NUL characters are not allowed")
+        return value
 
 
 class DeletedEntries(BaseModel):
@@ -257,3 +309,126 @@ class Contexts(BaseModel):
 
 class EndpointListing(BaseModel):
     contexts: Contexts
+
+
+# --- request bodies as the handlers check them (stated in the OpenAPI document) --------------
+
+
+def inline_schema(shape: type[BaseModel], *, closed: bool) -> dict[str, Any]:
+    """The JSON schema of ``shape`` with nested models written in place.
+
+    ``closed``: objects with named members take no other keys, as strict_parse reads a TOSCA
+    definition (an unknown key is a 400); free-form maps stay open.
+    """
+    schema = TypeAdapter(shape).json_schema(by_alias=True)
+    definitions = schema.pop("$defs", {})
+
+    def resolve(node: Any) -> Any:
+        if isinstance(node, list):
+            return [resolve(item) for item in node]
+        if not isinstance(node, dict):
+            return node
+        reference = node.get("$ref")
+        if isinstance(reference, str):
+            siblings = {key: resolve(value) for key, value in node.items() if key != "$ref"}
+            return {**resolve(definitions[reference.rsplit("/", 1)[1]]), **siblings}
+        resolved = {key: resolve(value) for key, value in node.items()}
+        if closed and "properties" in resolved:
+            resolved.setdefault("additionalProperties", False)
+        return resolved
+
+    resolved: dict[str, Any] = resolve(schema)
+    return resolved
+
+
+def _text(*, not_blank: bool = False, max_length: int | None = None) -> dict[str, Any]:
+    schema: dict[str, Any] = {"type": "string", "pattern": NO_NUL_PATTERN}
+    if not_blank:
+        schema["pattern"] = "^[^\\u0000]*\\S[^\\u0000]*$"
+    if max_length is not None:
+        schema["maxLength"] = max_length
+    return schema
+
+
+def model_type_body() -> dict[str, Any]:
+    """``POST /model-type``: the definition is read strictly as its definitionType's TOSCA kind."""
+    return {
+        "type": "object",
+        "required": [
+            "modelName",
+            "derivedFrom",
+            "definitionType",
+            "definition",
+            "description",
+            "version",
+            "updatedBy",
+        ],
+        "properties": {
+            "modelName": NAME_SCHEMA,
+            "derivedFrom": NAME_SCHEMA,
+            "definitionType": {"type": "string", "enum": list(TYPE_MODELS)},
+            "definition": {"type": "object"},
+            "description": _text(),
+            "version": NAME_SCHEMA,
+            "tags": {"anyOf": [TAGS_SCHEMA, {"type": "null"}]},
+            "updatedBy": NAME_SCHEMA,
+        },
+        "oneOf": [
+            {
+                "properties": {
+                    "definitionType": {"const": kind},
+                    "definition": inline_schema(shape, closed=True),
+                }
+            }
+            for kind, shape in TYPE_MODELS.items()
+        ],
+    }
+
+
+def _described_property() -> dict[str, Any]:
+    """A dictionary's property: its type and description are required and not empty."""
+    schema = inline_schema(PropertyDefinition, closed=False)
+    schema["required"] = sorted({*schema.get("required", []), "type", "description"})
+    schema["properties"]["type"] = {**_text(not_blank=True, max_length=MAX_NAME_LENGTH)}
+    schema["properties"]["description"] = _text(not_blank=True)
+    for entry_schema in schema["properties"]["entry_schema"].get("anyOf", []):
+        if "properties" in entry_schema:
+            entry_schema["properties"]["type"] = _text()
+    return schema
+
+
+def dictionary_definition_body(*, in_envelope: bool) -> dict[str, Any]:
+    """A resource definition as a dictionary is saved from it.
+
+    ``in_envelope`` (``POST /dictionary``): the envelope gives the name and author, and the
+    definition its tags; else (``POST /dictionary/definition``) the definition names itself and
+    its author, and blank tags are made up from both.
+    """
+    schema = inline_schema(ResourceDefinition, closed=False)
+    properties = schema["properties"]
+    properties["property"] = _described_property()
+    properties["group"] = NAME_SCHEMA
+    if in_envelope:
+        properties["tags"] = {**_text(not_blank=True, max_length=MAX_TAGS_LENGTH)}
+        schema["required"] = ["property", "tags"]
+    else:
+        properties["name"] = NAME_SCHEMA
+        properties["updated-by"] = _text(not_blank=True, max_length=MAX_NAME_LENGTH)
+        properties["tags"] = {"anyOf": [TAGS_SCHEMA, {"type": "null"}]}
+        schema["required"] = ["name", "property", "updated-by"]
+    return schema
+
+
+def dictionary_body() -> dict[str, Any]:
+    """``POST /dictionary``: the envelope's name and updatedBy, and the definition it is built from."""
+    schema = inline_schema(ResourceDictionaryIn, closed=False)
+    properties = schema["properties"]
+    properties["name"] = NAME_SCHEMA
+    properties["updatedBy"] = _text(not_blank=True, max_length=MAX_NAME_LENGTH)
+    properties["definition"] = dictionary_definition_body(in_envelope=True)
+    schema["required"] = ["name", "updatedBy", "definition"]
+    return schema
+
+
+def json_body(schema: dict[str, Any]) -> dict[str, Any]:
+    return {"required": True, "content": {"application/json": {"schema": schema}}}

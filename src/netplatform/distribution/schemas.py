@@ -38,15 +38,53 @@ class FeedLinks(BaseModel):
     log: str
 
 
-class FeedRequest(BaseModel):
-    name: str = Field(min_length=1, max_length=20)
-    version: str | None = Field(default=None, max_length=20, description="required on create")
-    description: str | None = Field(default=None, max_length=256)
-    business_description: str | None = Field(default=None, max_length=256)
-    authorization: FeedAuthorizationBody
+def _bounded(maximum: int, *, minimum: int = 0) -> str:
+    """The pattern of a body string the reader takes: no NUL character, at most ``maximum`` long.
+
+    The length is in the pattern too, so a generator working from the pattern keeps to it.
+    """
+    return f"^[^\\x00]{{{minimum},{maximum}}}$"
+
+
+class EndpointIdentityIn(BaseModel):
+    id: str = Field(max_length=20, pattern=_bounded(20))
+    password: str = Field(max_length=32, pattern=_bounded(32))
+
+
+ADDRESS_DESCRIPTION = "An IPv4 or IPv6 host, or a network as address/masklen"
+
+
+class FeedAuthorizationIn(BaseModel):
+    classification: str = Field(max_length=32, pattern=_bounded(32))
+    endpoint_ids: list[EndpointIdentityIn] = Field(min_length=1)
+    endpoint_addrs: list[
+        Annotated[
+            str,
+            Field(
+                description=ADDRESS_DESCRIPTION,
+                json_schema_extra={"anyOf": [{"format": "ipv4"}, {"format": "ipv6"}]},
+            ),
+        ]
+    ] = Field(default_factory=list)
+
+
+class FeedUpdateRequest(BaseModel):
+    """A feed update: ``name`` must be the feed's own, ``version`` too when given."""
+
+    name: str = Field(min_length=1, max_length=20, pattern=_bounded(20, minimum=1))
+    version: str | None = Field(default=None, max_length=20, pattern=_bounded(20))
+    description: str | None = Field(default=None, max_length=256, pattern=_bounded(256))
+    business_description: str | None = Field(default=None, max_length=256, pattern=_bounded(256))
+    authorization: FeedAuthorizationIn
     suspend: bool | None = None
-    groupid: int | None = None
-    authz_instance: str | None = Field(default=None, max_length=256)
+    groupid: int | None = Field(default=None, ge=-(2**31), le=2**31 - 1)
+    authz_instance: str | None = Field(default=None, max_length=256, pattern=_bounded(256))
+
+
+class FeedRequest(FeedUpdateRequest):
+    """A feed to create: the version is required."""
+
+    version: str = Field(max_length=20, pattern=_bounded(20))
 
 
 class FeedBody(BaseModel):
@@ -77,15 +115,26 @@ class SubLinks(BaseModel):
     log: str
 
 
+class DeliveryIn(BaseModel):
+    url: str = Field(
+        max_length=256,
+        pattern="^https://[A-Za-z0-9][A-Za-z0-9.-]{0,62}(:[1-9][0-9]{0,3})?(/[!-~]{0,160})?$",
+        description="An https URL with a host (the pattern states a common subset)",
+    )
+    user: str = Field(max_length=20, pattern=_bounded(20))
+    password: str = Field(max_length=32, pattern=_bounded(32))
+    use100: bool = False
+
+
 class SubscriptionRequest(BaseModel):
-    delivery: DeliveryBody
+    delivery: DeliveryIn
     metadataOnly: bool
-    groupid: int
+    groupid: int = Field(ge=-(2**31), le=2**31 - 1)
     follow_redirect: bool | None = None
     suspend: bool | None = None
     decompress: bool | None = None
     privilegedSubscriber: bool | None = None
-    authz_instance: str | None = Field(default=None, max_length=256)
+    authz_instance: str | None = Field(default=None, max_length=256, pattern=_bounded(256))
 
 
 class SubscriptionBody(BaseModel):

@@ -7,6 +7,7 @@ services (schemathesis holds every service to its document).
 
 from __future__ import annotations
 
+import copy
 from http import HTTPStatus
 from typing import Any
 
@@ -15,9 +16,12 @@ from fastapi.openapi.utils import get_openapi
 from pydantic import TypeAdapter
 
 from .service import ServiceSpec
+from .text import NO_NUL_PATTERN
 
 _METHODS = {"get", "put", "post", "delete", "patch", "head", "options"}
 _ERROR_REF = "#/components/schemas/Error"
+_STATED = "x-netplatform-stated"
+_CONSTRAINED = {"pattern", "enum", "const", "format"}
 
 
 def document_kernel_conventions(app: FastAPI, spec: ServiceSpec) -> dict[str, Any]:
@@ -34,6 +38,8 @@ def document_kernel_conventions(app: FastAPI, spec: ServiceSpec) -> dict[str, An
     for path_item in document.get("paths", {}).values():
         for method, operation in path_item.items():
             if method in _METHODS:
+                _apply_stated_request(operation)
+                _document_no_nul(operation)
                 _document_errors(operation, spec)
     for unused in ("HTTPValidationError", "ValidationError"):
         schemas.pop(unused, None)
@@ -68,6 +74,16 @@ def _error_response(description: str, spec: ServiceSpec) -> dict[str, Any]:
     return {"description": description, "content": {media_type: schema for media_type in media_types}}
 
 
+def _document_no_nul(operation: dict[str, Any]) -> None:
+    """Path and query strings carry no NUL: the kernel refuses one (middleware/inputguard.py)."""
+    for parameter in operation.get("parameters", []):
+        if parameter.get("in") in ("path", "query"):
+            schema = parameter.get("schema", {})
+            for branch in (schema, *schema.get("anyOf", [])):
+                if branch.get("type") == "string" and not _CONSTRAINED & set(branch):
+                    branch["pattern"] = NO_NUL_PATTERN
+
+
 def _document_errors(operation: dict[str, Any], spec: ServiceSpec) -> None:
     responses = operation.setdefault("responses", {})
     responses.pop("422", None)
@@ -76,3 +92,36 @@ def _document_errors(operation: dict[str, Any], spec: ServiceSpec) -> None:
         responses.setdefault("401", _error_response("Missing or wrong credentials", spec))
     if "requestBody" in operation:
         responses.setdefault("413", _error_response("Request body too large", spec))
+
+
+def stated_request(
+    *, body: dict[str, Any] | None = None, parameters: tuple[dict[str, Any], ...] = ()
+) -> dict[str, Any]:
+    """``openapi_extra`` stating what a route accepts where its signature says less.
+
+    FastAPI documents a route from its handler's parameters; a route whose handler checks more
+    itself (a header it requires with the reference's own message, a name it refuses unless it
+    fits a rule, a body that must name an existing kind) is then documented as taking anything.
+    ``parameters`` replace the derived ones of the same name and place (or are added); ``body``
+    replaces the derived request body. The route's validation is unchanged.
+    """
+    stated: dict[str, Any] = {"parameters": list(parameters)}
+    if body is not None:
+        stated["requestBody"] = body
+    return {_STATED: stated}
+
+
+def _apply_stated_request(operation: dict[str, Any]) -> None:
+    stated = operation.pop(_STATED, None)
+    if stated is None:
+        return
+    stated = copy.deepcopy(stated)  # routes share their stated parts; the document is edited below
+    if "requestBody" in stated:
+        operation["requestBody"] = stated["requestBody"]
+    stated_by_key = {(parameter["name"], parameter["in"]): parameter for parameter in stated["parameters"]}
+    derived = operation.get("parameters", [])
+    derived_keys = {(parameter["name"], parameter["in"]) for parameter in derived}
+    merged = [stated_by_key.get((parameter["name"], parameter["in"]), parameter) for parameter in derived]
+    merged += [parameter for key, parameter in stated_by_key.items() if key not in derived_keys]
+    if merged:
+        operation["parameters"] = merged

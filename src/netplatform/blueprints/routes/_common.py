@@ -5,11 +5,13 @@ from __future__ import annotations
 import re
 from typing import Annotated, Any
 
-from fastapi import Path, Request
+from fastapi import Depends, Path, Request
 from fastapi.responses import JSONResponse, Response
 
-from ...web.errors import UnsupportedMediaType
+from ...web.bodies import TextBody
+from ...web.errors import BadRequest, UnsupportedMediaType
 from ...web.media import parse_media_type
+from ...web.text import NO_NUL_PATTERN
 from ..formats import SUPPORTED, FormattedText
 from ..names import MAX_NAME_LENGTH, NAME_DESCRIPTION, NAME_PATTERN
 
@@ -29,11 +31,26 @@ TEXT_BODY: dict[str, Any] = {
     "requestBody": {
         "required": False,  # an empty text is a text
         "content": {
-            media: {"schema": {"type": "string"}}
+            media: {"schema": {"type": "string", "pattern": NO_NUL_PATTERN}}
             for media in ("text/plain", "application/json", "application/xml")
         },
     }
 }
+
+
+def stored_text(text: TextBody) -> str:
+    """A text body that is stored as it is: UTF-8 without NUL characters (no database keeps one)."""
+    refuse_nul(text)
+    return text
+
+
+StoredText = Annotated[str, Depends(stored_text)]
+
+
+def refuse_nul(*texts: str | None) -> None:
+    """400 when one of the texts, which go to text columns, holds a NUL character."""
+    if any(text and "\x00" in text for text in texts):
+        raise BadRequest("NUL characters are not allowed")
 
 
 def any_case(*words: str) -> dict[str, Any]:

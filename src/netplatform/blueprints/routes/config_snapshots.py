@@ -7,7 +7,6 @@ from typing import Annotated
 from fastapi import APIRouter, Path, Query
 from fastapi.responses import JSONResponse, Response
 
-from ...web.bodies import TextBody
 from ...web.openapi import error_responses
 from ..app import SPEC
 from ..config_snapshots import ANY_STATUS, SNAPSHOT_STATUSES
@@ -15,7 +14,7 @@ from ..deps import ConfigSnapshotsDep
 from ..formats import FORMAT_WORDS
 from ..schemas import ConfigSnapshot
 from . import _response_bodies as bodies
-from ._common import EMPTY_OK, TEXT_BODY, Name, any_case, empty_ok, formatted, ok, text_responses
+from ._common import EMPTY_OK, TEXT_BODY, Name, StoredText, any_case, empty_ok, formatted, ok, text_responses
 
 router = APIRouter(prefix="/api/v1/configs", tags=["configuration snapshots"])
 QueryName = Annotated[str, Query(max_length=255)]
@@ -90,7 +89,7 @@ def configs_by_type(
     openapi_extra=TEXT_BODY,
 )
 def save_config(
-    configs: ConfigSnapshotsDep, resourceType: Name, resourceId: Name, status: Status, snapshot: TextBody
+    configs: ConfigSnapshotsDep, resourceType: Name, resourceId: Name, status: Status, snapshot: StoredText
 ) -> JSONResponse:
     return ok(bodies.config(configs.save(resourceType, resourceId, status, snapshot)))
 

@@ -8,18 +8,32 @@ from fastapi import APIRouter, Body
 from fastapi.responses import JSONResponse, Response
 from pydantic import StringConstraints
 
-from ...web.openapi import error_responses
+from ...web.openapi import error_responses, stated_request
+from ...web.text import NO_NUL_PATTERN
 from ..app import SPEC
 from ..deps import DictionariesDep
 from ..dictionaries import SOURCE_MAPPING
-from ..schemas import ResourceDictionary, ResourceDictionaryIn, SourceMapping
+from ..schemas import (
+    ResourceDictionary,
+    ResourceDictionaryIn,
+    SourceMapping,
+    dictionary_body,
+    dictionary_definition_body,
+    json_body,
+)
 from ..tosca import ResourceDefinition
 from . import _response_bodies as bodies
-from ._common import EMPTY_OK, Name, empty_ok, ok
+from ._common import EMPTY_OK, Name, empty_ok, ok, refuse_nul
 
 router = APIRouter(prefix="/api/v1/dictionary", tags=["resource dictionaries"])
 DictionaryName = Annotated[str, StringConstraints(max_length=255)]
 MAX_NAMES = 1000
+NAMES_BODY = {
+    "type": "array",
+    "minItems": 1,  # an empty list is a 400 (the reference's text)
+    "maxItems": MAX_NAMES,
+    "items": {"type": "string", "maxLength": 255, "pattern": NO_NUL_PATTERN},
+}
 
 
 @router.post(
@@ -27,8 +41,11 @@ MAX_NAMES = 1000
     summary="Create or replace a resource dictionary",
     response_model=ResourceDictionary,
     responses=error_responses(SPEC, 400),
+    openapi_extra=stated_request(body=json_body(dictionary_body())),
 )
 def save_dictionary(body: ResourceDictionaryIn, dictionaries: DictionariesDep) -> JSONResponse:
+    if body.definition is not None:
+        refuse_nul(*stored_texts(body.definition))
     return ok(bodies.dictionary(dictionaries.save(body)))
 
 
@@ -37,9 +54,20 @@ def save_dictionary(body: ResourceDictionaryIn, dictionaries: DictionariesDep) -
     summary="Create or replace a resource dictionary from a resource definition",
     response_model=ResourceDictionary,
     responses=error_responses(SPEC, 400),
+    openapi_extra=stated_request(body=json_body(dictionary_definition_body(in_envelope=False))),
 )
 def save_definition(body: ResourceDefinition, dictionaries: DictionariesDep) -> JSONResponse:
+    refuse_nul(*stored_texts(body))
     return ok(bodies.dictionary(dictionaries.save_definition(body)))
+
+
+def stored_texts(definition: ResourceDefinition) -> list[str | None]:
+    """The members of a definition a dictionary keeps in text columns (the rest is kept as JSON)."""
+    prop = definition.property
+    texts = [definition.name, definition.tags, definition.updated_by, definition.group]
+    if prop is not None:
+        texts += [prop.type, prop.description, prop.entry_schema.type if prop.entry_schema else None]
+    return texts
 
 
 @router.post(
@@ -47,10 +75,12 @@ def save_definition(body: ResourceDefinition, dictionaries: DictionariesDep) -> 
     summary="The dictionaries of the given names (unknown names are skipped)",
     response_model=list[ResourceDictionary],
     responses=error_responses(SPEC, 400),
+    openapi_extra=stated_request(body=json_body(NAMES_BODY)),
 )
 def dictionaries_by_names(
     names: Annotated[list[DictionaryName], Body(max_length=MAX_NAMES)], dictionaries: DictionariesDep
 ) -> JSONResponse:
+    refuse_nul(*names)
     return ok([bodies.dictionary(record) for record in dictionaries.named(names)])
 
 

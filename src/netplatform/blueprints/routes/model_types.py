@@ -5,16 +5,17 @@ from __future__ import annotations
 from fastapi import APIRouter
 from fastapi.responses import JSONResponse, Response
 
-from ...web.openapi import error_responses
+from ...web.openapi import error_responses, stated_request
 from ..app import SPEC
 from ..deps import ModelTypesDep
-from ..schemas import ModelType, ModelTypeIn
+from ..schemas import ModelType, ModelTypeIn, json_body, model_type_body
 from . import _response_bodies as bodies
 from ._common import EMPTY_OK, Name, empty_ok, ok
 
 router = APIRouter(prefix="/api/v1/model-type", tags=["model types"])
 
 _SAVE_SUMMARY = "Create or replace a model type"
+_SAVE_BODY = stated_request(body=json_body(model_type_body()))
 
 
 # Registered without and with the trailing slash (the reference accepts both); the bottom
@@ -25,8 +26,15 @@ _SAVE_SUMMARY = "Create or replace a model type"
     summary=_SAVE_SUMMARY,
     response_model=ModelType,
     responses=error_responses(SPEC, 400),
+    openapi_extra=_SAVE_BODY,
 )
-@router.post("", summary=_SAVE_SUMMARY, response_model=ModelType, responses=error_responses(SPEC, 400))
+@router.post(
+    "",
+    summary=_SAVE_SUMMARY,
+    response_model=ModelType,
+    responses=error_responses(SPEC, 400),
+    openapi_extra=_SAVE_BODY,
+)
 def save_model_type(body: ModelTypeIn, model_types: ModelTypesDep) -> JSONResponse:
     return ok(bodies.model_type(model_types.save(body)))
 

@@ -7,7 +7,6 @@ from typing import Annotated
 from fastapi import APIRouter, Query
 from fastapi.responses import JSONResponse, Response
 
-from ...web.bodies import TextBody
 from ...web.openapi import error_responses
 from ..app import SPEC
 from ..deps import ResolvedTemplatesDep
@@ -15,7 +14,7 @@ from ..formats import FORMAT_WORDS
 from ..resolutions import template_key
 from ..schemas import TemplateResolution
 from . import _response_bodies as bodies
-from ._common import TEXT_BODY, Name, any_case, formatted, ok, text_responses
+from ._common import TEXT_BODY, Name, StoredText, any_case, formatted, ok, text_responses
 
 router = APIRouter(prefix="/api/v1/template", tags=["resolved templates"])
 Format = Annotated[
@@ -47,7 +46,7 @@ def store_by_key(
     bpVersion: Name,
     artifactName: Name,
     resolutionKey: Name,
-    result: TextBody,
+    result: StoredText,
 ) -> JSONResponse:
     key = template_key(bpName, bpVersion, artifactName, resolution_key=resolutionKey)
     return ok(bodies.template(templates.store(key, result)))
@@ -67,7 +66,7 @@ def store_by_resource(
     artifactName: Name,
     resourceType: Name,
     resourceId: Name,
-    result: TextBody,
+    result: StoredText,
 ) -> JSONResponse:
     key = template_key(bpName, bpVersion, artifactName, resource_type=resourceType, resource_id=resourceId)
     return ok(bodies.template(templates.store(key, result)))

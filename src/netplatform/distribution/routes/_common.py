@@ -2,14 +2,41 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Path, Request
 from fastapi.responses import Response
 from pydantic import BaseModel
 
 from ...web.errors import BadRequest, MethodNotAllowed
+from ...web.openapi import stated_request
+from ..access import MAX_IDENTITY_LENGTH, ON_BEHALF_OF
 from ..links import positive_id
+
+ID_PATTERN = "^[1-9][0-9]{0,8}$"
+"""A feed or subscription number as the document states it (the handler also takes leading zeros)."""
+
+
+def object_id(kind: str) -> Any:
+    """The path parameter of a feed or subscription number: checked by the handler (its 400 text)."""
+    return Path(
+        description=f"The {kind} number: a positive integer of at most 9 digits",
+        json_schema_extra={"pattern": ID_PATTERN},
+    )
+
+
+FeedId = Annotated[str, object_id("feed")]
+SubId = Annotated[str, object_id("subscription")]
+
+IDENTITY_HEADER: dict[str, Any] = {
+    "name": ON_BEHALF_OF,
+    "in": "header",
+    "required": True,
+    "description": f"Identity of the caller (1-{MAX_IDENTITY_LENGTH} characters)",
+    "schema": {"type": "string", "pattern": f"^[!-~]{{1,{MAX_IDENTITY_LENGTH}}}$"},
+}
+"""The provisioning routes answer 400 without it; the dependency reads it as optional to word that 400."""
+CALLER_STATED = stated_request(parameters=(IDENTITY_HEADER,))
 
 
 def parse_object_id(text: str, message: str) -> int:
@@ -52,11 +79,11 @@ def inline_schema(model: type[BaseModel]) -> dict[str, Any]:
 
 
 def json_request_body(model: type[BaseModel], vendor_type: str) -> dict[str, Any]:
-    """``openapi_extra`` documenting a JSON body sent as the vendor type or application/json."""
+    """``openapi_extra`` of a provisioning route taking a JSON body (the vendor type or
+    application/json) from a caller named in the on-behalf-of header."""
     schema = inline_schema(model)
-    return {
-        "requestBody": {
-            "required": True,
-            "content": {vendor_type: {"schema": schema}, "application/json": {"schema": schema}},
-        }
+    body = {
+        "required": True,
+        "content": {vendor_type: {"schema": schema}, "application/json": {"schema": schema}},
     }
+    return stated_request(body=body, parameters=(IDENTITY_HEADER,))

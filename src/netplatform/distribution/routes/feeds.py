@@ -17,8 +17,8 @@ from ..feed_model import parse_feed
 from ..lenient_json import parse_object
 from ..links import feed_links
 from ..media_types import FEED_MEDIA_TYPE, require_content_type
-from ..schemas import FeedBody, FeedRequest, render_feed
-from ._common import json_request_body, parse_object_id, refuse_methods
+from ..schemas import FeedBody, FeedRequest, FeedUpdateRequest, render_feed
+from ._common import CALLER_STATED, FeedId, json_request_body, parse_object_id, refuse_methods
 
 router = APIRouter(prefix="", tags=["feeds"])
 
@@ -44,6 +44,7 @@ def create_feed(
     "/",
     summary="The feed of a name and version, else the URLs of the live feeds matching the filters",
     responses={200: {"model": FeedBody | list[str]}, **error_responses(SPEC, 404)},
+    openapi_extra=CALLER_STATED,
 )
 def list_feeds(
     caller: CallerDep,
@@ -68,9 +69,10 @@ def list_feeds(
     "/feed/{feed_id}",
     summary="Get a feed",
     responses={200: {"model": FeedBody}, **error_responses(SPEC, 404)},
+    openapi_extra=CALLER_STATED,
 )
 def get_feed(
-    feed_id: str, caller: CallerDep, provisioning: ProvisioningDep, base: PublicBaseUrlDep
+    feed_id: FeedId, caller: CallerDep, provisioning: ProvisioningDep, base: PublicBaseUrlDep
 ) -> Response:
     feed = provisioning.feed(parse_object_id(feed_id, FEED_NOT_FOUND))
     return JSONResponse(render_feed(feed, base))
@@ -80,11 +82,11 @@ def get_feed(
     "/feed/{feed_id}",
     summary="Update a feed (updatable fields only)",
     responses={200: {"model": FeedBody}, **error_responses(SPEC, 403, 404, 415)},
-    openapi_extra=json_request_body(FeedRequest, FEED_MEDIA_TYPE),
+    openapi_extra=json_request_body(FeedUpdateRequest, FEED_MEDIA_TYPE),
 )
 def update_feed(
     request: Request,
-    feed_id: str,
+    feed_id: FeedId,
     caller: CallerDep,
     body: RawBody,
     provisioning: ProvisioningDep,
@@ -99,9 +101,13 @@ def update_feed(
 
 
 @router.delete(
-    "/feed/{feed_id}", summary="Delete a feed", status_code=204, responses=error_responses(SPEC, 403, 404)
+    "/feed/{feed_id}",
+    summary="Delete a feed",
+    status_code=204,
+    responses=error_responses(SPEC, 403, 404),
+    openapi_extra=CALLER_STATED,
 )
-def delete_feed(feed_id: str, caller: CallerDep, provisioning: ProvisioningDep) -> Response:
+def delete_feed(feed_id: FeedId, caller: CallerDep, provisioning: ProvisioningDep) -> Response:
     provisioning.delete_feed(parse_object_id(feed_id, FEED_NOT_FOUND), caller)
     return Response(status_code=204)
 

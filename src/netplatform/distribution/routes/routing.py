@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Path, Query
 from fastapi.responses import JSONResponse, Response
 
 from ...web.errors import BadRequest
@@ -18,11 +18,19 @@ from ..errors import FEED_NOT_FOUND, SUBSCRIPTION_NOT_FOUND
 from ..repository.routing import ANY_PUBLISHER, EgressRoute, IngressRoute
 from ..routing import Routing
 from ..schemas import EgressRouteBody, EgressRouteRequest, IngressRouteBody, IngressRouteRequest
-from ._common import parse_object_id
+from ._common import ID_PATTERN, FeedId, SubId, parse_object_id
 
 router = APIRouter(prefix="/internal/route", tags=["routes"])
 
 MAX_PUBLISHER_LENGTH = 20  # an endpoint id (reference 3.1)
+Publisher = Annotated[
+    str,
+    Path(
+        description=f"An endpoint id (1-{MAX_PUBLISHER_LENGTH} characters, no NUL)",
+        # Documented only: parse_publisher checks it (with its own 400 text).
+        json_schema_extra={"pattern": f"^[^\\x00]{{1,{MAX_PUBLISHER_LENGTH}}}$"},
+    ),
+]
 _DELETED: dict[int | str, dict[str, Any]] = {204: {"description": "Removed"}}
 
 
@@ -47,7 +55,11 @@ def parse_publisher(text: str) -> str:
 
 @router.get("/ingress", summary="List ingress routes", responses={200: {"model": list[IngressRouteBody]}})
 def list_ingress(
-    routing: RoutingDep, feed_id: Annotated[str | None, Query(alias="feedId")] = None
+    routing: RoutingDep,
+    feed_id: Annotated[
+        str | None,
+        Query(alias="feedId", description="Only this feed's", json_schema_extra={"pattern": ID_PATTERN}),
+    ] = None,
 ) -> Response:
     number = None if feed_id is None else parse_object_id(feed_id, FEED_NOT_FOUND)
     return JSONResponse([render_ingress(route) for route in routing.ingress_routes(number)])
@@ -65,7 +77,7 @@ _DELETE_RESPONSES = {**_DELETED, **error_responses(SPEC, 404)}
     summary="Set the sites every publisher of the feed may publish at",
     responses=_ROUTE_RESPONSES,
 )
-def put_feed_ingress(feed_id: str, body: IngressRouteRequest, routing: RoutingDep) -> Response:
+def put_feed_ingress(feed_id: FeedId, body: IngressRouteRequest, routing: RoutingDep) -> Response:
     return _put_ingress(routing, feed_id, None, body)
 
 
@@ -75,7 +87,7 @@ def put_feed_ingress(feed_id: str, body: IngressRouteRequest, routing: RoutingDe
     responses=_ROUTE_RESPONSES,
 )
 def put_publisher_ingress(
-    feed_id: str, publisher: str, body: IngressRouteRequest, routing: RoutingDep
+    feed_id: FeedId, publisher: Publisher, body: IngressRouteRequest, routing: RoutingDep
 ) -> Response:
     return _put_ingress(routing, feed_id, parse_publisher(publisher), body)
 
@@ -83,13 +95,13 @@ def put_publisher_ingress(
 @router.get(
     "/ingress/{feed_id}", summary="Get the feed's route for every publisher", responses=_ROUTE_RESPONSES
 )
-def get_feed_ingress(feed_id: str, routing: RoutingDep) -> Response:
+def get_feed_ingress(feed_id: FeedId, routing: RoutingDep) -> Response:
     route = routing.ingress(parse_object_id(feed_id, FEED_NOT_FOUND), None)
     return JSONResponse(render_ingress(route))
 
 
 @router.get("/ingress/{feed_id}/{publisher}", summary="Get one publisher's route", responses=_ROUTE_RESPONSES)
-def get_publisher_ingress(feed_id: str, publisher: str, routing: RoutingDep) -> Response:
+def get_publisher_ingress(feed_id: FeedId, publisher: Publisher, routing: RoutingDep) -> Response:
     route = routing.ingress(parse_object_id(feed_id, FEED_NOT_FOUND), parse_publisher(publisher))
     return JSONResponse(render_ingress(route))
 
@@ -100,7 +112,7 @@ def get_publisher_ingress(feed_id: str, publisher: str, routing: RoutingDep) -> 
     status_code=204,
     responses=_DELETE_RESPONSES,
 )
-def delete_feed_ingress(feed_id: str, routing: RoutingDep) -> Response:
+def delete_feed_ingress(feed_id: FeedId, routing: RoutingDep) -> Response:
     routing.delete_ingress(parse_object_id(feed_id, FEED_NOT_FOUND), None)
     return Response(status_code=204)
 
@@ -111,7 +123,7 @@ def delete_feed_ingress(feed_id: str, routing: RoutingDep) -> Response:
     status_code=204,
     responses=_DELETE_RESPONSES,
 )
-def delete_publisher_ingress(feed_id: str, publisher: str, routing: RoutingDep) -> Response:
+def delete_publisher_ingress(feed_id: FeedId, publisher: Publisher, routing: RoutingDep) -> Response:
     routing.delete_ingress(parse_object_id(feed_id, FEED_NOT_FOUND), parse_publisher(publisher))
     return Response(status_code=204)
 
@@ -137,7 +149,7 @@ def list_egress(routing: RoutingDep) -> Response:
     summary="Bind a subscription to the node that delivers its files",
     responses={200: {"model": EgressRouteBody}, **error_responses(SPEC, 404)},
 )
-def put_egress(sub_id: str, body: EgressRouteRequest, routing: RoutingDep) -> Response:
+def put_egress(sub_id: SubId, body: EgressRouteRequest, routing: RoutingDep) -> Response:
     route, _created = routing.set_egress(parse_object_id(sub_id, SUBSCRIPTION_NOT_FOUND), body.node)
     return JSONResponse(render_egress(route))
 
@@ -147,7 +159,7 @@ def put_egress(sub_id: str, body: EgressRouteRequest, routing: RoutingDep) -> Re
     summary="Get the node a subscription is bound to",
     responses={200: {"model": EgressRouteBody}, **error_responses(SPEC, 404)},
 )
-def get_egress(sub_id: str, routing: RoutingDep) -> Response:
+def get_egress(sub_id: SubId, routing: RoutingDep) -> Response:
     return JSONResponse(render_egress(routing.egress(parse_object_id(sub_id, SUBSCRIPTION_NOT_FOUND))))
 
 
@@ -157,6 +169,6 @@ def get_egress(sub_id: str, routing: RoutingDep) -> Response:
     status_code=204,
     responses={**_DELETED, **error_responses(SPEC, 404)},
 )
-def delete_egress(sub_id: str, routing: RoutingDep) -> Response:
+def delete_egress(sub_id: SubId, routing: RoutingDep) -> Response:
     routing.delete_egress(parse_object_id(sub_id, SUBSCRIPTION_NOT_FOUND))
     return Response(status_code=204)

@@ -16,7 +16,7 @@ from ..links import subscription_links
 from ..media_types import SUBSCRIPTION_MEDIA_TYPE, require_content_type
 from ..schemas import SubscriptionBody, SubscriptionRequest, render_subscription
 from ..subscription_model import parse_subscription
-from ._common import json_request_body, parse_object_id, refuse_methods
+from ._common import CALLER_STATED, FeedId, SubId, json_request_body, parse_object_id, refuse_methods
 
 router = APIRouter(prefix="", tags=["subscriptions"])
 
@@ -30,7 +30,7 @@ router = APIRouter(prefix="", tags=["subscriptions"])
 )
 def create_subscription(
     request: Request,
-    feed_id: str,
+    feed_id: FeedId,
     caller: CallerDep,
     body: RawBody,
     provisioning: ProvisioningDep,
@@ -50,9 +50,10 @@ def create_subscription(
     "/subscribe/{feed_id}",
     summary="The URLs of the feed's live subscriptions",
     responses={200: {"model": list[str]}, **error_responses(SPEC, 404)},
+    openapi_extra=CALLER_STATED,
 )
 def list_subscriptions(
-    feed_id: str, caller: CallerDep, provisioning: ProvisioningDep, base: PublicBaseUrlDep
+    feed_id: FeedId, caller: CallerDep, provisioning: ProvisioningDep, base: PublicBaseUrlDep
 ) -> Response:
     number = parse_object_id(feed_id, FEED_NOT_FOUND)
     sub_ids = provisioning.subscription_ids(number)
@@ -63,9 +64,10 @@ def list_subscriptions(
     "/subs/{sub_id}",
     summary="Get a subscription",
     responses={200: {"model": SubscriptionBody}, **error_responses(SPEC, 404)},
+    openapi_extra=CALLER_STATED,
 )
 def get_subscription(
-    sub_id: str, caller: CallerDep, provisioning: ProvisioningDep, base: PublicBaseUrlDep
+    sub_id: SubId, caller: CallerDep, provisioning: ProvisioningDep, base: PublicBaseUrlDep
 ) -> Response:
     subscription = provisioning.subscription(parse_object_id(sub_id, SUBSCRIPTION_NOT_FOUND))
     return JSONResponse(render_subscription(subscription, base))
@@ -79,7 +81,7 @@ def get_subscription(
 )
 def update_subscription(
     request: Request,
-    sub_id: str,
+    sub_id: SubId,
     caller: CallerDep,
     body: RawBody,
     provisioning: ProvisioningDep,
@@ -98,8 +100,9 @@ def update_subscription(
     summary="Delete a subscription",
     status_code=204,
     responses=error_responses(SPEC, 403, 404),
+    openapi_extra=CALLER_STATED,
 )
-def delete_subscription(sub_id: str, caller: CallerDep, provisioning: ProvisioningDep) -> Response:
+def delete_subscription(sub_id: SubId, caller: CallerDep, provisioning: ProvisioningDep) -> Response:
     provisioning.delete_subscription(parse_object_id(sub_id, SUBSCRIPTION_NOT_FOUND), caller)
     return Response(status_code=204)
 
