@@ -15,7 +15,7 @@ from pathlib import Path
 
 from common import DOCS, FRAGMENTS, RESULTS, ROOT, machine
 
-ORDER = ["kernel", "blueprints", "distribution", "bus", "router", "policy", "configtree"]
+ORDER = ["goals", "kernel", "blueprints", "distribution", "bus", "router", "policy", "configtree"]
 
 
 def benchmarks() -> list[str]:
@@ -71,8 +71,8 @@ def plot(name: str) -> Path | None:
 def assemble(failures: dict[str, str]) -> None:
     parts = [
         "# Performance\n",
-        f"Figures from one run of `make bench` on {time.strftime('%Y-%m-%d')}, on {machine()}. "
-        "Load is generated on the same machine over loopback, so client and server share the cores; "
+        f"Assembled {time.strftime('%Y-%m-%d')} on {machine()}; each section says when it was measured "
+        "(`make bench` measures them all in one run). Load is generated on the same machine over loopback, so client and server share the cores; "
         "compare rows with the bare ASGI baseline measured in the same run. Benchmarks are run by hand, "
         "never as timed assertions in tests. Re-run with `make bench`; each section is produced by "
         "`bench/bench_<name>.py`.\n",
@@ -84,15 +84,22 @@ def assemble(failures: dict[str, str]) -> None:
             continue
         if fragment.exists():
             parts.append(fragment.read_text())
-        image = plot(name)
-        if image is not None:
+        # A fragment kept from an earlier run keeps the plot drawn then (raw figures are not committed).
+        image = plot(name) or FRAGMENTS / f"{name}.png"
+        if image.exists():
             parts.append(f"![{name}](performance/{image.name})\n")
     (DOCS / "performance.md").write_text("\n".join(parts))
 
 
 def main() -> None:
+    """``run_all.py [name ...]`` runs those benchmarks (default: all), then assembles the document;
+    ``run_all.py --assemble`` only assembles it from the fragments already in docs/performance/."""
     only = sys.argv[1:]
-    failures = {}
+    failures: dict[str, str] = {}
+    if only == ["--assemble"]:
+        assemble(failures)
+        print(f"wrote {DOCS / 'performance.md'}")
+        return
     for name in benchmarks():
         if only and name not in only:
             continue
