@@ -181,10 +181,14 @@ class Publisher:
         check_metadata(metadata)
         return Admission(feed, file_id, endpoint_id, source_ip)
 
-    async def spool(self, body: AsyncIterable[bytes], declared_length: int | None = None) -> BlobRef:
-        """The body of a publish, stored durably before it is accepted; 503 (nothing stored) when it
-        would take the spool under its free-space floor."""
-        return await self.space.store(body, declared_length)
+    def room(self, declared_length: int | None) -> int | None:
+        """Bytes a publish body may take (None: unbounded); 503 when the spool has no room for it."""
+        return self.space.room(declared_length)
+
+    async def spool(self, body: AsyncIterable[bytes], room: int | None) -> BlobRef:
+        """The body of a publish, stored durably before it is accepted, within ``room`` (from
+        :meth:`room`); 503 (nothing stored) when it would take the spool under its floor."""
+        return await self.space.store_within(body, room)
 
     def accept(self, admission: Admission, arrival: Arrival) -> str:
         """Commit the file, its deliveries and the publish record; the publish id.

@@ -93,7 +93,10 @@ class SpoolSpace:
     async def store(self, body: AsyncIterable[bytes], length: int | None) -> BlobRef:
         """Spool ``body`` (``length`` as declared, if it was) as a durable blob, or refuse it with 503
         when it would take the spool under the floor (nothing is left behind)."""
-        room = await anyio.to_thread.run_sync(self.room, length)
+        return await self.store_within(body, await anyio.to_thread.run_sync(self.room, length))
+
+    async def store_within(self, body: AsyncIterable[bytes], room: int | None) -> BlobRef:
+        """:meth:`store` for a caller that already asked :meth:`room` (in a thread hop of its own)."""
         try:
             return await self.blobs.put_stream(body, max_bytes=room)
         except BlobTooLarge:

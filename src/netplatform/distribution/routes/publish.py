@@ -28,7 +28,7 @@ from ..delivery import DeliveryEngine
 from ..delivery_metrics import DeliveryMetrics
 from ..deps import DeliveryEngineDep, DeliveryMetricsDep, PublisherDep, RoutingDep
 from ..file_headers import CONTENT_TYPE, META_HEADER, PUBLISH_ID_HEADER, captured_headers
-from ..publishing import Arrival, Publisher
+from ..publishing import Admission, Arrival, Publisher
 from ..routing import Routing
 from ..spool_space import declared_length
 
@@ -131,28 +131,41 @@ async def _accept_publish(
     request: Request, services: Services, feed_id: str, file_id: str, method: str
 ) -> Response:
     """Admit, receive and commit a publish or retraction: its 204, or a 307 to an allowed node."""
-    publisher = services.publisher
     source_ip = request.client.host if request.client else ""
-    admission = await anyio.to_thread.run_sync(
-        publisher.admit,
+    # Three thread hops for a small file (checks, body, commit): each hop is a measurable share
+    # of a small publish's cost (docs/performance/distribution.md).
+    admitted = await anyio.to_thread.run_sync(_admit, request, services, feed_id, file_id, method, source_ip)
+    if isinstance(admitted, str):
+        return _redirect(request, admitted)
+    admission, room = admitted
+    arrival = await _receive(request, services.publisher, method, source_ip, room)
+    publish_id = await anyio.to_thread.run_sync(services.publisher.accept, admission, arrival)
+    return _accepted(publish_id, method, services.delivery, services.metrics)
+
+
+def _admit(
+    request: Request, services: Services, feed_id: str, file_id: str, method: str, source_ip: str
+) -> tuple[Admission, int | None] | str:
+    """Every check before the body, in the reference's order (run in a worker thread): the
+    admission and the room its body may take, or the URL of the node the publish belongs at."""
+    publisher = services.publisher
+    admission = publisher.admit(
         feed_id,
         file_id,
         parse_basic(request.headers.get("authorization")),
         source_ip,
         request.headers.get(META_HEADER),
     )
-    target = await anyio.to_thread.run_sync(
-        services.routing.ingress_target, admission.feed.id, admission.endpoint_id
-    )
+    target = services.routing.ingress_target(admission.feed.id, admission.endpoint_id)
     if target is not None:
-        return _redirect(request, target)
-    if method == "PUT" and not request.headers.get("content-type"):
+        return target
+    if method != "PUT":
+        return admission, None
+    if not request.headers.get("content-type"):
         # Spec 4.2: "Content-type (required, application/octet-stream)"; the spec wins over the
         # reference, which defaulted a missing one.
         raise BadRequest("Missing Content-Type header.")
-    arrival = await _receive(request, publisher, method, source_ip)
-    publish_id = await anyio.to_thread.run_sync(publisher.accept, admission, arrival)
-    return _accepted(publish_id, method, services.delivery, services.metrics)
+    return admission, publisher.room(declared_length(request.headers.get("content-length")))
 
 
 def _redirect(request: Request, node_url: str) -> Response:
@@ -171,16 +184,17 @@ def _accepted(publish_id: str, method: str, delivery: DeliveryEngine, metrics: D
     return Response(status_code=204, headers={PUBLISH_ID_HEADER: publish_id})
 
 
-async def _receive(request: Request, publisher: Publisher, method: str, source_ip: str) -> Arrival:
-    """The body spooled to a durable blob (PUT) and the headers that travel with it."""
+async def _receive(
+    request: Request, publisher: Publisher, method: str, source_ip: str, room: int | None
+) -> Arrival:
+    """The body spooled to a durable blob (PUT, within ``room``) and the headers that travel with it."""
     received_ms = now_ms()
     has_body = method == "PUT"
     blob = None
     length = 0
     if has_body:
         try:
-            declared = declared_length(request.headers.get("content-length"))
-            stored = await publisher.spool(request.stream(), declared)
+            stored = await publisher.spool(request.stream(), room)
         except ClientDisconnect:
             log.warning("publish to %s: the body was not received completely", request.url.path)
             raise BadRequest("Request body was not received completely") from None
