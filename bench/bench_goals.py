@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import re
 import signal
 import subprocess
 import sys
@@ -191,7 +190,9 @@ def replace_rows(baseline: LoadResult, rows: list[LoadResult], note: str) -> Non
             lines.insert(last + 1, new)
     stamp = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     labels = ", ".join(f"`{row.label}`" for row in rows)
-    text = "\n".join(line for line in lines if not re.match(r"^Re-measured .*", line)).rstrip()
+    # Earlier notes stay: rows not re-measured now still belong to the run they name. A later
+    # note supersedes an earlier one for the rows it lists.
+    text = "\n".join(lines).rstrip()
     text += (
         f"\n\nRe-measured {stamp}: {labels}, against the bare app of that run "
         f"({baseline.rps:,.0f} requests/s). {note}\n"

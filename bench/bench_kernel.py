@@ -1,11 +1,14 @@
 """The ground every service stands on: the bare ASGI ceiling, a kernel route, start-up and memory.
 
-Run by hand: ``.venv/bin/python bench/bench_kernel.py``. Writes docs/performance/kernel.md and
-bench/results/kernel.json (used for the plots).
+Run by hand: ``.venv/bin/python bench/bench_kernel.py [SECONDS] [--against DIR]``. Writes
+docs/performance/kernel.md and bench/results/kernel.json (used for the plots). ``--against``
+measures the kernel rows of an older source tree in the same run, for a before/after:
+``git archive HEAD~1 src | tar -x -C /tmp/before && bench/bench_kernel.py --against /tmp/before/src``.
 """
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import signal
 import subprocess
@@ -13,8 +16,10 @@ import sys
 import time
 from pathlib import Path
 
+from bench_goals import bare_app, seed
 from common import (
     CONCURRENCY_LEVELS,
+    FRAGMENTS,
     ROOT,
     TABLE_HEADER,
     LoadResult,
@@ -62,42 +67,90 @@ def startup_and_memory() -> tuple[float, int]:
         return startup, rss_kib(served.process.pid)
 
 
-def main(seconds: float = 5.0) -> None:
+KERNEL_ROWS = ("kernel GET /health", "kernel GET /metrics (auth)", "config entry GET (auth, one entity)")
+
+
+def kernel_rows(
+    seconds: float, tag: str = "", env: dict[str, str] | None = None
+) -> tuple[list[LoadResult], int]:
+    """The kernel's own routes and one authenticated hot GET of a service; resident memory after."""
+    with serve(["policy", "configtree"], env=env) as served:
+        targets = seed({"policy": served.url("policy"), "configtree": served.url("configtree")})
+        base = served.url("policy")
+        urls = dict(
+            zip(KERNEL_ROWS, (f"{base}/health", f"{base}/metrics", targets["config entry"]), strict=True)
+        )
+        results = [
+            asyncio.run(_run(label + tag, url, c, seconds))
+            for label, url in urls.items()
+            for c in CONCURRENCY_LEVELS
+        ]
+        return results, rss_kib(served.process.pid)
+
+
+def ratio_table(bare: LoadResult, rows: list[LoadResult]) -> str:
+    lines = ["| operation (32 clients) | requests/s | ratio to bare Starlette |", "|---|---:|---:|"]
+    for row in [bare, *rows]:
+        if row.concurrency == 32:
+            lines.append(f"| {row.label} | {row.rps:,.0f} | {row.rps / bare.rps:.2f} |")
+    return "\n".join(lines)
+
+
+ANALYSIS_MARKER = "<!-- analysis: kept by bench_kernel.py when it rewrites the figures above -->"
+
+
+def kept_analysis() -> str:
+    """The hand-written profile analysis below the marker survives a re-measure."""
+    path = FRAGMENTS / "kernel.md"
+    text = path.read_text() if path.exists() else ""
+    at = text.find(ANALYSIS_MARKER)
+    return "" if at < 0 else "\n" + text[at:]
+
+
+def main(seconds: float = 5.0, against: Path | None = None) -> None:
     baseline = hello_baseline(seconds)
+    with bare_app() as url:
+        bare = asyncio.run(_run("bare Starlette app, one JSON route", url, 32, seconds))
     startups = []
     for _ in range(3):
         startup, rss = startup_and_memory()
         startups.append(startup)
-    with serve(["policy"]) as served:
-        base = served.url("policy")
-        health = [
-            asyncio.run(_run("kernel GET /health (db ping)", f"{base}/health", c, seconds))
-            for c in CONCURRENCY_LEVELS
-        ]
-        metrics = [
-            asyncio.run(_run("kernel GET /metrics (auth)", f"{base}/metrics", c, seconds))
-            for c in CONCURRENCY_LEVELS
-        ]
-        rss_after = rss_kib(served.process.pid)
-    rows = "\n".join(r.row() for r in baseline + health + metrics)
+    kernel, rss_after = kernel_rows(seconds)
+    before: list[LoadResult] = []
+    if against is not None:
+        before, _ = kernel_rows(seconds, " (before)", {"PYTHONPATH": str(against)})
+    rows = "\n".join(r.row() for r in [*baseline, bare, *kernel, *before])
     body = f"""
 The same load driver (aiohttp, keep-alive, loopback) measures a bare ASGI app on uvicorn (the
-ceiling any Python service on this machine can reach) and two kernel routes of a real service
-process. Client and server share the machine's cores, so absolute figures are conservative.
+ceiling any Python service on this machine can reach), the bare Starlette app of the goals
+table, the kernel's own routes of a real service process and one authenticated hot GET of a
+service (a configuration entry). Client and server share the machine's cores, so absolute
+figures are conservative; compare ratios within one run.
 
 {TABLE_HEADER}
 {rows}
+
+{ratio_table(bare, kernel + before)}
 
 | process | figure |
 |---|---|
 | `netplatform serve` start-up, all five services, fresh SQLite (best of 3) | {min(startups):.2f} s |
 | resident memory, all five services at rest | {rss / 1024:.0f} MiB |
-| resident memory, policy service after the load above | {rss_after / 1024:.0f} MiB |
+| resident memory, policy and configtree services after the load above | {rss_after / 1024:.0f} MiB |
 """
-    write_fragment("kernel", "Kernel and framework ceiling", body)
-    write_results("kernel", baseline + health + metrics)
+    write_fragment("kernel", "Kernel and framework ceiling", body + kept_analysis())
+    write_results("kernel", [*baseline, bare, *kernel, *before])
     print(body)
 
 
 if __name__ == "__main__":
-    main(float(sys.argv[1]) if len(sys.argv) > 1 else 5.0)
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("seconds", nargs="?", type=float, default=5.0, help="seconds per row")
+    parser.add_argument(
+        "--against",
+        type=Path,
+        help="a source tree (the directory holding an older netplatform package, e.g. from "
+        "`git archive`) whose kernel rows are measured too, labelled (before), in the same run",
+    )
+    args = parser.parse_args()
+    main(args.seconds, args.against)

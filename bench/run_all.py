@@ -71,8 +71,9 @@ def plot(name: str) -> Path | None:
 def assemble(failures: dict[str, str]) -> None:
     parts = [
         "# Performance\n",
-        f"Assembled {time.strftime('%Y-%m-%d')} on {machine()}; each section says when it was measured "
-        "(`make bench` measures them all in one run). Load is generated on the same machine over loopback, so client and server share the cores; "
+        f"Assembled {time.strftime('%Y-%m-%d')} on {machine()}; each section says when it was "
+        "measured (`make bench` measures them all in one run). Load is generated on the same "
+        "machine over loopback, so client and server share the cores; "
         "compare rows with the bare ASGI baseline measured in the same run. Benchmarks are run by hand, "
         "never as timed assertions in tests. Re-run with `make bench`; each section is produced by "
         "`bench/bench_<name>.py`.\n",

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import pytest
 from fastapi import APIRouter, Request
@@ -290,3 +290,82 @@ def test_health_is_503_when_the_database_does_not_answer(make_settings) -> None:
         response = client.get("/health")
     assert response.status_code == 503
     assert response.json() == {"service": "kernel-test", "status": "DOWN"}
+
+
+def test_health_is_a_kernel_request_like_any_other(settings: Settings) -> None:
+    from starlette.middleware import Middleware
+
+    seen: list[str] = []
+
+    class Recorder:
+        def __init__(self, app) -> None:  # type: ignore[no-untyped-def]
+            self.app = app
+
+        async def __call__(self, scope, receive, send):  # type: ignore[no-untyped-def]
+            if scope["type"] == "http":
+                seen.append(scope["path"])
+            await self.app(scope, receive, send)
+
+    upgrade(settings)
+    app = build_app(SPEC, settings, [router], middleware=[Middleware(Recorder)])
+    with LiveServer(app) as server:
+        with http_client(server.url, auth=None) as anonymous:
+            health = anonymous.get("/health", headers={REQUEST_ID_HEADER: "req-h"})
+        with http_client(server.url) as client:
+            wrong_method = client.post("/health")
+            text = client.get("/metrics").text
+    assert health.json() == {"service": "kernel-test", "status": "UP"}
+    assert health.headers[REQUEST_ID_HEADER] == "req-h"
+    assert health.headers["X-Test-Header"] == "yes"
+    assert health.headers["content-type"] == "application/json"
+    assert wrong_method.status_code == 405
+    assert wrong_method.headers["Allow"] == "GET"
+    assert seen[:2] == ["/health", "/health"]
+    assert 'method="GET",route="/health",service="kernel-test",status="200"} 1.0' in text
+
+
+def test_credentials_stay_checked_once_remembered(service: str) -> None:
+    with http_client(service) as client:
+        assert client.get("/whoami").status_code == 200
+        assert client.get("/whoami").status_code == 200
+        assert client.get("/whoami", auth=("admin", "wrong")).status_code == 401
+        assert client.get("/whoami").json() == {"user": "admin"}
+
+
+def test_chunked_bodies_within_the_limit_reach_the_service(service: str) -> None:
+    def chunks() -> Iterator[bytes]:
+        yield b'{"name": "abc", '
+        yield b'"size": 3}'
+
+    with http_client(service) as client:
+        response = client.post("/things", content=chunks(), headers={"Content-Type": "application/json"})
+    assert response.status_code == 200
+    assert response.json() == {"name": "abc", "size": 3}
+
+
+def test_access_log_records_each_request_with_its_fields(
+    make_settings: Callable[..., Settings], caplog: pytest.LogCaptureFixture
+) -> None:
+    import logging
+
+    settings = make_settings(access_log=True)
+    upgrade(settings)
+    caplog.set_level(logging.INFO, "netplatform.access")
+    with LiveServer(build_app(SPEC, settings, [router])) as server, http_client(server.url) as client:
+        client.get("/whoami", headers={REQUEST_ID_HEADER: "req-log-1"})
+        client.get("/things/a", auth=("admin", "wrong"), headers={REQUEST_ID_HEADER: "req-log-2"})
+    records = {r.request_id: r for r in caplog.records if r.name == "netplatform.access"}  # type: ignore[attr-defined]
+    ok, refused = records["req-log-1"], records["req-log-2"]
+    assert ok.getMessage().startswith("GET /whoami admin 200 ")
+    assert ok.getMessage().endswith("ms")
+    assert (ok.service, ok.method, ok.path, ok.status, ok.client) == (  # type: ignore[attr-defined]
+        "kernel-test",
+        "GET",
+        "/whoami",
+        200,
+        "127.0.0.1",
+    )
+    assert ok.duration_ms >= 0  # type: ignore[attr-defined]
+    assert ok.levelname == "INFO"
+    assert refused.getMessage().startswith("GET /things/a - 401 ")
+    assert refused.created >= ok.created

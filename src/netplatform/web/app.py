@@ -23,12 +23,9 @@ from ..store.blobs import BlobStore
 from ..store.db import Database, database_for
 from . import errors
 from .auth import PUBLIC, UserDirectory
-from .health import HealthProbe
+from .health import HealthProbe, HealthShortcut
 from .metrics import CONTENT_TYPE_LATEST, Metrics
-from .middleware.auth import BasicAuthMiddleware
-from .middleware.bodylimit import BodyLimitMiddleware
-from .middleware.context import RequestContextMiddleware
-from .middleware.inputguard import InputGuardMiddleware
+from .middleware.kernel import KernelMiddleware
 from .openapi import document_kernel_conventions
 from .routes import RouteTable
 from .service import ServiceSpec
@@ -36,6 +33,8 @@ from .service import ServiceSpec
 log = logging.getLogger("netplatform")
 
 Lifespan = Callable[[FastAPI], AbstractAsyncContextManager[None]]
+
+HEALTH_PATH = "/health"
 
 _STATUS_ERRORS: dict[int, type[errors.ApiError]] = {
     400: errors.BadRequest,
@@ -112,27 +111,37 @@ def _install_middleware(
     app: FastAPI, spec: ServiceSpec, settings: Settings, routes: RouteTable, own: Sequence[Middleware]
 ) -> None:
     # add_middleware wraps: the last added is the outermost.
-    for entry in reversed(own):
+    for entry in reversed([*own, _health_shortcut(app, spec, routes)]):
         app.add_middleware(entry.cls, *entry.args, **entry.kwargs)
     limit = settings.max_body_bytes
     if spec.max_body_bytes is not None:
         limit = min(limit, spec.max_body_bytes)
-    app.add_middleware(BodyLimitMiddleware, routes=routes, limit=limit, renderer=spec.render_error)
-    app.add_middleware(InputGuardMiddleware, renderer=spec.render_error)
     app.add_middleware(
-        BasicAuthMiddleware,
+        KernelMiddleware,
+        spec=spec,
         routes=routes,
         directory=UserDirectory(settings.user_table),
-        realm=spec.realm or spec.name,
-        renderer=spec.render_error,
-    )
-    app.add_middleware(
-        RequestContextMiddleware,
-        spec=spec,
-        renderer=spec.render_error,
+        limit=limit,
         metrics=app.state.metrics,
         access_log=settings.access_log,
     )
+
+
+async def _health_answer(spec: ServiceSpec, probe: HealthProbe) -> JSONResponse:
+    healthy = await probe.healthy()
+    return JSONResponse(
+        {"service": spec.name, "status": "UP" if healthy else "DOWN"},
+        status_code=200 if healthy else 503,
+    )
+
+
+def _health_shortcut(app: FastAPI, spec: ServiceSpec, routes: RouteTable) -> Middleware:
+    route = next(r for r in routes.routes if r.path == HEALTH_PATH and "GET" in (r.methods or ()))
+
+    async def answer() -> JSONResponse:
+        return await _health_answer(spec, app.state.health)
+
+    return Middleware(HealthShortcut, path=HEALTH_PATH, route=route, answer=answer)
 
 
 def _install_error_handlers(app: FastAPI, spec: ServiceSpec) -> None:
@@ -163,13 +172,9 @@ def _install_error_handlers(app: FastAPI, spec: ServiceSpec) -> None:
 def _kernel_router(spec: ServiceSpec) -> APIRouter:
     router = APIRouter(tags=["operations"])
 
-    @router.get("/health", summary="Liveness and database reachability", openapi_extra=PUBLIC)
+    @router.get(HEALTH_PATH, summary="Liveness and database reachability", openapi_extra=PUBLIC)
     async def health(request: Request) -> JSONResponse:
-        healthy = await request.app.state.health.healthy()
-        return JSONResponse(
-            {"service": spec.name, "status": "UP" if healthy else "DOWN"},
-            status_code=200 if healthy else 503,
-        )
+        return await _health_answer(spec, request.app.state.health)
 
     @router.get("/metrics", summary="Prometheus metrics", response_class=Response)
     def metrics(request: Request) -> Response:

@@ -21,6 +21,7 @@ STREAMED_BODY: dict[str, Any] = {"x-streamed-body": True}
 """Pass as ``openapi_extra`` to a route that reads its own (possibly large) body as a stream."""
 
 _DECLARATIONS = "netplatform.route_declarations"
+_REMEMBERED_PATHS = 4096
 
 
 class AnyPathConvertor(Convertor[str]):
@@ -47,6 +48,7 @@ KERNEL_PUBLIC_PATHS = frozenset({"/openapi.json", "/docs", "/docs/oauth2-redirec
 class RouteTable:
     def __init__(self, routers: Sequence[APIRouter]) -> None:
         self.routes: list[APIRoute] = []
+        self._declarations: dict[tuple[str, str, str], dict[str, Any]] = {}
         for router in routers:
             for route in router.routes:
                 if not isinstance(route, APIRoute):
@@ -76,13 +78,26 @@ class RouteTable:
         )
 
     def _extra(self, scope: Scope) -> dict[str, Any]:
-        # Several middlewares ask about one request: look its route up once.
+        # The kernel asks twice per request and a lookup tries every route's pattern in turn:
+        # remember the answer per request and per (method, path) across requests (bounded).
         state = scope.setdefault("state", {})
-        if _DECLARATIONS not in state:
-            route = self.lookup(scope)
-            state[_DECLARATIONS] = (route.openapi_extra or {}) if route else {}
-        declarations: dict[str, Any] = state[_DECLARATIONS]
+        declarations: dict[str, Any] | None = state.get(_DECLARATIONS)
+        if declarations is None:
+            key = (scope["method"], scope.get("root_path", ""), scope["path"])
+            declarations = self._declarations.get(key)
+            if declarations is None:
+                route = self.lookup(scope)
+                declarations = (route.openapi_extra or {}) if route else {}
+                self._remember(key, declarations)
+            state[_DECLARATIONS] = declarations
         return declarations
+
+    def _remember(self, key: tuple[str, str, str], declarations: dict[str, Any]) -> None:
+        if len(key[2]) > 1024:  # a path that long is not a hot one; do not hold it
+            return
+        if len(self._declarations) >= _REMEMBERED_PATHS:
+            self._declarations.clear()
+        self._declarations[key] = declarations
 
     def is_public(self, scope: Scope) -> bool:
         return scope["path"] in KERNEL_PUBLIC_PATHS or self._extra(scope).get("security") == []

@@ -1,1 +1,1 @@
-"""The kernel's ASGI middleware, one module each (outermost first: context, auth, body limit)."""
+"""The kernel's ASGI middleware: one layer (``kernel.py``) around every service."""
