@@ -295,13 +295,13 @@ only), 2026-11-24, before and after the changes below.
   check, the group-commit queue and its commit thread). Group commit already shares one
   transaction and fsync among concurrent publishes and its thread is idle most of the time:
   the single-message rate is bound by the cost of one HTTP request through the stack. At
-  about 0.6 ms of router CPU per publish (the CPU column; the bare app needs a tenth of it),
-  one process carries about 1,600 single messages per CPU-second even with a core to itself,
-  short of 2,000; two worker processes would need a free core each, which a 2-core machine
-  shared with the load driver and other work does not give them (the `--workers 2` rows).
-  Next step: the per-request cost of the web kernel's middlewares (src/netplatform/web,
-  shared by every service, not the router's code); meanwhile clients that need more publish
-  arrays.
+  about 0.6 ms of router CPU per publish (the bare app needs a tenth of it), one process
+  carried about 1,600 single messages per CPU-second, short of 2,000. The kernel's four
+  middlewares then became one ASGI layer (docs/performance/kernel.md): about 0.45 ms per
+  publish, and the table above (a quiet machine, load average under 2) meets 2,000/s on both
+  engines in one process. On a machine busy with other work the single-message rate still
+  falls below the goal; what remains per request is mostly FastAPI's routing and dependency
+  solving and uvicorn, the next step for every service (issue 16).
 - **Batches of 100 (embedded).** Before: 31 % of samples were SQLAlchemy processing the
   executemany's parameters row by row, and each message was re-encoded with `json.dumps` and
   options (an encoder built per message). Now the rows go to the driver as one executemany
