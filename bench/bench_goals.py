@@ -217,8 +217,31 @@ def main() -> None:
         "client process on the same machine; the ratio divides by the bare app measured in this run. "
         "`policy create+delete` counts one POST and one DELETE as one request pair.\n\n"
         + table(baseline, rows)
+        + "\n\n"
+        + GAPS
     )
     write_fragment("goals", "Goals: hot paths against the bare app", body)
+
+
+GAPS = """### Where the gaps are (profiles of 2026-11-24)
+
+- `health` meets its goal since the kernel became one ASGI layer that answers `/health` before
+  the framework's routing (docs/performance/kernel.md).
+- `policy type latest` and `policy type listing` are served from the per-generation read cache
+  (store/generations.py): the listing is above 2,000 requests/s in one process, and with
+  `--workers 2` its p99 is under 50 ms. What remains per request: FastAPI's routing and
+  dependency solving and uvicorn (about 60 %), and the thread hop that reads the generation
+  (about 14 %; the answer itself is cached).
+- The uncached reads (`feed`, `config entry`, `blueprint list page`, `bus topic list`) saturate
+  the event loop at about 1.8 ms of CPU per request: about half in the framework and uvicorn,
+  half in the worker thread running the ORM query (py-spy of `bus topic list`: the event loop
+  busy about 80 % of the time, the query about 55 % of one thread). Next step: the same
+  generation cache for these read-mostly answers (bus topology, feed documents, the catalog),
+  then a route shortcut past FastAPI's dependency solving for the hottest reads.
+- `policy create+delete` is bound by two durable commits per pair (fsync each) and the
+  generation row each write takes; next step: group commit (store/group_commit.py, used by
+  distribution's publishes) for policy writes.
+"""
 
 
 if __name__ == "__main__":
