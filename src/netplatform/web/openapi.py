@@ -75,7 +75,7 @@ def _error_response(description: str, spec: ServiceSpec) -> dict[str, Any]:
 
 
 def _document_no_nul(operation: dict[str, Any]) -> None:
-    """Path and query strings carry no NUL: the kernel refuses one (middleware/inputguard.py)."""
+    """Path and query strings carry no NUL: the kernel refuses one (middleware/kernel.py)."""
     for parameter in operation.get("parameters", []):
         if parameter.get("in") in ("path", "query"):
             schema = parameter.get("schema", {})

@@ -2,7 +2,7 @@
 
 PostgreSQL refuses NUL in text and neither database stores a lone surrogate (``"\\ud800"`` is
 valid JSON but not valid UTF-8), so such input would otherwise surface as a 500 from the
-database. The kernel refuses it in paths and queries (middleware/inputguard.py); services use
+database. The kernel refuses it in paths and queries (middleware/kernel.py); services use
 :data:`StorableStr` (or :func:`is_storable`) for strings in their bodies.
 """
 
