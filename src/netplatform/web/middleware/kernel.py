@@ -93,11 +93,12 @@ class KernelMiddleware:
             await send(message)
 
         try:
-            refusal = self._refusal(scope, request_headers)
+            limit = self._limit(scope)
+            refusal = self._refusal(scope, request_headers, limit)
             if refusal is not None:
                 await self.renderer(Request(scope), refusal)(scope, receive, send_with_headers)
             else:
-                await self._bounded(scope, receive, send_with_headers, request_headers)
+                await self._bounded(scope, receive, send_with_headers, request_headers, limit)
         except Exception:
             error_logger.exception(
                 "unhandled error in %s %s [%s]", scope["method"], scope["path"], request_id
@@ -116,7 +117,7 @@ class KernelMiddleware:
                 found[name] = value.decode("latin-1")
         return found
 
-    def _refusal(self, scope: Scope, headers: dict[bytes, str]) -> ApiError | None:
+    def _refusal(self, scope: Scope, headers: dict[bytes, str], limit: int | None) -> ApiError | None:
         """The error the kernel answers instead of the service, if any (in this order)."""
         if not self.routes.is_public(scope):
             authorization = headers.get(_AUTHORIZATION)
@@ -132,7 +133,6 @@ class KernelMiddleware:
         if _has_nul(scope):
             return BadRequest("NUL characters are not allowed in a request path or query")
         declared = headers.get(_CONTENT_LENGTH)
-        limit = self._limit(scope)
         if limit is not None and declared is not None and declared.isdigit() and int(declared) > limit:
             return PayloadTooLarge(f"Request body larger than {limit} bytes")
         return None
@@ -143,7 +143,9 @@ class KernelMiddleware:
             return None
         return self.limit
 
-    async def _bounded(self, scope: Scope, receive: Receive, send: Send, headers: dict[bytes, str]) -> None:
+    async def _bounded(
+        self, scope: Scope, receive: Receive, send: Send, headers: dict[bytes, str], limit: int | None
+    ) -> None:
         """The service, its body counted against the limit as it streams in.
 
         Only a chunked body needs counting: the server delivers exactly the announced
@@ -151,7 +153,6 @@ class KernelMiddleware:
         Raising from ``receive`` would reach the framework's body parser, which reports any
         failure as 400, so the kernel answers 413 itself and tells the app the client went away.
         """
-        limit = self._limit(scope)
         declared = headers.get(_CONTENT_LENGTH)
         announced = declared is not None and declared.isdigit()
         if limit is None or announced or _TRANSFER_ENCODING not in headers:
