@@ -2,9 +2,9 @@
 
 Two ``netplatform serve --only policy`` processes share one database (PostgreSQL when
 NETPLATFORM_TEST_DATABASE_URL is set, else one SQLite file), each with its own in-process cache.
-Every test first has instance B answer a read twice (the second from its cache, which the
-``answer_cache_lookups_total`` metric shows), then writes through instance A: B's very next
-answer must carry the write.
+Every test first has instance B answer a read twice (the second replayed or from its cache, which
+the ``answer_replays_total`` and ``answer_cache_lookups_total`` metrics show), then writes through
+instance A: B's very next answer must carry the write.
 """
 
 from __future__ import annotations
@@ -16,13 +16,15 @@ from pathlib import Path
 import httpx
 import pytest
 
-from ..support.databases import temporary_database
+from ..support.pairs import instance_pair
 from ..support.servers import ServeProcess, free_port
 from .conftest import API, policy, policy_names, policy_template, policy_type_template
 
 TYPES = f"{API}/policytypes"
 YAML = {"Accept": "application/yaml"}
-HIT_LINE = r'^answer_cache_lookups_total\{[^}]*result="hit"[^}]*\} ([0-9.e+]+)$'
+# An answer served without reading the entities: replayed whole (web/replay.py), or rendered
+# from the answer cache (store/generations.py).
+HIT_LINE = r'^answer_(?:cache_lookups|replays)_total\{[^}]*result="hit"[^}]*\} ([0-9.e+]+)$'
 
 
 class Instance:
@@ -43,9 +45,9 @@ class Instance:
 
     def hits(self) -> int:
         metrics = self.http.get("/metrics").text
-        found = re.search(HIT_LINE, metrics, re.MULTILINE)
-        assert found, metrics
-        return int(float(found.group(1)))
+        found = re.findall(HIT_LINE, metrics, re.MULTILINE)
+        assert len(found) == 2, metrics
+        return sum(int(float(count)) for count in found)
 
     def cached(self, path: str, **kwargs: object) -> httpx.Response:
         """GET ``path`` twice and check the second answer came from the cache; the second answer."""
@@ -63,18 +65,8 @@ class Instance:
 
 @pytest.fixture(scope="module")
 def pair(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Instance, Instance]]:
-    tmp_path = tmp_path_factory.mktemp("read-cache")
-    with temporary_database() as url:
-        database_url = url or f"sqlite:///{tmp_path / 'shared.db'}"
-        a = Instance("node-a", tmp_path, database_url)
-        try:
-            b = Instance("node-b", tmp_path, database_url)
-        except BaseException:
-            a.close()
-            raise
-        yield a, b
-        b.close()
-        a.close()
+    with instance_pair(tmp_path_factory.mktemp("read-cache"), Instance) as both:
+        yield both
 
 
 def test_a_created_policy_type_is_in_the_next_listing_and_read_of_the_other_instance(

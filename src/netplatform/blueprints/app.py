@@ -6,6 +6,7 @@ from fastapi import FastAPI
 
 from ..settings import Settings
 from ..store.database_blobs import shared_blob_store
+from ..store.generations import Generation
 from ..web.app import build_app
 from ..web.service import ServiceSpec
 from .archive import ArchiveLimits
@@ -17,7 +18,7 @@ from .model_types import ModelTypes
 from .resolved_resources import ResolvedResources
 from .resolved_templates import ResolvedTemplates
 from .starter_catalog import StarterCatalog
-from .tables import blob_chunks
+from .tables import CATALOG_SCOPE, blob_chunks, generations
 
 SPEC = ServiceSpec(
     name="blueprints",
@@ -56,6 +57,7 @@ def create_app(settings: Settings) -> FastAPI:
     archives = shared_blob_store(state.db, state.blobs, blob_chunks)  # no shared directory on PostgreSQL
     state.blueprint_models = BlueprintModels(state.db, archives, ArchiveLimits.from_settings(settings))
     state.model_types = ModelTypes(state.db)
+    state.catalog = Generation(state.db, generations, CATALOG_SCOPE)
     state.dictionaries = Dictionaries(state.db)
     state.config_snapshots = ConfigSnapshots(state.db)
     state.resolved_templates = ResolvedTemplates(state.db)

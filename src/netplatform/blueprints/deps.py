@@ -6,6 +6,7 @@ from typing import Annotated
 
 from fastapi import Depends, Request
 
+from ..web.replay import replayable
 from ..web.routes import RouteTable
 from .blueprint_models import BlueprintModels
 from .config_snapshots import ConfigSnapshots
@@ -65,3 +66,7 @@ ResolvedTemplatesDep = Annotated[ResolvedTemplates, Depends(resolved_templates)]
 ResolvedResourcesDep = Annotated[ResolvedResources, Depends(resolved_resources)]
 StarterCatalogDep = Annotated[StarterCatalog, Depends(starter_catalog)]
 RouteTableDep = Annotated[RouteTable, Depends(route_table)]
+
+CATALOG = replayable(lambda request: request.app.state.catalog)
+"""For GET routes whose answer is a function of the request and the stored models, model types
+and dictionaries alone: replayed while those stand (:mod:`netplatform.web.replay`)."""

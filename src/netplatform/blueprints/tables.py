@@ -24,6 +24,7 @@ from sqlalchemy import (
 
 from ..store.database_blobs import blob_chunks_table
 from ..store.db import new_metadata
+from ..store.generations import generations_table
 
 metadata = new_metadata()
 
@@ -172,3 +173,19 @@ resources = Table(
 
 # The archives themselves on PostgreSQL (store/database_blobs.py); unused on SQLite.
 blob_chunks = blob_chunks_table("blueprints_blob_chunks", metadata)
+
+
+generations = generations_table("blueprints_generations", metadata)
+"""One row, scope :data:`CATALOG_SCOPE`, moved on by the database itself on every write to a table
+of :data:`CATALOG_TABLES` (triggers created by this service's generations migration).
+GET answers of models, model types and dictionaries are replayed while it stands
+(:mod:`netplatform.web.replay`). Configs, templates and resources are written by running
+workflows and are not part of it."""
+
+CATALOG_SCOPE = "catalog"
+CATALOG_TABLES = (
+    "blueprints_models",
+    "blueprints_model_keywords",
+    "blueprints_model_types",
+    "blueprints_dictionaries",
+)

@@ -15,6 +15,7 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 
 from ..settings import Settings
+from ..store.generations import Generation
 from ..web.app import build_app
 from ..web.service import ServiceSpec
 from .bridges import Bridges, limits_of
@@ -32,6 +33,7 @@ from .publishers import Publishers
 from .router_client import RouterClient
 from .router_provisioning import RouterProvisioner
 from .subscribers import Subscribers
+from .tables import TOPOLOGY_SCOPE, generations
 from .topics import Topics
 
 SPEC = ServiceSpec(
@@ -133,6 +135,7 @@ def _add_service_objects(app: FastAPI, settings: Settings) -> None:
     routers = RouterProvisioner(db, routers_client, limits.central_cname)
     state.router_provisioner = routers
     state.reconcile_s = settings.bus_reconcile_s
+    state.topology = Generation(db, generations, TOPOLOGY_SCOPE)
     state.bus_settings = BusSettingsService(db)
     state.site_locations = SiteLocations(db, limits, routers)
     state.distribution_nodes = DistributionNodes(db, distribution)

@@ -14,6 +14,7 @@ from __future__ import annotations
 from sqlalchemy import JSON, BigInteger, Boolean, Column, ForeignKey, Integer, Table, Text, UniqueConstraint
 
 from ..store.db import new_metadata
+from ..store.generations import generations_table
 
 metadata = new_metadata()
 
@@ -185,4 +186,23 @@ subs = Table(
     Column("guaranteed_sequence", Boolean, nullable=False, default=False),
     Column("status_reason", Text),
     *_lifecycle(),
+)
+
+generations = generations_table("bus_generations", metadata)
+"""One row, scope :data:`TOPOLOGY_SCOPE`, moved on by the database itself on every write to a
+table of :data:`TOPOLOGY_TABLES` (triggers of migration bus_0004): GET answers are replayed
+while it stands (:mod:`netplatform.web.replay`)."""
+
+TOPOLOGY_SCOPE = "topology"
+TOPOLOGY_TABLES = (
+    "bus_settings",
+    "bus_locations",
+    "bus_dr_nodes",
+    "bus_clusters",
+    "bus_topics",
+    "bus_clients",
+    "bus_mirror_makers",
+    "bus_feeds",
+    "bus_pubs",
+    "bus_subs",
 )

@@ -5,6 +5,7 @@ from __future__ import annotations
 from fastapi import FastAPI
 
 from ..settings import Settings
+from ..store.generations import Generation
 from ..web.app import build_app
 from ..web.service import ServiceSpec
 from .errors import RestconfErrors, render_error
@@ -12,6 +13,7 @@ from .openapi import add_node_paths
 from .routes import nodes
 from .schema import data_model
 from .service import ConfigTree
+from .tables import TREE_SCOPE, generations
 
 SPEC = ServiceSpec(
     name="configtree",
@@ -27,4 +29,5 @@ def create_app(settings: Settings) -> FastAPI:
     data_model()  # parse the YANG modules now, not on the first request
     app = build_app(SPEC, settings, routers=[nodes.router])
     app.state.config_tree = ConfigTree(app.state.db)
+    app.state.tree = Generation(app.state.db, generations, TREE_SCOPE)
     return app

@@ -6,6 +6,7 @@ from typing import Annotated
 
 from fastapi import Depends, Request
 
+from ..web.replay import replayable
 from .service import ConfigTree
 
 
@@ -15,3 +16,7 @@ def config_tree(request: Request) -> ConfigTree:
 
 
 ConfigTreeDep = Annotated[ConfigTree, Depends(config_tree)]
+
+TREE = replayable(lambda request: request.app.state.tree)
+"""GET answers of the tree are a function of the request and the stored tree alone: replayed
+while it stands (:mod:`netplatform.web.replay`)."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 import sqlalchemy as sa
 
 from ..store.db import new_metadata
+from ..store.generations import generations_table
 
 metadata = new_metadata()
 
@@ -34,4 +35,16 @@ entries = sa.Table(
     sa.Column("key_text", sa.Text(), nullable=False, comment="JSON array of the entry's key values"),
     sa.Column("document", sa.Text(), nullable=False, comment="RFC 7951 JSON of the entry"),
     sa.UniqueConstraint("container", "list", "key_digest"),
+)
+
+
+generations = generations_table("configtree_generations", metadata)
+"""One row, scope :data:`TREE_SCOPE`, moved on by the database itself on every write to a table
+of :data:`TREE_TABLES` (triggers created by this service's generations migration).
+GET answers of the tree are replayed while it stands (:mod:`netplatform.web.replay`)."""
+
+TREE_SCOPE = "tree"
+TREE_TABLES = (
+    "configtree_containers",
+    "configtree_entries",
 )

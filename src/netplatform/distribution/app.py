@@ -11,6 +11,7 @@ from typing import Protocol
 from fastapi import FastAPI
 
 from ..settings import Settings
+from ..store.generations import Generation
 from ..web.app import build_app
 from ..web.service import ServiceSpec
 from .acknowledgements import Acknowledgements
@@ -26,6 +27,7 @@ from .nodes import NodeRegistry
 from .publishing import Publisher
 from .routing import Routing
 from .spool_space import SpoolSpace
+from .tables import PROVISIONING_SCOPE, generations
 
 SPEC = ServiceSpec(
     name="distribution",
@@ -79,6 +81,7 @@ def create_app(settings: Settings) -> FastAPI:
     state.nodes = NodeRegistry(state.db, state.blobs, settings)
     state.routing = Routing(state.db, state.nodes)
     state.provisioning = Provisioning(state.db, state.blobs, settings)
+    state.provisioned = Generation(state.db, generations, PROVISIONING_SCOPE)
     state.delivery_metrics = DeliveryMetrics(state.metrics.registry, state.db, node)
     state.spool_space = SpoolSpace(state.db, state.blobs, settings, state.delivery_metrics)
     state.publisher = Publisher(state.db, state.blobs, node, state.spool_space)

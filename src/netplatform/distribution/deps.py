@@ -6,6 +6,7 @@ from typing import Annotated
 
 from fastapi import Depends, Header, Request
 
+from ..web.replay import replayable
 from .access import ON_BEHALF_OF, ON_BEHALF_OF_GROUP, Caller
 from .acknowledgements import Acknowledgements
 from .delivery import DeliveryEngine
@@ -97,3 +98,7 @@ ForwardingDep = Annotated[Forwarding, Depends(forwarding)]
 AcknowledgementsDep = Annotated[Acknowledgements, Depends(acknowledgements)]
 PublicBaseUrlDep = Annotated[str, Depends(public_base_url)]
 CallerDep = Annotated[Caller, Depends(caller)]
+
+PROVISIONED = replayable(lambda request: request.app.state.provisioned)
+"""For GET routes whose answer is a function of the request and the stored feeds and
+subscriptions alone: replayed while those stand (:mod:`netplatform.web.replay`)."""

@@ -18,6 +18,7 @@ from __future__ import annotations
 import sqlalchemy as sa
 
 from ..store.db import new_metadata
+from ..store.generations import generations_table
 
 metadata = new_metadata()
 
@@ -177,3 +178,12 @@ egress_routes = sa.Table(
     sa.Column("sub_id", sa.Integer, primary_key=True, autoincrement=False),
     sa.Column("node", NodeName, nullable=False),
 )
+
+generations = generations_table("distribution_generations", metadata)
+"""One row, scope :data:`PROVISIONING_SCOPE`, moved on by the database itself on every write to
+a table of :data:`PROVISIONING_TABLES` (triggers of migration distribution_0004): GET answers of
+feeds and subscriptions are replayed while it stands (:mod:`netplatform.web.replay`). Publishes,
+deliveries and logs write other tables, so they do not move it."""
+
+PROVISIONING_SCOPE = "provisioning"
+PROVISIONING_TABLES = ("distribution_feeds", "distribution_subscriptions")

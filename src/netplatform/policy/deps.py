@@ -10,6 +10,7 @@ from typing import Annotated
 
 from fastapi import Depends, Request
 
+from ..web.replay import replayable
 from .catalog import Catalog
 from .healthcheck import HealthCheck
 from .node_templates import NodeTemplates
@@ -40,3 +41,7 @@ CatalogDep = Annotated[Catalog, Depends(catalog)]
 NodeTemplatesDep = Annotated[NodeTemplates, Depends(node_templates)]
 StatisticsDep = Annotated[Statistics, Depends(statistics)]
 HealthCheckDep = Annotated[HealthCheck, Depends(health_check)]
+
+ENTITIES = replayable(lambda request: request.app.state.catalog.store.answers.generation)
+"""For GET routes whose answer is a function of the request and the stored policy entities
+alone: replayed while those stand (:mod:`netplatform.web.replay`)."""

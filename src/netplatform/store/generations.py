@@ -23,8 +23,9 @@ under that generation. So:
 
 from __future__ import annotations
 
+import re
 import threading
-from collections.abc import Callable, Hashable, Iterator
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar, cast
 
@@ -32,7 +33,18 @@ import anyio
 from prometheus_client import CollectorRegistry
 from prometheus_client.core import CounterMetricFamily
 from prometheus_client.registry import Collector
-from sqlalchemy import BigInteger, Column, CursorResult, MetaData, String, Table, insert, select, update
+from sqlalchemy import (
+    BigInteger,
+    Column,
+    CursorResult,
+    MetaData,
+    PrimaryKeyConstraint,
+    String,
+    Table,
+    insert,
+    select,
+    update,
+)
 from sqlalchemy.orm import Session
 
 from .db import Database
@@ -73,67 +85,120 @@ def bump(session: Session, table: Table, scope: str) -> None:
         session.execute(insert(table).values(scope=scope, generation=1))
 
 
-class GenerationCache(Generic[Value]):
-    """Answers of one scope, each computed once per generation (at most ``max_entries`` kept).
+def create_watched_scope(op: Any, generations: str, scope: str, tables: Sequence[str]) -> None:
+    """For a migration (``op`` is Alembic's): the generation table with the scope's row at 0,
+    and the triggers of :func:`watching` on ``tables``."""
+    created = op.create_table(
+        generations,
+        Column("scope", String(64), nullable=False),
+        Column("generation", BigInteger(), nullable=False),
+        PrimaryKeyConstraint("scope", name=f"pk_{generations}"),
+    )
+    op.bulk_insert(created, [{"scope": scope, "generation": 0}])
+    for statement in watching(op.get_bind().dialect.name, generations, scope, tables):
+        op.execute(statement)
 
-    The answers of older generations are dropped together as soon as a request sees a newer one.
-    ``compute`` must only read: it runs in the request's read transaction.
+
+def drop_watched_scope(op: Any, generations: str, tables: Sequence[str]) -> None:
+    """Undo :func:`create_watched_scope` (a migration's downgrade)."""
+    for statement in unwatching(op.get_bind().dialect.name, generations, tables):
+        op.execute(statement)
+    op.drop_table(generations)
+
+
+def watching(dialect: str, generations: str, scope: str, tables: Sequence[str]) -> list[str]:
+    """DDL for a migration: every write to ``tables`` moves ``scope``'s generation on.
+
+    The database moves it (triggers, in the writing transaction), so no write path of the
+    service, present or future, raw SQL included, can forget to: a service whose writes are
+    spread over many places watches its tables this way instead of calling :func:`bump`. The
+    generation row must exist (the migration inserts it).
+
+    On PostgreSQL the triggers are deferred to the commit (constraint triggers), so, as with
+    :func:`bump` called last, the generation row is locked only while a writer commits, not for
+    the whole transaction: writers of different rows of the scope's tables still run side by
+    side. SQLite fires at once, once per row; it has one writer at a time anyway.
+
+    A later migration that rebuilds a watched table (``batch_alter_table`` on SQLite copies it
+    into a new one) drops its triggers and must watch it again; tests/store/test_generations.py
+    checks every watched table of the head schema.
+    """
+    _identifiers(generations, scope, *tables)
+    # Identifiers and the scope are the service's own constants (checked above), not input.
+    update = f"UPDATE {generations} SET generation = generation + 1 WHERE scope = '{scope}'"  # noqa: S608
+    if dialect == "postgresql":
+        function = f"{generations}_bump"
+        statements = [
+            f"CREATE OR REPLACE FUNCTION {function}() RETURNS trigger LANGUAGE plpgsql AS $$ "  # noqa: S608
+            f"BEGIN UPDATE {generations} SET generation = generation + 1 WHERE scope = TG_ARGV[0]; "
+            "RETURN NULL; END $$"
+        ]
+        for table in tables:
+            statements += [
+                f"CREATE CONSTRAINT TRIGGER {table}_generation AFTER INSERT OR UPDATE OR DELETE ON {table} "
+                f"DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION {function}('{scope}')",
+                # Constraint triggers cannot watch TRUNCATE; a statement trigger can.
+                f"CREATE TRIGGER {table}_generation_truncate AFTER TRUNCATE ON {table} "
+                f"FOR EACH STATEMENT EXECUTE FUNCTION {function}('{scope}')",
+            ]
+        return statements
+    return [
+        f"CREATE TRIGGER {table}_generation_{event.lower()} AFTER {event} ON {table} BEGIN {update}; END"
+        for table in tables
+        for event in _ROW_EVENTS
+    ]
+
+
+def unwatching(dialect: str, generations: str, tables: Sequence[str]) -> list[str]:
+    """The DDL that undoes :func:`watching` (for a migration's downgrade)."""
+    _identifiers(generations, *tables)
+    if dialect == "postgresql":
+        drops = [
+            f"DROP TRIGGER IF EXISTS {table}_{name} ON {table}"
+            for table in tables
+            for name in ("generation", "generation_truncate")
+        ]
+        return [*drops, f"DROP FUNCTION IF EXISTS {generations}_bump()"]
+    return [
+        f"DROP TRIGGER IF EXISTS {table}_generation_{event.lower()}"
+        for table in tables
+        for event in _ROW_EVENTS
+    ]
+
+
+_ROW_EVENTS = ("INSERT", "UPDATE", "DELETE")
+
+
+def _identifiers(*names: str) -> None:
+    for name in names:
+        if not re.fullmatch(r"[a-z_][a-z0-9_]*", name):
+            raise ValueError(f"not a plain lower-case SQL identifier: {name!r}")
+
+
+class Generation:
+    """The generation of one scope as last committed, read on demand (never remembered).
+
+    :meth:`current` is for callers on the event loop: requests arriving together share one read
+    (:class:`_SharedRead`), one thread hop for all of them. :meth:`peek` is for worker threads.
     """
 
-    def __init__(
-        self, db: Database, table: Table, scope: str, *, max_entries: int = DEFAULT_MAX_ENTRIES
-    ) -> None:
+    def __init__(self, db: Database, table: Table, scope: str) -> None:
         self.db = db
         self.table = table
         self.scope = scope
-        self.max_entries = max_entries
-        self._lock = threading.Lock()
-        self._generation: int | None = None
-        self._entries: dict[Hashable, Value] = {}
         # The scope is the service's own constant, never a client's, so it is inlined.
         query = select(table.c.generation).where(table.c.scope == scope)
         self._peek_sql = str(query.compile(db.engine, compile_kwargs={"literal_binds": True}))
-        self._reads = _SharedRead(self._peek)
-        self.hits = 0
-        self.misses = 0
+        self._reads = _SharedRead(self.peek)
 
-    def get(self, key: Hashable, compute: Callable[[Session], Value]) -> Value:
-        """The answer for ``key``: cached under the current generation, else computed now.
+    async def current(self) -> int:
+        return await self._reads.current()
 
-        For a caller in a worker thread. An exception from ``compute`` (a 404, say) is raised
-        and nothing is cached.
-        """
-        found = self._lookup(self._peek(), key)
-        return found.value if found is not None else self._compute(key, compute)
+    def in_transaction(self, session: Session) -> int:
+        """The generation as ``session``'s transaction sees it."""
+        return current(session, self.table, self.scope)
 
-    async def answer(self, key: Hashable, compute: Callable[[Session], Value]) -> Value:
-        """:meth:`get` for a caller on the event loop: a hit costs no thread of its own.
-
-        Requests arriving together share one read of the generation (:class:`_SharedRead`);
-        only a miss computes, in a worker thread.
-        """
-        found = self._lookup(await self._reads.current(), key)
-        if found is not None:
-            return found.value
-        return await anyio.to_thread.run_sync(self._compute, key, compute)
-
-    def _lookup(self, generation: int, key: Hashable) -> _Found[Value] | None:
-        with self._lock:
-            if generation == self._generation and key in self._entries:
-                self.hits += 1
-                return _Found(self._entries[key])
-            self.misses += 1
-            return None
-
-    def _compute(self, key: Hashable, compute: Callable[[Session], Value]) -> Value:
-        with self.db.read() as session:
-            # Read again in the computing transaction, before the data (see the module's notes).
-            generation = current(session, self.table, self.scope)
-            value = compute(session)
-        self._store(generation, key, value)
-        return value
-
-    def _peek(self) -> int:
+    def peek(self) -> int:
         """The generation last committed: one statement on a pooled DBAPI connection.
 
         A hit needs nothing else from the database, so it skips the ORM session and the explicit
@@ -150,6 +215,63 @@ class GenerationCache(Generic[Value]):
         finally:
             connection.close()  # back to the pool, which rolls back what the driver opened
         return int(row[0]) if row is not None else 0
+
+
+class GenerationCache(Generic[Value]):
+    """Answers of one scope, each computed once per generation (at most ``max_entries`` kept).
+
+    The answers of older generations are dropped together as soon as a request sees a newer one.
+    ``compute`` must only read: it runs in the request's read transaction.
+    """
+
+    def __init__(
+        self, db: Database, table: Table, scope: str, *, max_entries: int = DEFAULT_MAX_ENTRIES
+    ) -> None:
+        self.db = db
+        self.generation = Generation(db, table, scope)
+        self.scope = scope
+        self.max_entries = max_entries
+        self._lock = threading.Lock()
+        self._generation: int | None = None
+        self._entries: dict[Hashable, Value] = {}
+        self.hits = 0
+        self.misses = 0
+
+    def get(self, key: Hashable, compute: Callable[[Session], Value]) -> Value:
+        """The answer for ``key``: cached under the current generation, else computed now.
+
+        For a caller in a worker thread. An exception from ``compute`` (a 404, say) is raised
+        and nothing is cached.
+        """
+        found = self._lookup(self.generation.peek(), key)
+        return found.value if found is not None else self._compute(key, compute)
+
+    async def answer(self, key: Hashable, compute: Callable[[Session], Value]) -> Value:
+        """:meth:`get` for a caller on the event loop: a hit costs no thread of its own.
+
+        Requests arriving together share one read of the generation; only a miss computes, in a
+        worker thread.
+        """
+        found = self._lookup(await self.generation.current(), key)
+        if found is not None:
+            return found.value
+        return await anyio.to_thread.run_sync(self._compute, key, compute)
+
+    def _lookup(self, generation: int, key: Hashable) -> _Found[Value] | None:
+        with self._lock:
+            if generation == self._generation and key in self._entries:
+                self.hits += 1
+                return _Found(self._entries[key])
+            self.misses += 1
+            return None
+
+    def _compute(self, key: Hashable, compute: Callable[[Session], Value]) -> Value:
+        with self.db.read() as session:
+            # Read again in the computing transaction, before the data (see the module's notes).
+            generation = self.generation.in_transaction(session)
+            value = compute(session)
+        self._store(generation, key, value)
+        return value
 
     def _store(self, generation: int, key: Hashable, value: Value) -> None:
         with self._lock:

@@ -27,6 +27,8 @@ from .health import HealthProbe, HealthShortcut
 from .metrics import CONTENT_TYPE_LATEST, Metrics
 from .middleware.kernel import KernelMiddleware
 from .openapi import document_kernel_conventions
+from .replay import ReplayCounts, ReplayShortcut, register_replay_metrics
+from .requestid import REQUEST_ID_HEADER
 from .routes import RouteTable
 from .service import ServiceSpec
 
@@ -82,6 +84,8 @@ def build_app(
     app.state.blobs = BlobStore(settings.blob_dir)
     app.state.metrics = Metrics(spec.name)
     app.state.health = HealthProbe(database)
+    app.state.replays = ReplayCounts()
+    register_replay_metrics(app.state.metrics.registry, spec.name, app.state.replays)
 
     all_routers = [_kernel_router(spec), *routers]
     for router in all_routers:
@@ -111,7 +115,12 @@ def _install_middleware(
     app: FastAPI, spec: ServiceSpec, settings: Settings, routes: RouteTable, own: Sequence[Middleware]
 ) -> None:
     # add_middleware wraps: the last added is the outermost.
-    for entry in reversed([*own, _health_shortcut(app, spec, routes)]):
+    replay = Middleware(
+        ReplayShortcut,
+        kernel_headers=[name.lower().encode("latin-1") for name in (REQUEST_ID_HEADER, *spec.echoed_headers)],
+        counts=app.state.replays,
+    )
+    for entry in reversed([*own, _health_shortcut(app, spec, routes), replay]):
         app.add_middleware(entry.cls, *entry.args, **entry.kwargs)
     limit = settings.max_body_bytes
     if spec.max_body_bytes is not None:

@@ -14,7 +14,7 @@ from ...web.errors import BadRequest
 from ...web.openapi import error_responses
 from ..app import SPEC
 from ..blueprint_models import MODEL_SORTS, PageRequest, SaveMode
-from ..deps import BlueprintModelsDep, StarterCatalogDep
+from ..deps import CATALOG, BlueprintModelsDep, StarterCatalogDep
 from ..repository.blueprint_models import ModelRecord
 from ..schemas import (
     BlueprintModelEnvelope,
@@ -38,7 +38,9 @@ UPLOAD = [Depends(require_multipart)]
 Archive = Annotated[UploadFile, File(description="The CBA, a zip archive")]
 
 
-@router.get("", summary="All blueprint models", response_model=list[BlueprintModelEnvelope])
+@router.get(
+    "", summary="All blueprint models", response_model=list[BlueprintModelEnvelope], dependencies=[CATALOG]
+)
 def list_models(models: BlueprintModelsDep) -> JSONResponse:
     return ok(bodies.wrapped_models(models.all()))
 
@@ -146,7 +148,12 @@ def page_request(
 Paging = Annotated[PageRequest, Depends(page_request)]
 
 
-@router.get("/paged", summary="One page of blueprint models", response_model=BlueprintModelPage)
+@router.get(
+    "/paged",
+    summary="One page of blueprint models",
+    response_model=BlueprintModelPage,
+    dependencies=[CATALOG],
+)
 def paged_models(models: BlueprintModelsDep, query: Paging) -> JSONResponse:
     records, total = models.page(query)
     return ok(bodies.page(records, total, query.limit, query.page))
@@ -156,6 +163,7 @@ def paged_models(models: BlueprintModelsDep, query: Paging) -> JSONResponse:
     "/paged/meta-data/{keyword}",
     summary="One page of the models one of whose meta-data items is the keyword",
     response_model=BlueprintModelPage,
+    dependencies=[CATALOG],
 )
 def paged_models_with_keyword(models: BlueprintModelsDep, keyword: Name, query: Paging) -> JSONResponse:
     records, total = models.page(replace(query, keyword=keyword))
@@ -166,6 +174,7 @@ def paged_models_with_keyword(models: BlueprintModelsDep, keyword: Name, query: 
     "/meta-data/{keyword}",
     summary="Models one of whose meta-data items is the keyword (whole word, any case)",
     response_model=list[BlueprintModelEnvelope],
+    dependencies=[CATALOG],
 )
 def models_with_keyword(keyword: Name, models: BlueprintModelsDep) -> JSONResponse:
     return ok(bodies.wrapped_models(models.with_keyword(keyword)))
@@ -175,6 +184,7 @@ def models_with_keyword(keyword: Name, models: BlueprintModelsDep) -> JSONRespon
     "/search/{tags}",
     summary="Models whose tags contain the text (any case)",
     response_model=list[BlueprintModelEnvelope],
+    dependencies=[CATALOG],
 )
 def models_with_tags(tags: Name, models: BlueprintModelsDep) -> JSONResponse:
     return ok(bodies.wrapped_models(models.with_tag_text(tags)))
@@ -185,6 +195,7 @@ def models_with_tags(tags: Name, models: BlueprintModelsDep) -> JSONResponse:
     summary="One model by name and version",
     response_model=BlueprintModelEnvelope,
     responses=error_responses(SPEC, 404),
+    dependencies=[CATALOG],
 )
 def model_by_name(name: Name, version: Name, models: BlueprintModelsDep) -> JSONResponse:
     return ok(bodies.wrapped_model(models.by_name(name, version)))
@@ -235,6 +246,7 @@ def _chunks(content: IO[bytes]) -> Iterator[bytes]:
     summary="The workflow names of a stored blueprint",
     response_model=WorkflowList,
     responses=error_responses(SPEC, 404),
+    dependencies=[CATALOG],
 )
 def workflows_of_model(name: Name, version: Name, models: BlueprintModelsDep) -> JSONResponse:
     record = models.by_name(name, version)
@@ -246,6 +258,7 @@ def workflows_of_model(name: Name, version: Name, models: BlueprintModelsDep) ->
     summary="One model by id",
     response_model=BlueprintModelEnvelope,
     responses=error_responses(SPEC, 404),
+    dependencies=[CATALOG],
 )
 def model_by_id(id: Name, models: BlueprintModelsDep) -> JSONResponse:
     return ok(bodies.wrapped_model(models.by_id(id)))

@@ -11,7 +11,7 @@ from pydantic import StringConstraints
 from ...web.openapi import error_responses, stated_request
 from ...web.text import NO_NUL_PATTERN
 from ..app import SPEC
-from ..deps import DictionariesDep
+from ..deps import CATALOG, DictionariesDep
 from ..dictionaries import SOURCE_MAPPING
 from ..schemas import (
     ResourceDictionary,
@@ -25,7 +25,7 @@ from ..tosca import ResourceDefinition
 from . import _response_bodies as bodies
 from ._common import EMPTY_OK, Name, empty_ok, ok, refuse_nul
 
-router = APIRouter(prefix="/api/v1/dictionary", tags=["resource dictionaries"])
+router = APIRouter(prefix="/api/v1/dictionary", tags=["resource dictionaries"], dependencies=[CATALOG])
 DictionaryName = Annotated[str, StringConstraints(max_length=255)]
 MAX_NAMES = 1000
 NAMES_BODY = {

@@ -7,12 +7,12 @@ from fastapi.responses import JSONResponse, Response
 
 from ...web.openapi import error_responses, stated_request
 from ..app import SPEC
-from ..deps import ModelTypesDep
+from ..deps import CATALOG, ModelTypesDep
 from ..schemas import ModelType, ModelTypeIn, json_body, model_type_body
 from . import _response_bodies as bodies
 from ._common import EMPTY_OK, Name, empty_ok, ok
 
-router = APIRouter(prefix="/api/v1/model-type", tags=["model types"])
+router = APIRouter(prefix="/api/v1/model-type", tags=["model types"], dependencies=[CATALOG])
 
 _SAVE_SUMMARY = "Create or replace a model type"
 _SAVE_BODY = stated_request(body=json_body(model_type_body()))

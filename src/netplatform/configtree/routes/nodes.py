@@ -16,7 +16,7 @@ from anyio.to_thread import run_sync
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
-from ..deps import ConfigTreeDep
+from ..deps import TREE, ConfigTreeDep
 from ..edits import creations, replacement
 from ..errors import restconf_error
 from ..media_types import require_json_request, response_media_type
@@ -33,7 +33,9 @@ router = APIRouter(prefix="/config", tags=["config tree"])
 Handler = Callable[[Request, ConfigTree], Awaitable[Response]]
 
 
-@router.api_route(NODE_PATH, methods=[*NODE_METHODS, *OTHER_METHODS], include_in_schema=False)
+@router.api_route(
+    NODE_PATH, methods=[*NODE_METHODS, *OTHER_METHODS], include_in_schema=False, dependencies=[TREE]
+)
 async def config_node(request: Request, tree: ConfigTreeDep) -> Response:
     """Every node, every method: one route, so a 405 names the methods of the node addressed."""
     handler = _HANDLERS.get(request.method, refuse_method)

@@ -11,7 +11,7 @@ from fastapi.responses import JSONResponse, Response
 from ...web.bodies import RawBody
 from ...web.openapi import error_responses
 from ..app import SPEC
-from ..deps import CallerDep, ProvisioningDep, PublicBaseUrlDep
+from ..deps import PROVISIONED, CallerDep, ProvisioningDep, PublicBaseUrlDep
 from ..errors import FEED_NOT_FOUND
 from ..feed_model import parse_feed
 from ..lenient_json import parse_object
@@ -42,6 +42,7 @@ def create_feed(
 
 @router.get(
     "/",
+    dependencies=[PROVISIONED],
     summary="The feed of a name and version, else the URLs of the live feeds matching the filters",
     responses={200: {"model": FeedBody | list[str]}, **error_responses(SPEC, 404)},
     openapi_extra=CALLER_STATED,
@@ -67,6 +68,7 @@ def list_feeds(
 
 @router.get(
     "/feed/{feed_id}",
+    dependencies=[PROVISIONED],
     summary="Get a feed",
     responses={200: {"model": FeedBody}, **error_responses(SPEC, 404)},
     openapi_extra=CALLER_STATED,

@@ -9,7 +9,7 @@ from fastapi.responses import JSONResponse, Response
 from ...web.bodies import RawBody
 from ...web.openapi import error_responses
 from ..app import SPEC
-from ..deps import CallerDep, ProvisioningDep, PublicBaseUrlDep
+from ..deps import PROVISIONED, CallerDep, ProvisioningDep, PublicBaseUrlDep
 from ..errors import FEED_NOT_FOUND, SUBSCRIPTION_NOT_FOUND
 from ..lenient_json import parse_object
 from ..links import subscription_links
@@ -48,6 +48,7 @@ def create_subscription(
 
 @router.get(
     "/subscribe/{feed_id}",
+    dependencies=[PROVISIONED],
     summary="The URLs of the feed's live subscriptions",
     responses={200: {"model": list[str]}, **error_responses(SPEC, 404)},
     openapi_extra=CALLER_STATED,
@@ -62,6 +63,7 @@ def list_subscriptions(
 
 @router.get(
     "/subs/{sub_id}",
+    dependencies=[PROVISIONED],
     summary="Get a subscription",
     responses={200: {"model": SubscriptionBody}, **error_responses(SPEC, 404)},
     openapi_extra=CALLER_STATED,

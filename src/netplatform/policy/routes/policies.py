@@ -8,7 +8,7 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
 
 from ...web.bodies import RawBody
-from ..deps import CatalogDep
+from ..deps import ENTITIES, CatalogDep
 from ..media_types import answer_format, render, respond
 from ..schemas import POLICIES_REQUEST, ToscaServiceTemplate
 from ..statistics import PREFIX
@@ -55,6 +55,7 @@ def policy_type_of(policy_type_id: str, policy_type_version: str) -> Reference:
     TYPE_PATH,
     summary="All policies of one policy type version",
     responses=documented(ToscaServiceTemplate, 404),
+    dependencies=[ENTITIES],
 )
 async def get_policies_of_type(
     request: Request,
@@ -90,6 +91,7 @@ def create_policies_of_type(
     TYPE_PATH + "/{policyId}",
     summary="All versions of one policy of this policy type version",
     responses=documented(ToscaServiceTemplate, 404),
+    dependencies=[ENTITIES],
 )
 def get_policy_versions_of_type(
     request: Request,
@@ -108,6 +110,7 @@ def get_policy_versions_of_type(
     TYPE_PATH + "/{policyId}/versions/{policyVersion}",
     summary="One version of a policy of this policy type version (policyVersion `latest`: the highest)",
     responses=documented(ToscaServiceTemplate, 404),
+    dependencies=[ENTITIES],
 )
 def get_policy_of_type(
     request: Request,
@@ -149,7 +152,10 @@ def delete_policy_of_type(
 
 
 @router.get(
-    "/policies", summary="All versions of all policies", responses=documented(ToscaServiceTemplate, 404)
+    "/policies",
+    summary="All versions of all policies",
+    responses=documented(ToscaServiceTemplate, 404),
+    dependencies=[ENTITIES],
 )
 async def get_policies(request: Request, catalog: CatalogDep, mode: Mode = "BARE") -> Response:
     return respond(await catalog.policies(answer_format(request), referenced=is_referenced(mode)))
@@ -170,6 +176,7 @@ def create_policies(request: Request, catalog: CatalogDep, body: RawBody) -> Res
     "/policies/{policyId}/versions/{policyVersion}",
     summary="One version of a policy (policyVersion `latest`: the highest)",
     responses=documented(ToscaServiceTemplate, 404),
+    dependencies=[ENTITIES],
 )
 def get_policy(
     request: Request,

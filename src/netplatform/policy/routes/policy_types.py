@@ -6,7 +6,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
 from ...web.bodies import RawBody
-from ..deps import CatalogDep
+from ..deps import ENTITIES, CatalogDep
 from ..media_types import answer_format, render, respond
 from ..schemas import POLICY_TYPES_REQUEST, ToscaServiceTemplate
 from ..statistics import PREFIX
@@ -26,7 +26,12 @@ from ._common import (
 router = APIRouter(prefix=PREFIX, tags=["policy design"])
 
 
-@router.get("/policytypes", summary="All policy types", responses=documented(ToscaServiceTemplate))
+@router.get(
+    "/policytypes",
+    summary="All policy types",
+    responses=documented(ToscaServiceTemplate),
+    dependencies=[ENTITIES],
+)
 async def get_policy_types(request: Request, catalog: CatalogDep) -> Response:
     return respond(await catalog.policy_types(answer_format(request)))
 
@@ -46,6 +51,7 @@ def create_policy_types(request: Request, catalog: CatalogDep, body: RawBody) ->
     "/policytypes/{policyTypeId}",
     summary="All versions of one policy type",
     responses=documented(ToscaServiceTemplate, 404),
+    dependencies=[ENTITIES],
 )
 async def get_policy_type_versions(request: Request, catalog: CatalogDep, policyTypeId: NamePath) -> Response:
     return respond(await catalog.policy_type_versions(check_name(policyTypeId), answer_format(request)))
@@ -55,6 +61,7 @@ async def get_policy_type_versions(request: Request, catalog: CatalogDep, policy
     "/policytypes/{policyTypeId}/versions/{versionId}",
     summary="One version of a policy type (versionId `latest`: the highest version)",
     responses=documented(ToscaServiceTemplate, 404),
+    dependencies=[ENTITIES],
 )
 async def get_policy_type(
     request: Request, catalog: CatalogDep, policyTypeId: NamePath, versionId: SelectorPath
