@@ -14,6 +14,8 @@ from sqlalchemy.orm import Session
 from netplatform.settings import Settings
 from netplatform.store.db import Database, database_for, new_metadata
 from netplatform.store.group_commit import GroupCommit
+from netplatform.store.retry import WRITE_ATTEMPTS, LostRace
+from netplatform.web.errors import Conflict
 
 metadata = new_metadata()
 entries = Table(
@@ -100,3 +102,43 @@ def test_lazy_writes_commit_and_leave_later_writes_durable(database: Database) -
     assert committed_bodies(database) == {"lease", "record"}
     if database.is_sqlite:
         assert levels == [1, 2]  # NORMAL for the lease only, FULL again after it
+
+
+def test_a_unit_that_lost_a_race_runs_again_without_what_it_wrote(database: Database) -> None:
+    commits = GroupCommit(database)
+    attempts: list[int] = []
+
+    def work(session: Session) -> str:
+        attempts.append(len(attempts) + 1)
+        if len(attempts) == 1:
+            session.execute(entries.insert().values(body="first-attempt"))
+            raise LostRace  # as a unit does that found a concurrent writer's row
+        session.execute(entries.insert().values(body="second-attempt"))
+        return "done"
+
+    assert commits.run_with_retry(work) == "done"
+    assert attempts == [1, 2]
+    assert committed_bodies(database) == {"second-attempt"}
+
+
+def test_a_unit_that_keeps_losing_is_a_conflict_and_other_errors_are_not_retried(database: Database) -> None:
+    commits = GroupCommit(database)
+    runs: list[str] = []
+
+    def always_losing(session: Session) -> None:
+        runs.append("lost")
+        session.execute(entries.insert().values(body=f"lost-{len(runs)}"))
+        raise LostRace
+
+    with pytest.raises(Conflict):
+        commits.run_with_retry(always_losing)
+    assert len(runs) == WRITE_ATTEMPTS
+
+    def failing(session: Session) -> None:
+        runs.append("failed")
+        raise ValueError("not a race")
+
+    with pytest.raises(ValueError, match="not a race"):
+        commits.run_with_retry(failing)
+    assert runs.count("failed") == 1
+    assert committed_bodies(database) == set()

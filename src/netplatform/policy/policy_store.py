@@ -1,13 +1,15 @@
 """The policy service's database: every transaction the service objects run goes through here.
 
-Each call is one transaction seen through a :class:`~.repository.Repository`. A write that
-lost a race (two instances inserting the same entity at once: unique constraint; PostgreSQL
-serialization failure or deadlock) is run again from the start by the kernel's
-:func:`~netplatform.store.retry.write_with_retry`, so its rules see what the other one stored.
+Each call is seen through a :class:`~.repository.Repository`. Writes are group-committed
+(:class:`~netplatform.store.group_commit.GroupCommit`): concurrent writes share one transaction
+and one fsync, each in its own savepoint, and each returns only once the shared commit is
+durable. A write that lost a race (two instances inserting the same entity at once: unique
+constraint; PostgreSQL deadlock) is run again from the start in a later group, so its rules see
+what the other one stored.
 
-Every write also moves the entities' generation on, last in its transaction, and read answers
-are cached per generation (:mod:`netplatform.store.generations`): a write acknowledged by any
-instance is in the very next answer of every instance.
+Every group of writes also moves the entities' generation on, last in its transaction, and read
+answers are cached per generation (:mod:`netplatform.store.generations`): a write acknowledged
+by any instance is in the very next answer of every instance.
 """
 
 from __future__ import annotations
@@ -16,14 +18,13 @@ from collections.abc import Callable, Hashable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import TypeVar
 
-from sqlalchemy.orm import Session
-
 from ..store.db import Database
 from ..store.generations import GenerationCache, bump
-from ..store.retry import write_with_retry
+from ..store.group_commit import GroupCommit
 from .media_types import Rendered
 from .repository import Repository
-from .tables import ENTITIES_SCOPE, generations
+from .tables import ENTITIES_SCOPE as SCOPE
+from .tables import generations
 
 Result = TypeVar("Result")
 
@@ -31,17 +32,13 @@ Result = TypeVar("Result")
 class PolicyStore:
     def __init__(self, db: Database) -> None:
         self.db = db
-        self.answers: GenerationCache[Rendered] = GenerationCache(db, generations, ENTITIES_SCOPE)
+        self.answers: GenerationCache[Rendered] = GenerationCache(db, generations, SCOPE)
+        # One move of the generation per group, in its transaction: as good as one per write.
+        self.commits = GroupCommit(db, before_commit=lambda session: bump(session, generations, SCOPE))
 
     def write(self, work: Callable[[Repository], Result]) -> Result:
-        """``work`` in one committed transaction (row locks taken in it hold until the commit)."""
-
-        def unit(session: Session) -> Result:
-            result = work(Repository(session))
-            bump(session, generations, ENTITIES_SCOPE)
-            return result
-
-        return write_with_retry(self.db, unit)
+        """``work`` committed durably (row locks taken in it hold until the shared commit)."""
+        return self.commits.run_with_retry(lambda session: work(Repository(session)))
 
     @contextmanager
     def reading(self) -> Iterator[Repository]:

@@ -9,6 +9,10 @@ transaction), never before; the cost of the commit's fsync is shared by everyone
 A unit that raises has its savepoint rolled back and its caller gets the exception; the others are
 not affected. When the shared commit itself fails, every caller of the group gets that error (none
 was acknowledged). Nothing waits for a group to fill: a lone caller commits at once.
+
+:meth:`GroupCommit.run_with_retry` is :func:`~.retry.write_with_retry` for grouped writes: a unit
+that lost a race (a unique key a concurrent writer took first, a deadlock) runs again, in a
+later group, and sees the winner's row; a failed shared commit is never run again.
 """
 
 from __future__ import annotations
@@ -20,7 +24,9 @@ from typing import Any, Generic, TypeVar
 
 from sqlalchemy.orm import Session
 
+from ..web.errors import Conflict
 from .db import Database
+from .retry import WRITE_ATTEMPTS, lost_a_race
 
 T = TypeVar("T")
 MAX_GROUP = 64
@@ -34,6 +40,7 @@ class _Unit(Generic[T]):
     lead: bool = False
     result: Any = None
     error: BaseException | None = None
+    own_error: bool = False  # raised by the unit itself (its savepoint), not by the shared commit
 
     def outcome(self) -> T:
         if self.error is not None:
@@ -42,16 +49,32 @@ class _Unit(Generic[T]):
 
 
 class GroupCommit:
-    """Blocking: call :meth:`run` from worker threads, never from the event loop."""
+    """Blocking: call :meth:`run` from worker threads, never from the event loop.
 
-    def __init__(self, db: Database) -> None:
+    ``before_commit`` runs once per group, in the shared transaction after every unit (a service
+    moving its generation on once for the whole group rather than once per unit).
+    """
+
+    def __init__(self, db: Database, *, before_commit: Callable[[Session], None] | None = None) -> None:
         self.db = db
+        self.before_commit = before_commit
         self._lock = threading.Lock()
         self._queued: list[_Unit[Any]] = []
         self._leading = False
 
     def run(self, work: Callable[[Session], T]) -> T:
         """``work(session)`` committed durably, in a transaction shared with concurrent callers."""
+        return self._committed(work).outcome()
+
+    def run_with_retry(self, work: Callable[[Session], T], *, attempts: int = WRITE_ATTEMPTS) -> T:
+        """:meth:`run`, with ``work`` run again when it lost a race (a 409 after ``attempts``)."""
+        for _attempt in range(attempts):
+            unit = self._committed(work)
+            if not (unit.own_error and unit.error is not None and lost_a_race(unit.error)):
+                return unit.outcome()
+        raise Conflict("the same data is being changed concurrently, try again")
+
+    def _committed(self, work: Callable[[Session], T]) -> _Unit[T]:
         unit: _Unit[T] = _Unit(work)
         with self._lock:
             self._queued.append(unit)
@@ -61,7 +84,7 @@ class GroupCommit:
             unit.done.wait()
         if unit.lead:
             self._lead()
-        return unit.outcome()
+        return unit
 
     def _lead(self) -> None:
         """Commit the queued units as one group, then pass the lead to a unit queued meanwhile."""
@@ -87,13 +110,15 @@ class GroupCommit:
             with self.db.write() as session:
                 for unit in group:
                     _run_in_savepoint(session, unit)
+                if self.before_commit is not None:
+                    self.before_commit(session)
         except BaseException as error:
             # A unit's own failure never gets here (its savepoint took it); this is the shared
             # transaction or its commit failing (disk, connection). Every caller is told, none
             # is run again: a commit that failed on the wire may still have landed, and running
             # the unit again would then record it twice. A caller's retry is the client's call.
             for unit in group:
-                unit.result, unit.error = None, error
+                unit.result, unit.error, unit.own_error = None, error, False
 
 
 def _run_in_savepoint(session: Session, unit: _Unit[Any]) -> None:
@@ -101,4 +126,4 @@ def _run_in_savepoint(session: Session, unit: _Unit[Any]) -> None:
         with session.begin_nested():
             unit.result = unit.work(session)
     except Exception as error:  # the savepoint is rolled back; the group goes on
-        unit.error = error
+        unit.error, unit.own_error = error, True
