@@ -17,42 +17,42 @@ from .resolved_templates import ResolvedTemplates
 from .starter_catalog import StarterCatalog
 
 
-def blueprint_models(request: Request) -> BlueprintModels:
+async def blueprint_models(request: Request) -> BlueprintModels:
     service: BlueprintModels = request.app.state.blueprint_models
     return service
 
 
-def model_types(request: Request) -> ModelTypes:
+async def model_types(request: Request) -> ModelTypes:
     service: ModelTypes = request.app.state.model_types
     return service
 
 
-def dictionaries(request: Request) -> Dictionaries:
+async def dictionaries(request: Request) -> Dictionaries:
     service: Dictionaries = request.app.state.dictionaries
     return service
 
 
-def config_snapshots(request: Request) -> ConfigSnapshots:
+async def config_snapshots(request: Request) -> ConfigSnapshots:
     service: ConfigSnapshots = request.app.state.config_snapshots
     return service
 
 
-def resolved_templates(request: Request) -> ResolvedTemplates:
+async def resolved_templates(request: Request) -> ResolvedTemplates:
     service: ResolvedTemplates = request.app.state.resolved_templates
     return service
 
 
-def resolved_resources(request: Request) -> ResolvedResources:
+async def resolved_resources(request: Request) -> ResolvedResources:
     service: ResolvedResources = request.app.state.resolved_resources
     return service
 
 
-def starter_catalog(request: Request) -> StarterCatalog:
+async def starter_catalog(request: Request) -> StarterCatalog:
     service: StarterCatalog = request.app.state.starter_catalog
     return service
 
 
-def route_table(request: Request) -> RouteTable:
+async def route_table(request: Request) -> RouteTable:
     """Every route of the running app, the kernel's included (the actuator lists them)."""
     table: RouteTable = request.app.state.route_table
     return table

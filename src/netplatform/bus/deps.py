@@ -18,52 +18,52 @@ from .subscribers import Subscribers
 from .topics import Topics
 
 
-def bus_settings(request: Request) -> BusSettingsService:
+async def bus_settings(request: Request) -> BusSettingsService:
     service: BusSettingsService = request.app.state.bus_settings
     return service
 
 
-def site_locations(request: Request) -> SiteLocations:
+async def site_locations(request: Request) -> SiteLocations:
     service: SiteLocations = request.app.state.site_locations
     return service
 
 
-def distribution_nodes(request: Request) -> DistributionNodes:
+async def distribution_nodes(request: Request) -> DistributionNodes:
     service: DistributionNodes = request.app.state.distribution_nodes
     return service
 
 
-def clusters(request: Request) -> Clusters:
+async def clusters(request: Request) -> Clusters:
     service: Clusters = request.app.state.clusters
     return service
 
 
-def topics(request: Request) -> Topics:
+async def topics(request: Request) -> Topics:
     service: Topics = request.app.state.topics
     return service
 
 
-def clients(request: Request) -> Clients:
+async def clients(request: Request) -> Clients:
     service: Clients = request.app.state.clients
     return service
 
 
-def bridges(request: Request) -> Bridges:
+async def bridges(request: Request) -> Bridges:
     service: Bridges = request.app.state.bridges
     return service
 
 
-def feeds(request: Request) -> Feeds:
+async def feeds(request: Request) -> Feeds:
     service: Feeds = request.app.state.feeds
     return service
 
 
-def publishers(request: Request) -> Publishers:
+async def publishers(request: Request) -> Publishers:
     service: Publishers = request.app.state.publishers
     return service
 
 
-def subscribers(request: Request) -> Subscribers:
+async def subscribers(request: Request) -> Subscribers:
     service: Subscribers = request.app.state.subscribers
     return service
 

@@ -10,7 +10,7 @@ from ..web.replay import replayable
 from .service import ConfigTree
 
 
-def config_tree(request: Request) -> ConfigTree:
+async def config_tree(request: Request) -> ConfigTree:
     tree: ConfigTree = request.app.state.config_tree
     return tree
 

@@ -47,7 +47,7 @@ def rate_tracker(request: Request) -> RateTracker:
     return result
 
 
-def current_session(request: Request) -> Session:
+async def current_session(request: Request) -> Session:
     """The signed-in session, or NeedSession (every page but sign-in depends on this)."""
     session = codec(request).open(request.cookies.get(SESSION_COOKIE))
     if session is None:

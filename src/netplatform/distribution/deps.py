@@ -19,58 +19,58 @@ from .publishing import Publisher
 from .routing import Routing
 
 
-def provisioning(request: Request) -> Provisioning:
+async def provisioning(request: Request) -> Provisioning:
     service: Provisioning = request.app.state.provisioning
     return service
 
 
-def publisher(request: Request) -> Publisher:
+async def publisher(request: Request) -> Publisher:
     service: Publisher = request.app.state.publisher
     return service
 
 
-def delivery_engine(request: Request) -> DeliveryEngine:
+async def delivery_engine(request: Request) -> DeliveryEngine:
     engine: DeliveryEngine = request.app.state.delivery
     return engine
 
 
-def delivery_metrics(request: Request) -> DeliveryMetrics:
+async def delivery_metrics(request: Request) -> DeliveryMetrics:
     metrics: DeliveryMetrics = request.app.state.delivery_metrics
     return metrics
 
 
-def logbook(request: Request) -> Logbook:
+async def logbook(request: Request) -> Logbook:
     service: Logbook = request.app.state.logbook
     return service
 
 
-def node_registry(request: Request) -> NodeRegistry:
+async def node_registry(request: Request) -> NodeRegistry:
     service: NodeRegistry = request.app.state.nodes
     return service
 
 
-def routing(request: Request) -> Routing:
+async def routing(request: Request) -> Routing:
     service: Routing = request.app.state.routing
     return service
 
 
-def forwarding(request: Request) -> Forwarding:
+async def forwarding(request: Request) -> Forwarding:
     service: Forwarding = request.app.state.forwarding
     return service
 
 
-def acknowledgements(request: Request) -> Acknowledgements:
+async def acknowledgements(request: Request) -> Acknowledgements:
     service: Acknowledgements = request.app.state.acknowledgements
     return service
 
 
-def public_base_url(request: Request) -> str:
+async def public_base_url(request: Request) -> str:
     """Where links point: ``NETPLATFORM_DISTRIBUTION_PUBLIC_URL``, else scheme://host:port of the request."""
     configured: str | None = request.app.state.settings.distribution_public_url
     return (configured or str(request.base_url)).rstrip("/")
 
 
-def caller(
+async def caller(
     on_behalf_of: Annotated[
         str | None,
         Header(alias=ON_BEHALF_OF, description="Identity of the caller (1-8 characters); required"),

@@ -20,6 +20,38 @@ from .versions import is_name, is_version
 _COLUMNS = (entities.c.kind, entities.c.name, entities.c.version, entities.c.body, entities.c.preloaded)
 
 
+# The statements every write runs, built once with their values bound at execution: building
+# and keying a statement cost more than SQLite running it.
+_ONE = select(*_COLUMNS).where(
+    entities.c.kind == bindparam("kind"),
+    entities.c.name == bindparam("name"),
+    entities.c.version == bindparam("version"),
+)
+_ONE_LOCKED = _ONE.with_for_update()
+_NAMED = select(*_COLUMNS).where(
+    entities.c.kind == bindparam("kind"), entities.c.name.in_(bindparam("names", expanding=True))
+)
+_NAMED_SHARED = _NAMED.with_for_update(read=True)
+_CHILDREN = select(*_COLUMNS).where(
+    entities.c.kind == bindparam("kind"), entities.c.parent_name.in_(bindparam("names", expanding=True))
+)
+_FIRST_POLICY_OF_TYPE = (
+    select(*_COLUMNS)
+    .where(
+        entities.c.kind == Kind.POLICY.value,
+        entities.c.type_name == bindparam("type_name"),
+        entities.c.type_version == bindparam("type_version"),
+    )
+    .order_by(entities.c.name, entities.c.version)
+    .limit(1)
+)
+_DELETE = delete(entities).where(
+    entities.c.kind == bindparam("kind"),
+    entities.c.name == bindparam("name"),
+    entities.c.version == bindparam("version"),
+)
+
+
 def _entity(row: Any) -> Entity:
     return Entity(Kind(row.kind), row.name, row.version, row.body, preloaded=bool(row.preloaded))
 
@@ -28,19 +60,15 @@ class Repository:
     def __init__(self, session: Session) -> None:
         self.session = session
 
-    def _all(self, query: Select[Any]) -> list[Entity]:
-        return [_entity(row) for row in self.session.execute(query)]
+    def _all(self, query: Select[Any], values: Mapping[str, Any] | None = None) -> list[Entity]:
+        return [_entity(row) for row in self.session.execute(query, values)]
 
     # --- entities ---------------------------------------------------------------------------
 
     def one(self, kind: Kind, name: str, version: str, *, lock: bool = False) -> Entity | None:
         """One entity; ``lock`` holds it against concurrent change until the commit."""
-        query = select(*_COLUMNS).where(
-            entities.c.kind == kind.value, entities.c.name == name, entities.c.version == version
-        )
-        if lock:
-            query = query.with_for_update()
-        found = self._all(query)
+        values = {"kind": kind.value, "name": name, "version": version}
+        found = self._all(_ONE_LOCKED if lock else _ONE, values)
         return found[0] if found else None
 
     def named(self, kind: Kind, names: Collection[str], *, share_lock: bool = False) -> list[Entity]:
@@ -49,11 +77,9 @@ class Repository:
         Asked in chunks: a large payload may name more entities than a statement may bind.
         """
         found: list[Entity] = []
+        query = _NAMED_SHARED if share_lock else _NAMED
         for chunk in _chunks(sorted(names)):
-            query = select(*_COLUMNS).where(entities.c.kind == kind.value, entities.c.name.in_(chunk))
-            if share_lock:
-                query = query.with_for_update(read=True)
-            found.extend(self._all(query))
+            found.extend(self._all(query, {"kind": kind.value, "names": chunk}))
         return found
 
     def all(self, kind: Kind) -> list[Entity]:
@@ -74,21 +100,11 @@ class Repository:
         """The types whose derived_from names one of ``parent_names`` (any version)."""
         found: list[Entity] = []
         for chunk in _chunks(sorted(parent_names)):
-            query = select(*_COLUMNS).where(entities.c.kind == kind.value, entities.c.parent_name.in_(chunk))
-            found.extend(self._all(query))
+            found.extend(self._all(_CHILDREN, {"kind": kind.value, "names": chunk}))
         return found
 
     def first_policy_of_type(self, type_name: str, type_version: str) -> Entity | None:
-        found = self._all(
-            select(*_COLUMNS)
-            .where(
-                entities.c.kind == Kind.POLICY.value,
-                entities.c.type_name == type_name,
-                entities.c.type_version == type_version,
-            )
-            .order_by(entities.c.name, entities.c.version)
-            .limit(1)
-        )
+        found = self._all(_FIRST_POLICY_OF_TYPE, {"type_name": type_name, "type_version": type_version})
         return found[0] if found else None
 
     def first_policy_naming_metadata_set(self, name: str, version: str) -> Entity | None:
@@ -124,11 +140,7 @@ class Repository:
 
     def delete(self, entity: Entity) -> None:
         self.session.execute(
-            delete(entities).where(
-                entities.c.kind == entity.kind.value,
-                entities.c.name == entity.name,
-                entities.c.version == entity.version,
-            )
+            _DELETE, {"kind": entity.kind.value, "name": entity.name, "version": entity.version}
         )
 
     # --- statistics ---------------------------------------------------------------------------

@@ -38,7 +38,7 @@ TEXT_BODY: dict[str, Any] = {
 }
 
 
-def stored_text(text: TextBody) -> str:
+async def stored_text(text: TextBody) -> str:
     """A text body that is stored as it is: UTF-8 without NUL characters (no database keeps one)."""
     refuse_nul(text)
     return text
@@ -84,7 +84,7 @@ def formatted(text: FormattedText) -> Response:
     return Response(text.text, media_type=text.media_type)
 
 
-def require_multipart(request: Request) -> None:
+async def require_multipart(request: Request) -> None:
     """Archive uploads are multipart/form-data with a part named ``file``; anything else is a 415."""
     content_type = request.headers.get("content-type", "")
     if parse_media_type(content_type)[0] != MULTIPART:

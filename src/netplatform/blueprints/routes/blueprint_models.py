@@ -118,7 +118,7 @@ def get_workflow_spec(body: WorkflowSpecRequest, models: BlueprintModelsDep) -> 
     return ok(models.workflow_spec(body.blueprintName, body.version, body.workflowName))
 
 
-def page_request(
+async def page_request(
     limit: Annotated[int, Query(ge=1, le=10_000, description="Page size")] = 20,
     offset: Annotated[int, Query(ge=0, le=1_000_000_000, description="Page index (not an item offset)")] = 0,
     sort: Annotated[

@@ -35,6 +35,9 @@ from ..subscription_model import Subscription
 from ..tables import deliveries, egress_routes, files, nodes, queues, subscriptions
 from .subscriptions import subscription_from_row
 
+Millis = int | sa.BindParameter[int]
+"""Epoch milliseconds, or a parameter bound to them when a statement is built once."""
+
 
 @dataclass(frozen=True)
 class SpooledFile:
@@ -233,20 +236,22 @@ def sweep_unreferenced_files(session: Session, node: str, limit: int = 500) -> l
 # --- claims --------------------------------------------------------------------------------
 
 
-def _is_free(now_ms: int) -> sa.ColumnElement[bool]:
+def _is_free(now_ms: Millis) -> sa.ColumnElement[bool]:
     return sa.or_(queues.c.claimed_until_ms.is_(None), queues.c.claimed_until_ms < now_ms)
 
 
-def _queue_of(sub_id: int, node: str) -> sa.ColumnElement[bool]:
+def _queue_of(
+    sub_id: int | sa.BindParameter[int], node: str | sa.BindParameter[str]
+) -> sa.ColumnElement[bool]:
     return sa.and_(queues.c.sub_id == sub_id, queues.c.node == node)
 
 
-def _offerable(now_ms: int) -> sa.ColumnElement[bool]:
+def _offerable(now_ms: Millis) -> sa.ColumnElement[bool]:
     """A delivery that is due: not delivered yet, or awaiting acknowledgement and due again."""
     return sa.or_(deliveries.c.offer_again_ms.is_(None), deliveries.c.offer_again_ms <= now_ms)
 
 
-def _due_queues(node: str, now_ms: int) -> sa.Select[int]:
+def _due_queues(node: sa.BindParameter[str], now_ms: sa.BindParameter[int]) -> sa.Select[int]:
     """``node``'s queues with due work that are free, not suspended and not pausing; the longest due
     first."""
     return (
@@ -267,9 +272,17 @@ def _due_queues(node: str, now_ms: int) -> sa.Select[int]:
     )
 
 
+# Built once, with their values bound at execution: a worker asks on every wake-up, and
+# building and keying the statement cost more than running it.
+_NODE = sa.bindparam("node", type_=sa.String)
+_NOW_MS = sa.bindparam("now_ms", type_=sa.BigInteger)
+_DUE_QUEUES = _due_queues(_NODE, _NOW_MS)
+_CLAIMABLE_QUEUE = _DUE_QUEUES.with_for_update(skip_locked=True, of=queues)
+
+
 def any_queue_due(session: Session, node: str, now_ms: int) -> bool:
     """A read-only look first, so idle workers do not take the (SQLite) write lock to find nothing."""
-    return session.execute(_due_queues(node, now_ms)).first() is not None
+    return session.execute(_DUE_QUEUES, {"node": node, "now_ms": now_ms}).first() is not None
 
 
 def claim_next_queue(session: Session, node: str, now_ms: int, lease_ms: int) -> int | None:
@@ -277,9 +290,7 @@ def claim_next_queue(session: Session, node: str, now_ms: int, lease_ms: int) ->
 
     The claimer is the node itself: only the node holding the files may work on them.
     """
-    candidate = session.execute(
-        _due_queues(node, now_ms).with_for_update(skip_locked=True, of=queues)
-    ).scalar()
+    candidate = session.execute(_CLAIMABLE_QUEUE, {"node": node, "now_ms": now_ms}).scalar()
     if candidate is None:
         return None
     claimed = _run(
@@ -354,17 +365,11 @@ def heads_of_queue(
 ) -> tuple[list[DeliveryJob], float]:
     """Up to ``limit`` of the oldest due deliveries of the subscription at ``node``, oldest first, and
     the queue's current backoff delay."""
-    queue = session.execute(
-        sa.select(queues.c.retry_delay_s, queues.c.redirect_base).where(_queue_of(sub_id, node))
-    ).first()
+    values = {"sub_id": sub_id, "node": node, "now_ms": now_ms, "limit": limit}
+    queue = session.execute(_QUEUE_STATE, values).first()
     if queue is None:
         return [], 0.0
-    rows = session.execute(
-        _jobs()
-        .where(deliveries.c.sub_id == sub_id, deliveries.c.node == node, _offerable(now_ms))
-        .order_by(deliveries.c.id)
-        .limit(limit)
-    ).mappings()
+    rows = session.execute(_HEADS, values).mappings()
     return [_job(row, queue.redirect_base) for row in rows], float(queue.retry_delay_s)
 
 
@@ -393,6 +398,17 @@ def _jobs() -> sa.Select[Any]:
         .outerjoin(egress_routes, egress_routes.c.sub_id == deliveries.c.sub_id)
         .outerjoin(nodes, nodes.c.name == egress_routes.c.node)
     )
+
+
+_QUEUE_STATE = sa.select(queues.c.retry_delay_s, queues.c.redirect_base).where(
+    _queue_of(sa.bindparam("sub_id"), _NODE)
+)
+_HEADS = (
+    _jobs()
+    .where(deliveries.c.sub_id == sa.bindparam("sub_id"), deliveries.c.node == _NODE, _offerable(_NOW_MS))
+    .order_by(deliveries.c.id)
+    .limit(sa.bindparam("limit"))
+)
 
 
 def _job(row: Any, redirect_base: str | None) -> DeliveryJob:

@@ -56,14 +56,17 @@ def delete_ingress(session: Session, feed_id: int, publisher: str) -> bool:
     return _changed(session, statement)
 
 
+_INGRESS_ROUTES = sa.select(ingress_routes).order_by(ingress_routes.c.feed_id, ingress_routes.c.publisher)
+# Built once: asked on every publish, where building and keying it cost more than running it.
+_INGRESS_ROUTES_OF_FEED = _INGRESS_ROUTES.where(ingress_routes.c.feed_id == sa.bindparam("feed_id"))
+
+
 def ingress_routes_of(session: Session, feed_id: int | None = None) -> list[IngressRoute]:
-    query = sa.select(ingress_routes).order_by(ingress_routes.c.feed_id, ingress_routes.c.publisher)
-    if feed_id is not None:
-        query = query.where(ingress_routes.c.feed_id == feed_id)
-    return [
-        IngressRoute(row["feed_id"], row["publisher"], tuple(row["sites"]))
-        for row in session.execute(query).mappings()
-    ]
+    if feed_id is None:
+        found = session.execute(_INGRESS_ROUTES)
+    else:
+        found = session.execute(_INGRESS_ROUTES_OF_FEED, {"feed_id": feed_id})
+    return [IngressRoute(row["feed_id"], row["publisher"], tuple(row["sites"])) for row in found.mappings()]
 
 
 def ingress_for(session: Session, feed_id: int, publisher: str) -> IngressRoute | None:
