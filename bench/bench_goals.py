@@ -227,20 +227,26 @@ GAPS = """### Where the gaps are (profiles of 2026-11-24)
 
 - `health` meets its goal since the kernel became one ASGI layer that answers `/health` before
   the framework's routing (docs/performance/kernel.md).
-- `policy type latest` and `policy type listing` are served from the per-generation read cache
-  (store/generations.py): the listing is above 2,000 requests/s in one process, and with
-  `--workers 2` its p99 is under 50 ms. What remains per request: FastAPI's routing and
-  dependency solving and uvicorn (about 60 %), and the thread hop that reads the generation
-  (about 14 %; the answer itself is cached).
-- The uncached reads (`feed`, `config entry`, `blueprint list page`, `bus topic list`) saturate
-  the event loop at about 1.8 ms of CPU per request: about half in the framework and uvicorn,
-  half in the worker thread running the ORM query (py-spy of `bus topic list`: the event loop
-  busy about 80 % of the time, the query about 55 % of one thread). Next step: the same
-  generation cache for these read-mostly answers (bus topology, feed documents, the catalog),
-  then a route shortcut past FastAPI's dependency solving for the hottest reads.
-- `policy create+delete` is bound by two durable commits per pair (fsync each) and the
-  generation row each write takes; next step: group commit (store/group_commit.py, used by
-  distribution's publishes) for policy writes.
+- The hot GETs (`feed`, `config entry`, `policy type latest`, `policy type listing`,
+  `blueprint list page`, `bus topic list`) meet theirs in one process since their answers are
+  replayed (web/replay.py): a route marked `replayable` has its 200 answer kept, and the same
+  request (path, query, headers, client) gets the kept bytes again after one shared read of the
+  generation its data was read under, without the framework's routing, dependency solving,
+  thread hop or query. Each service's generation moves on with every write to its tables
+  (policy in its write funnel; the others by triggers their migrations create), so two instances
+  over one database never serve a stale answer (tests/web/test_replay.py). What a replay costs:
+  the kernel layer, one read of the generation shared by the requests that arrived together,
+  and uvicorn. A first request, or the first after a write, costs what it did before (about
+  1.8 ms of CPU for the four reads that had no cache).
+- `--workers 2` rows of the replayed reads are below their one-process rows here: the load
+  driver, one process on the same two cores, takes a core of its own, so two workers compete
+  with it for the other one; the bare app is one process.
+- `policy create+delete` is CPU-bound in one process (about 2 ms of CPU per pair with the
+  writes group-committed: one transaction and one fsync for the writes that arrive together),
+  half of it the serial work of the group's leader (the rules' reads and the inserts), half the
+  framework and the thread hops. A pair is two requests, so the rate in requests per second is
+  twice the table's. `--workers 2` does not raise it on SQLite, whose one writer at a time both
+  processes share.
 """
 
 

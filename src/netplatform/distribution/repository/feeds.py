@@ -66,7 +66,8 @@ _LIVE_FEED_LOCKED = _LIVE_FEED.with_for_update()
 def find_feed(session: Session, feed_id: int, *, lock: bool = False) -> Feed | None:
     """The live feed with this id (None when absent or deleted); ``lock`` holds its row."""
     query = _LIVE_FEED_LOCKED if lock else _LIVE_FEED
-    row = session.execute(query, {"feed_id": feed_id}).mappings().first()
+    # On the session's connection: plain columns need none of the ORM's execution path.
+    row = session.connection().execute(query, {"feed_id": feed_id}).mappings().first()
     return _feed(row) if row else None
 
 

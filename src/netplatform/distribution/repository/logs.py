@@ -20,7 +20,7 @@ def insert_log(session: Session, record: LogRecord) -> None:
 def insert_logs(session: Session, records: list[LogRecord]) -> None:
     """Several records in one statement (a run of deliveries is recorded together)."""
     if records:
-        session.execute(sa.insert(logs), [_log_values(record) for record in records])
+        session.connection().execute(sa.insert(logs), [_log_values(record) for record in records])
 
 
 def _log_values(record: LogRecord) -> dict[str, Any]:
@@ -75,7 +75,7 @@ def _select(session: Session, scope: sa.ColumnElement[bool], query: LogQuery) ->
         if query.status.highest is not None:
             conditions.append(logs.c.status_code <= query.status.highest)
     statement = sa.select(logs).where(*conditions).order_by(logs.c.date_ms, logs.c.id)
-    return [_record(row) for row in session.execute(statement).mappings()]
+    return [_record(row) for row in session.connection().execute(statement).mappings()]
 
 
 def _record(row: Any) -> LogRecord:
@@ -108,18 +108,25 @@ LAST_ID = (1 << 63) - 1
 
 def feed_ids(session: Session) -> list[int]:
     """Every feed that may have log records (deleted feeds keep theirs)."""
-    return [int(feed_id) for feed_id in session.execute(sa.select(feeds.c.id).order_by(feeds.c.id)).scalars()]
+    return [
+        int(feed_id)
+        for feed_id in session.connection().execute(sa.select(feeds.c.id).order_by(feeds.c.id)).scalars()
+    ]
 
 
 def newest_past(session: Session, feed_id: int, keep: int) -> LogMark | None:
     """The newest of the feed's records that are not among its ``keep`` newest; None when it has no more."""
-    row = session.execute(
-        sa.select(logs.c.date_ms, logs.c.id)
-        .where(logs.c.feed_id == feed_id)
-        .order_by(logs.c.date_ms.desc(), logs.c.id.desc())
-        .offset(keep)
-        .limit(1)
-    ).first()
+    row = (
+        session.connection()
+        .execute(
+            sa.select(logs.c.date_ms, logs.c.id)
+            .where(logs.c.feed_id == feed_id)
+            .order_by(logs.c.date_ms.desc(), logs.c.id.desc())
+            .offset(keep)
+            .limit(1)
+        )
+        .first()
+    )
     return None if row is None else (int(row.date_ms), int(row.id))
 
 
@@ -139,9 +146,9 @@ def prunable(session: Session, feed_id: int, through: LogMark, limit: int) -> li
         .order_by(logs.c.date_ms, logs.c.id)
         .limit(limit)
     )
-    return [int(found) for found in session.execute(statement).scalars()]
+    return [int(found) for found in session.connection().execute(statement).scalars()]
 
 
 def delete_logs(session: Session, ids: list[int]) -> None:
     """Remove these records; ids another instance removed first are simply gone already."""
-    session.execute(sa.delete(logs).where(logs.c.id.in_(ids)))
+    session.connection().execute(sa.delete(logs).where(logs.c.id.in_(ids)))

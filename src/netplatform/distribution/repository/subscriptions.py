@@ -72,13 +72,17 @@ def find_subscription(
     return subscription_from_row(row) if row else None
 
 
+# Built once: read by every group of publishes (see queue.py's prebuilt statements).
+_LIVE_OF_FEED = (
+    sa.select(subscriptions)
+    .where(subscriptions.c.feed_id == sa.bindparam("feed_id"), subscriptions.c.deleted.is_(False))
+    .order_by(subscriptions.c.id)
+)
+
+
 def live_subscriptions_of(session: Session, feed_id: int) -> list[Subscription]:
-    query = (
-        sa.select(subscriptions)
-        .where(subscriptions.c.feed_id == feed_id, subscriptions.c.deleted.is_(False))
-        .order_by(subscriptions.c.id)
-    )
-    return [subscription_from_row(row) for row in session.execute(query).mappings()]
+    found = session.connection().execute(_LIVE_OF_FEED, {"feed_id": feed_id})
+    return [subscription_from_row(row) for row in found.mappings()]
 
 
 def live_subscription_ids_of(session: Session, feed_id: int) -> list[int]:
