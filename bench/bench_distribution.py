@@ -136,13 +136,26 @@ OCTETS = {"Content-Type": "application/octet-stream"}
 
 
 def cpu_seconds(pid: int) -> float:
-    """User plus system CPU time of a process so far (from /proc)."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    """User plus system CPU time so far of a process and its children (``--workers N`` runs the
+    service in child processes), from /proc."""
+    total = 0.0
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            head, fields = _stat(stat)
+        except OSError:
+            continue  # the process ended meanwhile
+        if head == pid or int(fields[1]) == pid:
+            total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return total
+
+
+def _stat(path: Path) -> tuple[int, list[str]]:
+    text = path.read_text()
+    return int(text.split(" ", 1)[0]), text.rsplit(")", 1)[1].split()
 
 
 def small_files(
-    url: str, feed_id: int, subscriber: Subscriber, count: int, threads: int, pid: int
+    url: str, feed_id: int, subscriber: Subscriber, count: int, threads: int, pid: int, prefix: str = "small"
 ) -> dict[str, float]:
     payload = os.urandom(1024)
     local = threading.local()
@@ -151,7 +164,7 @@ def small_files(
         if not hasattr(local, "client"):
             local.client = httpx.Client(base_url=url, auth=PUBLISHER, timeout=60)
         started = time.perf_counter()
-        response = local.client.put(f"/publish/{feed_id}/small-{n}", content=payload, headers=OCTETS)
+        response = local.client.put(f"/publish/{feed_id}/{prefix}-{n}", content=payload, headers=OCTETS)
         response.raise_for_status()
         return time.perf_counter() - started
 
@@ -160,7 +173,7 @@ def small_files(
     with ThreadPoolExecutor(threads) as pool:
         latencies = sorted(pool.map(publish_one, range(count)))
     published = time.perf_counter()
-    last = subscriber.wait_for({f"small-{n}" for n in range(count)}, timeout=DEADLINE_S)
+    last = subscriber.wait_for({f"{prefix}-{n}" for n in range(count)}, timeout=DEADLINE_S)
     cpu = cpu_seconds(pid) - cpu
     return {
         "cpu_ms_per_file": cpu * 1000 / count,
@@ -294,7 +307,9 @@ def huge_file(
     }
 
 
-def goal_rows(small: dict[str, float], large: dict[str, float], huge: dict[str, float] | None) -> str:
+def goal_rows(
+    small: dict[str, float], small2: dict[str, float], large: dict[str, float], huge: dict[str, float] | None
+) -> str:
     """The issue's rows: this run, the figure the issue started from, the goal."""
     ratio = large["end_to_end_mb_s"] / large["curl_mb_s"]
     memory = f"{huge['peak_rss_mib']:.0f} MiB peak" if huge else "not run"
@@ -305,6 +320,12 @@ def goal_rows(small: dict[str, float], large: dict[str, float], huge: dict[str, 
             f"{small['delivered_per_s']:.0f} files/s; publish p50 {small['latency_p50_ms']:.1f} ms",
             "71 files/s; publish p50 82 ms",
             "≥ 500 files/s; publish p50 < 20 ms",
+        ),
+        (
+            f"the same with `--workers 2` (two processes; {small2['cpu_ms_per_file']:.1f} ms CPU per file)",
+            f"{small2['delivered_per_s']:.0f} files/s; publish p50 {small2['latency_p50_ms']:.1f} ms",
+            "not measured",
+            "(scaling shown)",
         ),
         (
             f"one {large['mib']:.0f} MiB file, publish → delivered",
@@ -357,7 +378,12 @@ def detail_rows(small: dict[str, float], large: dict[str, float], huge: dict[str
 
 
 def report(
-    small: dict[str, float], large: dict[str, float], huge: dict[str, float] | None, workers: int, load: float
+    small: dict[str, float],
+    small2: dict[str, float],
+    large: dict[str, float],
+    huge: dict[str, float] | None,
+    workers: int,
+    load: float,
 ) -> str:
     return f"""
 `bench/bench_distribution.py` runs `netplatform serve --only distribution` on SQLite in a
@@ -369,7 +395,7 @@ started).
 
 | figure (issue 16) | this run | when the issue was filed | goal |
 |---|---|---|---|
-{goal_rows(small, large, huge)}
+{goal_rows(small, small2, large, huge)}
 
 | measure | result |
 |---|---|
@@ -403,6 +429,12 @@ the SIGKILL tests (tests/distribution/test_reliability.py) pin that down and pas
   thread hop per 64 KiB). A publish body that fits in one 1 MiB batch is written, fsynced and
   renamed in a single thread hop. INSERTs pass their values as parameters, so compiled statements
   are cached.
+* **Statements built once**: the queries every publish or delivery runs (the feed, its ingress
+  route and subscriptions, the due queue, the claim, the queue's head, the inserts) are built once
+  with their values bound at execution, and run on the session's connection (SQLAlchemy Core):
+  in a profile, building and keying each statement and the ORM's execution path cost more than
+  SQLite running it. Dependencies that only read `app.state` are `async`, so FastAPI no longer
+  runs each in a worker thread. Together: about 6.5 ms of CPU per small file down to about 4.
 
 ### Before and after, back to back
 
@@ -422,33 +454,33 @@ absolute rates move with the load):
 
 ### Where the time goes now, and the next steps
 
-**Small files (goal missed).** `py-spy record --gil` (samples only the thread holding the GIL) over
-500 files from 8 publishers: the kernel's middleware and FastAPI 20 %, the publish transaction
-(SQLAlchemy statement building and execution) 14 %, uvicorn's HTTP handling 10 %, event-loop
-scheduling and thread hand-offs 15 %, the publish route and its two reads (feed, ingress route)
-16 %, the delivery request (aiohttp and TLS) 11 %, the delivery bookkeeping (claim, head, record)
-11 %. About 9 ms of CPU per file on a machine whose 2 cores also run the publishers and the
-subscriber: 500 files/s needs under 2 ms. A lone publish waits for two fsyncs in sequence (the
-blob, with its directory entry, then the commit; 13 ms for a file and its directory on this disk
-with nothing else running), so the p50 goal is out of reach while blob and row are made durable
-separately. Next steps, largest first: (1) kernel request cost (the middleware stack; issue 16's
-kernel item); (2) one thread hop for the whole publish (admission, ingress route, spool room,
-body and commit: a change to `routes/publish.py`); (3) keep bodies of small files in the row the
-group commit writes, so one fsync covers the body and the queue rows; (4) read the feed and ingress
-route from the generation-counter cache instead of the database.
+**Small files (goal missed).** About 4 ms of CPU per file (publish and delivery) on a machine
+whose 2 cores also run the 8 publishers and the HTTPS subscriber; 500 files/s would need under
+2 ms. `py-spy record --gil` (samples only the thread holding the GIL) over 2,000 files now shows
+a flat profile, no function above 4 %: the publish request in uvicorn, the kernel and FastAPI
+about 12 %, the publish's group commit (its savepoint, the file, delivery and log inserts) 15 %,
+the admission reads (feed, ingress route) 10 %, the delivery's claim, head and record 10 %, the
+HTTPS request to the subscriber (aiohttp, TLS) 9 %, and the rest spread over event-loop
+scheduling, thread hand-offs (five to seven per file) and SQLAlchemy's session and event
+machinery. The publish p50 follows the rate: with 8 publishers each waits for about 8 / rate
+seconds, so under 20 ms needs the rate above 400 files/s. `--workers 2` adds a little (the
+publishers and the subscriber take their share of the same two cores, and both processes share
+SQLite's one writer). Next steps, largest first: (1) one thread hop for the body and the commit of
+a small publish, and the bodies of a delivery run read in the hop that reads its head (two hops
+fewer per file); (2) the admission reads and the delivery bookkeeping on plain connections rather
+than ORM sessions (Session construction and its event dispatch are a visible share); (3) keep
+bodies of small files in the row the group commit writes, so one fsync covers body and queue rows.
 
 **100 MiB (goal missed).** A file is delivered only once it is durable, so the two legs run one
 after the other: publish → delivered = 1 / (1/upload + 1/delivery). Even with the delivery leg
 at curl's rate, 0.6 of curl needs the upload leg (HTTP receive, write and fsync to the spool,
-commit) at 1.5 times curl's rate; here it ran at 0.4 to 0.5 times (94 and 249 MB/s against curl's
-234 and 498 MB/s in two runs), with the spool's own disk writing at 127 to 826 MB/s as the other
-work on the machine varied. The delivery leg is bound by TLS in Python's asyncio
-(`SSLObject.write` and the transport writes are most of the event-loop time in a py-spy profile
-of the large file). Next steps: a faster upload path (larger receive buffers; the body written
-from the server's buffers without the per-chunk event-loop round trips), and large bodies sent
-from a worker thread over a blocking TLS socket (encryption off the event loop, no memory-BIO
-copies) or kernel TLS with `sendfile`; cutting through (delivering while the upload runs) is not
-an option, as a file is delivered only once it is accepted.
+commit) at 1.5 times curl's rate; on a quiet machine it ran at 0.4 times (589 MB/s against
+curl's 1,479 MB/s, with the spool's disk writing at 1,959 MB/s), while the delivery leg came
+close to curl (about 1,250 MB/s: 401 MB/s end to end). Earlier runs under other load measured
+the upload at 0.4 to 0.5 of curl too. So the upload leg is the one to speed up: the HTTP server
+hands the body over in 64 KiB pieces, each an event-loop round trip before the batch is written;
+a receive path that writes from larger buffers is the next step. Cutting through (delivering
+while the upload runs) is not an option, as a file is delivered only once it is accepted.
 
 **Memory (goal met).** Bodies stream in 1 MiB batches in both directions: the service stays near
 its idle size while a 1 GiB file is published and delivered.
@@ -485,9 +517,14 @@ def main() -> None:
                 huge = None
                 if args.huge_mib:
                     huge = huge_file(url, feed_id, subscriber, args.huge_mib, folder, pid)
+            with serve(["distribution"], {**env, "NETPLATFORM_WORKERS": "2"}) as served:
+                url = served.url("distribution")
+                feed_id = provision(url, subscriber.url)
+                pid = served.process.pid
+                small2 = small_files(url, feed_id, subscriber, args.files, args.threads, pid, prefix="w2")
         finally:
             subscriber.stop()
-    body = report(small, large, huge, args.workers, load)
+    body = report(small, small2, large, huge, args.workers, load)
     print(body)
     print(f"written to {write_fragment('distribution', 'File distribution: publish to delivery', body)}")
 

@@ -207,3 +207,18 @@ def test_writes_outside_the_scope_leave_replayed_answers_standing(pair: tuple[In
     hits = b.replays("distribution")
     assert b.http["distribution"].get(feed, headers=ON_BEHALF).status_code == 200
     assert b.replays("distribution") == hits + 1
+
+
+def test_a_path_that_differs_only_raw_is_not_given_another_path_s_answer(
+    pair: tuple[Instance, Instance],
+) -> None:
+    a, b = pair
+    path = entry_path("ar/slash")  # the key's slash travels as %2F
+    assert "%2F" in path
+    body = {"GENERIC-RESOURCE-API:brg-allotted-resource": [example_entry("ar/slash")]}
+    assert a.http["configtree"].put(path, json=body).status_code in (200, 201, 204)
+    assert b.replayed("configtree", path).status_code == 200
+
+    # The same decoded path, but a real slash: another node of the tree, which does not exist.
+    other = b.http["configtree"].get(path.replace("%2F", "/"))
+    assert other.status_code != 200, other.text

@@ -99,6 +99,12 @@ class TopicState:
     def deleted(self) -> list[MrClient]:
         return [client for client in self.clients if client.status == Status.DELETED.value]
 
+    def pending(self, statuses: Collection[str]) -> bool:
+        """The topic, or one of its clients, is in ``statuses`` (or a client is DELETED)."""
+        if self.topic.status in statuses:
+            return True
+        return any(c.status in statuses or c.status == Status.DELETED.value for c in self.clients)
+
     def needed_grants(self, router: str, exclude: Collection[str] = ()) -> set[Grant]:
         """The grants the topic's live clients on ``router`` need."""
         needed: set[Grant] = set()
@@ -134,7 +140,7 @@ class RouterProvisioner:
         for name in clusters:
             self.push_cluster(name)
         for fqtn in fqtns:
-            self.provision_topic(fqtn)
+            self.provision_topic(fqtn, statuses)
         with self.db.read() as session:
             agents = agents_in(session, statuses)
         for name in agents:
@@ -166,10 +172,13 @@ class RouterProvisioner:
 
     # --- topics and their clients --------------------------------------------------------------
 
-    def provision_topic(self, fqtn: str) -> None:
+    def provision_topic(self, fqtn: str, statuses: Collection[str]) -> None:
+        """Push the topic and its clients, unless (read again under the lock) nothing of it is
+        in ``statuses`` any more: a concurrent pass did it meanwhile. Without that check, N
+        concurrent topic creations each pushed every topic the others had created too."""
         with self._lock():
             state = self._read_topic(fqtn)
-            if state is None:
+            if state is None or not state.pending(statuses):
                 return
             granted = self._grant_clients(state)
             revoked = self._revoke_deleted(state)

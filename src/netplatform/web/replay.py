@@ -136,6 +136,8 @@ class ReplayShortcut:
             scope.get("scheme"),
             scope.get("root_path", ""),
             scope["path"],
+            # The raw path too: a %2F inside a key is not a slash to a route that reads it raw.
+            scope.get("raw_path"),
             scope.get("query_string", b""),
             client[0] if client else None,
             headers,
