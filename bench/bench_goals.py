@@ -250,7 +250,9 @@ GAPS = """### Where the gaps are (profiles of 2026-11-24)
   statements each write runs built once),
   half of it the serial work of the group's leader (the rules' reads and the inserts), half the
   framework and the thread hops. `--workers 2` does not raise it on SQLite, whose one writer at
-  a time both processes share.
+  a time both processes share. Next steps: fewer statements per write (a type's delete reads the
+  type, its derived types and one policy of it in three queries where one would do), and on
+  PostgreSQL, where writers do not queue on one file lock, the same row with `--workers 2`.
 """
 
 
