@@ -124,9 +124,10 @@ router over HTTP under the provisioning lock: creating the topic on each client'
 grants and, with a bridge, the mirror agent's whitelist. Concurrent topic creations used to push
 every topic the others had just created too (a pass reads all NEW topics, and nothing re-checked
 under the lock), so 32 concurrent clients got 5 creations/s; a pass now skips a topic that is no
-longer pending once it holds the lock. Still open: a client write pushes the grants of every
-client of its topic again, so `POST /mr_clients` slows down as one topic gathers clients (here
-every client goes to the same topic); only the clients in the pass's statuses need pushing.
+longer pending once it holds the lock. Still open: a client write recomputes its topic's
+bridges and marks the topic NEW, and a NEW topic is pushed whole, every client's grants again,
+so `POST /mr_clients` slows down as one topic gathers clients (here every client goes to the
+same topic). Pushing only what changed needs the topic's own state told apart from its clients'.
 """
     write_fragment("bus", "Bus controller", body)
     write_results("bus", results)

@@ -142,3 +142,23 @@ def test_a_unit_that_keeps_losing_is_a_conflict_and_other_errors_are_not_retried
         commits.run_with_retry(failing)
     assert runs.count("failed") == 1
     assert committed_bodies(database) == set()
+
+
+def test_before_commit_runs_once_for_a_group_with_a_success_and_not_for_one_of_failures(
+    database: Database,
+) -> None:
+    calls: list[int] = []
+
+    def before_commit(session: Session) -> None:
+        calls.append(len(session.execute(select(entries.c.body)).all()))
+
+    commits = GroupCommit(database, before_commit=before_commit)
+    commits.run(insert("kept"))
+    assert calls == [1]  # after the unit, in its transaction: it sees the unit's row
+
+    def refused(session: Session) -> None:
+        raise ValueError("refused")
+
+    with pytest.raises(ValueError, match="refused"):
+        commits.run(refused)
+    assert calls == [1]

@@ -51,8 +51,9 @@ class _Unit(Generic[T]):
 class GroupCommit:
     """Blocking: call :meth:`run` from worker threads, never from the event loop.
 
-    ``before_commit`` runs once per group, in the shared transaction after every unit (a service
-    moving its generation on once for the whole group rather than once per unit).
+    ``before_commit`` runs once per group in which a unit succeeded, in the shared transaction
+    after every unit (a service moving its generation on once for the whole group rather than
+    once per unit; a group of refused writes changed nothing, so it does not move it).
     """
 
     def __init__(self, db: Database, *, before_commit: Callable[[Session], None] | None = None) -> None:
@@ -110,7 +111,7 @@ class GroupCommit:
             with self.db.write() as session:
                 for unit in group:
                     _run_in_savepoint(session, unit)
-                if self.before_commit is not None:
+                if self.before_commit is not None and any(unit.error is None for unit in group):
                     self.before_commit(session)
         except BaseException as error:
             # A unit's own failure never gets here (its savepoint took it); this is the shared
