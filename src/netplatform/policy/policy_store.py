@@ -7,9 +7,9 @@ durable. A write that lost a race (two instances inserting the same entity at on
 constraint; PostgreSQL deadlock) is run again from the start in a later group, so its rules see
 what the other one stored.
 
-Every group of writes also moves the entities' generation on, last in its transaction, and read
-answers are cached per generation (:mod:`netplatform.store.generations`): a write acknowledged
-by any instance is in the very next answer of every instance.
+Every group with a write that succeeded also moves the entities' generation on, last in its
+transaction, and read answers are cached per generation (:mod:`netplatform.store.generations`):
+a write acknowledged by any instance is in the very next answer of every instance.
 """
 
 from __future__ import annotations
@@ -23,8 +23,7 @@ from ..store.generations import GenerationCache, bump
 from ..store.group_commit import GroupCommit
 from .media_types import Rendered
 from .repository import Repository
-from .tables import ENTITIES_SCOPE as SCOPE
-from .tables import generations
+from .tables import ENTITIES_SCOPE, generations
 
 Result = TypeVar("Result")
 
@@ -32,9 +31,11 @@ Result = TypeVar("Result")
 class PolicyStore:
     def __init__(self, db: Database) -> None:
         self.db = db
-        self.answers: GenerationCache[Rendered] = GenerationCache(db, generations, SCOPE)
+        self.answers: GenerationCache[Rendered] = GenerationCache(db, generations, ENTITIES_SCOPE)
         # One move of the generation per group, in its transaction: as good as one per write.
-        self.commits = GroupCommit(db, before_commit=lambda session: bump(session, generations, SCOPE))
+        self.commits = GroupCommit(
+            db, before_commit=lambda session: bump(session, generations, ENTITIES_SCOPE)
+        )
 
     def write(self, work: Callable[[Repository], Result]) -> Result:
         """``work`` committed durably (row locks taken in it hold until the shared commit)."""

@@ -2,9 +2,11 @@
 
 A service keeps one counter per *scope* (a set of tables whose answers it caches) in a table of
 its own, created by its migrations (:func:`generations_table` gives the shape, as
-:func:`~.database_blobs.blob_chunks_table` does for blobs). Every write of the scope calls
-:func:`bump` inside its own write transaction, so the commit that changes the data also makes
-the new generation visible to every instance at once: there is no message to lose.
+:func:`~.database_blobs.blob_chunks_table` does for blobs). Every write of the scope moves it
+inside its own write transaction, either by calling :func:`bump` or through the triggers of
+:func:`watching`, so the commit that changes the data also makes the new generation visible to
+every instance at once: there is no message to lose. :class:`Generation` reads it;
+:mod:`netplatform.web.replay` and :class:`GenerationCache` serve answers under it.
 
 :class:`GenerationCache` serves an answer computed once per generation. Each request reads the
 generation (one primary-key SELECT, in a statement of its own); when it equals the generation
@@ -120,12 +122,12 @@ def watching(dialect: str, generations: str, scope: str, tables: Sequence[str]) 
     side. SQLite fires at once, once per row; it has one writer at a time anyway.
 
     A later migration that rebuilds a watched table (``batch_alter_table`` on SQLite copies it
-    into a new one) drops its triggers and must watch it again; tests/store/test_generations.py
+    into a new one) drops its triggers and must watch it again; tests/store/test_watched_scopes.py
     checks every watched table of the head schema.
     """
     _identifiers(generations, scope, *tables)
     # Identifiers and the scope are the service's own constants (checked above), not input.
-    update = f"UPDATE {generations} SET generation = generation + 1 WHERE scope = '{scope}'"  # noqa: S608
+    moved = f"UPDATE {generations} SET generation = generation + 1 WHERE scope = '{scope}'"  # noqa: S608
     if dialect == "postgresql":
         function = f"{generations}_bump"
         statements = [
@@ -143,7 +145,7 @@ def watching(dialect: str, generations: str, scope: str, tables: Sequence[str]) 
             ]
         return statements
     return [
-        f"CREATE TRIGGER {table}_generation_{event.lower()} AFTER {event} ON {table} BEGIN {update}; END"
+        f"CREATE TRIGGER {table}_generation_{event.lower()} AFTER {event} ON {table} BEGIN {moved}; END"
         for table in tables
         for event in _ROW_EVENTS
     ]

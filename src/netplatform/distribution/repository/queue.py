@@ -306,8 +306,6 @@ _CLAIMABLE_QUEUE = _DUE_QUEUES.with_for_update(skip_locked=True, of=queues)
 
 def any_queue_due(session: Session, node: str, now_ms: int) -> bool:
     """A read-only look first, so idle workers do not take the (SQLite) write lock to find nothing."""
-    # On the session's connection: the ORM's execution path (compile state, events) costs more
-    # than the query, and this one reads plain columns.
     return session.connection().execute(_DUE_QUEUES, {"node": node, "now_ms": now_ms}).first() is not None
 
 
@@ -394,7 +392,7 @@ def heads_of_queue(
     """Up to ``limit`` of the oldest due deliveries of the subscription at ``node``, oldest first, and
     the queue's current backoff delay."""
     values = {"sub_id": sub_id, "node": node, "now_ms": now_ms, "limit": limit}
-    connection = session.connection()  # plain columns: no need for the ORM's execution path
+    connection = session.connection()
     queue = connection.execute(_QUEUE_STATE, values).first()
     if queue is None:
         return [], 0.0
