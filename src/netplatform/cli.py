@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -10,6 +11,7 @@ from pydantic import ValidationError
 
 from . import __version__
 from .logs import configure_logging
+from .permissions_table import markdown, replace_table
 from .settings import SERVED_NAMES, Settings
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help=__doc__)
@@ -47,6 +49,23 @@ def root(
 ) -> None:
     """netplatform: blueprint catalog, file distribution, bus controller, policy design, config tree,
     message router."""
+
+
+@app.command()
+def permissions(
+    write: Annotated[
+        Path | None,
+        typer.Option(
+            "--write", help="Replace the table between the markers of this page (docs/security.md)."
+        ),
+    ] = None,
+) -> None:
+    """Print every operation of every service with the permission it needs (a Markdown table)."""
+    table = markdown()
+    if write is None:
+        typer.echo(table, nl=False)
+        return
+    write.write_text(replace_table(write.read_text(), table))
 
 
 @app.command()

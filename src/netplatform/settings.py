@@ -17,7 +17,15 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 DEFAULT_USERS = "admin:admin"
 
 # The API services: each has a database branch, Basic credentials on its routes and an OpenAPI document.
-SERVICE_NAMES: tuple[str, ...] = ("blueprints", "distribution", "bus", "policy", "configtree", "router")
+SERVICE_NAMES: tuple[str, ...] = (
+    "blueprints",
+    "distribution",
+    "bus",
+    "policy",
+    "configtree",
+    "router",
+    "authz",
+)
 # Everything ``netplatform serve`` starts, each on its own port: the API services and the console
 # (a client of their public APIs, with a sign-in of its own).
 SERVED_NAMES: tuple[str, ...] = (*SERVICE_NAMES, "console")
@@ -34,6 +42,7 @@ class Settings(BaseSettings):
     policy_port: int = Field(8084, ge=0, le=65535)
     configtree_port: int = Field(8085, ge=0, le=65535)
     router_port: int = Field(8086, ge=0, le=65535)
+    authz_port: int = Field(8087, ge=0, le=65535)
     console_port: int = Field(8080, ge=0, le=65535)
     tls_cert: Path | None = None
     tls_key: Path | None = None
@@ -111,6 +120,17 @@ class Settings(BaseSettings):
     node_url: str | None = None
     node_heartbeat_s: float = Field(5.0, gt=0)
     node_down_after_s: float = Field(30.0, gt=0)
+    # The identity a node presents to other nodes when it forwards a file (PUT /internal/forward):
+    # it needs the platform.node role there. Default: the first NETPLATFORM_USERS entry (the
+    # bootstrap administrator); a deployment should give its nodes an identity of their own that
+    # holds platform.node only (docs/distribution.md). Set both or neither.
+    node_user: str | None = None
+    node_password: str | None = None
+    # The authorization framework for feeds (reference authz 4): feed creation then requires
+    # X-EXCLUDE-AUTHZ, and a feed created with ``X-EXCLUDE-AUTHZ: false`` is governed by the
+    # platform.distribution.feed permissions of its authz_instance instead of the owner rule and
+    # its endpoint ids.
+    distribution_authz: bool = False
 
     # --- bus controller ----------------------------------------------------------------------
     # Credentials the bus controller presents to the file-distribution service
@@ -133,6 +153,19 @@ class Settings(BaseSettings):
     bus_router_password: str | None = None
     bus_router_timeout_s: float = Field(10.0, gt=0)
     bus_reconcile_s: float = Field(30.0, gt=0)
+    # The authz service in which the bus controller creates each topic's publisher and subscriber
+    # roles and makes a client's identity a member of them (default: this process's own,
+    # http(s)://<host>:<authz_port>), the credentials it presents there (default: the first
+    # NETPLATFORM_USERS entry, the bootstrap administrator) and the timeout of each call.
+    # The identity the routers' mirror agents publish copies as (NETPLATFORM_ROUTER_MIRROR_USER
+    # on the target routers); the bus grants it as producer on every topic of a bridge it
+    # provisions. Default: the router setting, else the first NETPLATFORM_USERS entry (what an
+    # agent publishes as when that setting is unset).
+    bus_mirror_identity: str | None = None
+    bus_authz_url: str | None = None
+    bus_authz_user: str | None = None
+    bus_authz_password: str | None = None
+    bus_authz_timeout_s: float = Field(10.0, gt=0)
 
     @model_validator(mode="after")
     def _tls_files_come_in_pairs(self) -> Settings:
@@ -169,6 +202,11 @@ class Settings(BaseSettings):
     # The bridge-admin topic the router's mirror agents are defined on (the bus settings'
     # bridgeAdminTopic); "": this router runs no mirror agents. Created when missing.
     router_bridge_admin_topic: str = ""
+    # The identity mirror agents present to source routers (which must give it platform.node
+    # there) and publish as here; unset: they present no credential at all (the source answers
+    # 401) and publish here as the first NETPLATFORM_USERS entry. Never another user's password.
+    router_mirror_user: str | None = None
+    router_mirror_password: str | None = None
 
     @field_validator("users")
     @classmethod
@@ -209,6 +247,10 @@ class Settings(BaseSettings):
 
     def port_of(self, service: str) -> int:
         return int(getattr(self, f"{service}_port"))
+
+    @property
+    def mirror_identity(self) -> str:
+        return self.bus_mirror_identity or self.router_mirror_user or self.first_user()[0]
 
     def first_user(self) -> tuple[str, str]:
         return next(iter(self.user_table.items()))

@@ -1,10 +1,10 @@
-"""Fixtures of the bus controller suite: a running bus controller, initialised or not, and a real
-message router for its clusters.
+"""Fixtures of the bus controller suite: a running bus controller, initialised or not, a real
+message router for its clusters and the real authz service it creates topic roles in.
 
-The router runs on the same settings and database as the bus controller, as both do in one
-``netplatform serve``. It listens on three loopback addresses (127.0.0.1, 127.0.0.2, 127.0.0.3)
-so that clusters reach it under different fqdns (``localhost`` and those addresses) and each
-cluster keeps its own fqdn and agent names.
+The router and the authz service run on the same settings and database as the bus controller,
+as all three do in one ``netplatform serve``. The router listens on three loopback addresses
+(127.0.0.1, 127.0.0.2, 127.0.0.3) so that clusters reach it under different fqdns
+(``localhost`` and those addresses) and each cluster keeps its own fqdn and agent names.
 """
 
 from __future__ import annotations
@@ -14,6 +14,8 @@ from typing import Any
 
 import httpx
 import pytest
+
+from netplatform.settings import Settings
 
 from ..conftest import RunningService, ServiceStarter
 
@@ -32,9 +34,20 @@ BUS_SETTINGS: dict[str, Any] = {
 
 
 @pytest.fixture
-def bus(start_service: ServiceStarter) -> Iterator[httpx.Client]:
+def authz(start_service: ServiceStarter) -> RunningService:
+    """The authz service on this test's settings and database."""
+    return start_service("authz")
+
+
+def using(settings: Settings, authz: RunningService) -> Settings:
+    """The settings of a bus controller that creates its topics' roles in ``authz``."""
+    return settings.model_copy(update={"bus_authz_url": authz.url})
+
+
+@pytest.fixture
+def bus(start_service: ServiceStarter, settings: Settings, authz: RunningService) -> Iterator[httpx.Client]:
     """A client of a fresh bus controller (settings not initialised)."""
-    service = start_service("bus")
+    service = start_service("bus", using(settings, authz))
     with service.client() as client:
         yield client
 

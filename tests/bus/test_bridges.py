@@ -9,7 +9,7 @@ import httpx
 import pytest
 
 from ..conftest import RunningService, ServiceStarter, SettingsFactory
-from .conftest import BUS_SETTINGS, ROUTER_ALIASES, api_error, at_router, ok, site
+from .conftest import BUS_SETTINGS, ROUTER_ALIASES, api_error, at_router, ok, site, using
 
 NS = "org.example.bus.lab1"
 
@@ -49,7 +49,8 @@ def router(start_service: ServiceStarter, make_settings: SettingsFactory) -> Run
 
 @pytest.fixture
 def sites(start_service: ServiceStarter, router: RunningService) -> httpx.Client:
-    service = start_service("bus", router.settings)
+    authz = start_service("authz", router.settings)
+    service = start_service("bus", using(router.settings, authz))
     bus = service.client()
     ok(bus.put("/bus", json=BUS_SETTINGS))
     site(bus, "central-1", "central", "localhost", **at_router(router))

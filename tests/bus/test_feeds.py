@@ -35,6 +35,18 @@ class Pair:
     def point_at(self, url: str) -> None:
         ok(self.bus.put("/bus", json={**BUS_SETTINGS, "drProvUrl": url}))
 
+    def publishes(self, feed_id: str, user: str, password: str) -> bool:
+        """Whether the distribution service takes a file from these endpoint credentials (it
+        shows no endpoint password: they are stored hashed there)."""
+        answer = httpx.put(
+            f"{self.dist_url}/publish/{feed_id}/probe.txt",
+            content=b"x",
+            auth=(user, password),
+            headers={"Content-Type": "application/octet-stream"},
+        )
+        assert answer.status_code in (204, 401, 403), (answer.status_code, answer.text)
+        return answer.status_code == 204
+
 
 @pytest.fixture
 def pair(start_service: ServiceStarter) -> Pair:
@@ -79,7 +91,9 @@ def test_feed_is_created_there_with_a_generated_publisher(pair: Pair) -> None:
     there = ok(pair.there(f"/feed/{feed['feedId']}"))
     assert there["name"] == "pm-counters" and there["description"] == "hourly"
     assert there["publisher"] == "opsteam"
-    assert there["authorization"]["endpoint_ids"] == [{"id": pub["username"], "password": pub["userpwd"]}]
+    assert there["authorization"]["endpoint_ids"] == [{"id": pub["username"]}]
+    assert pair.publishes(feed["feedId"], pub["username"], pub["userpwd"])
+    assert not pair.publishes(feed["feedId"], pub["username"], "wrong")
     assert ok(pair.bus.get(f"/feeds/{feed['feedId']}")) == feed
 
 
@@ -165,8 +179,8 @@ def test_publishers(pair: Pair) -> None:
     assert len(ok(pair.bus.get("/dr_pubs"))) == 3
     changed = ok(pair.bus.put(f"/dr_pubs/{chosen['pubId']}", json={"userpwd": "pw3"}))
     assert changed["userpwd"] == "pw3" and changed["username"] == "pub2"
-    endpoints = ok(pair.there(f"/feed/{feed_id}"))["authorization"]["endpoint_ids"]
-    assert {"id": "pub2", "password": "pw3"} in endpoints
+    assert pair.publishes(feed_id, "pub2", "pw3")
+    assert not pair.publishes(feed_id, "pub2", "pw2")
     missing = api_error(pair.bus.put("/dr_pubs/nope", json={}), 404)
     assert missing["message"] == "DR_Pub with pubId = nope not found"
     ok(pair.bus.delete(f"/dr_pubs/{chosen['pubId']}"), 204)

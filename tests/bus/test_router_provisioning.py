@@ -1,7 +1,11 @@
-"""The bus controller provisions real message routers: topics, grants, revokes, status, bridge messages.
+"""The bus controller provisions real message routers and the real authz service: topics, roles,
+grants, memberships, revokes, status, bridge messages.
 
-Every router here is netplatform.router over real HTTP. The clients' identities are users of the
-router (the same NETPLATFORM_USERS as the bus controller, whose first user administers routers).
+Every router here is netplatform.router over real HTTP, and so is the authz service. The
+clients' identities are users of the router (the same NETPLATFORM_USERS as the bus controller,
+whose first user administers routers and authz). A topic under the namespace root has roles: its
+routers grant them, and a client naming an identity makes it a member in authz, which the
+router reads. A topic outside the root has none: identities are granted on the router by name.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ import pytest
 
 from netplatform.router import create_app as create_router
 from netplatform.server import bind_socket
+from netplatform.services import create_service_app
 from netplatform.settings import Settings
 from netplatform.store.db import forget_database
 from netplatform.store.migrate import upgrade
@@ -23,13 +28,16 @@ from netplatform.store.migrate import upgrade
 from ..conftest import RunningService, ServiceStarter, SettingsFactory
 from ..support.databases import temporary_database
 from ..support.servers import LiveServer, free_port, http_client
-from .conftest import BUS_SETTINGS, ROUTER_ALIASES, ok, site
+from .conftest import BUS_SETTINGS, ROUTER_ALIASES, ok, site, using
 
 USERS = "admin:admin,alice:alice-pw,bob:bob-pw,carol:carol-pw:publishers,mallory:mallory-pw"
 ALICE, BOB, CAROL = ("alice", "alice-pw"), ("bob", "bob-pw"), ("carol", "carol-pw")
 MALLORY = ("mallory", "mallory-pw")
 FQTN = "org.example.bus.lab1.alarms"
+PUBLISHERS, SUBSCRIBERS = f"{FQTN}.publisher", f"{FQTN}.subscriber"
+OUTSIDE = "com.other.alarms"  # a topicName with a dot is its fqtn: outside the root, no roles
 ADMIN_TOPIC = BUS_SETTINGS["bridgeAdminTopic"]
+PROPAGATION_S = 2.0  # a membership change applies within this (docs/security.md)
 
 
 @pytest.fixture(params=[3600.0])
@@ -47,8 +55,15 @@ def router(start_service: ServiceStarter, bus_settings: Settings) -> RunningServ
 
 
 @pytest.fixture
-def bus(start_service: ServiceStarter, bus_settings: Settings) -> Iterator[httpx.Client]:
-    with start_service("bus", bus_settings).client() as client:
+def authz(start_service: ServiceStarter, bus_settings: Settings) -> RunningService:
+    return start_service("authz", bus_settings)
+
+
+@pytest.fixture
+def bus(
+    start_service: ServiceStarter, bus_settings: Settings, authz: RunningService
+) -> Iterator[httpx.Client]:
+    with start_service("bus", using(bus_settings, authz)).client() as client:
         ok(client.put("/bus", json=BUS_SETTINGS))
         yield client
 
@@ -90,17 +105,38 @@ def router_topic(router_url: str, fqtn: str) -> dict[str, Any]:
         return ok(client.get(f"/topics/{fqtn}"))
 
 
-def test_topic_grants_and_a_working_topic_url(bus: httpx.Client, router: RunningService) -> None:
+def roles_of(authz_url: str, user: str) -> set[str]:
+    """The roles authz says ``user`` holds now."""
+    with http_client(authz_url) as client:
+        return {role["name"] for role in ok(client.get(f"/authz/roles/user/{user}"))["role"]}
+
+
+def role_exists(authz_url: str, role: str) -> bool:
+    with http_client(authz_url) as client:
+        return role in {entry["name"] for entry in ok(client.get("/authz/roles"))["role"]}
+
+
+def publishes(url: str, auth: tuple[str, str]) -> int:
+    return publish(url, auth, {"probe": True}).status_code
+
+
+def test_topic_roles_memberships_and_a_working_topic_url(
+    bus: httpx.Client, router: RunningService, authz: RunningService
+) -> None:
     site(bus, "dc-central-1", "central", "localhost", **cluster_at(router.server.port, "localhost"))
     created = topic_with(bus, pub("alice"), sub("bob"))
     assert created["status"] == "VALID"
+    assert (created["publisherRole"], created["subscriberRole"]) == (PUBLISHERS, SUBSCRIBERS)
     writer, reader = created["clients"]
     assert writer["status"] == reader["status"] == "VALID"
     assert "statusReason" not in created and "statusReason" not in writer
+    # The router grants the topic's roles; the identities are members of them in authz.
     there = router_topic(router.url, FQTN)
-    assert there["writerAcl"] == {"enabled": True, "users": ["alice"]}
-    assert there["readerAcl"] == {"enabled": True, "users": ["bob"]}
+    assert there["writerAcl"] == {"enabled": True, "users": [PUBLISHERS]}
+    assert there["readerAcl"] == {"enabled": True, "users": [SUBSCRIBERS]}
     assert there["description"] == "d"
+    assert PUBLISHERS in roles_of(authz.url, "alice") and SUBSCRIBERS not in roles_of(authz.url, "alice")
+    assert SUBSCRIBERS in roles_of(authz.url, "bob") and PUBLISHERS not in roles_of(authz.url, "bob")
 
     url = writer["topicURL"]
     assert url == f"http://localhost:{router.server.port}/events/{FQTN}"
@@ -111,35 +147,103 @@ def test_topic_grants_and_a_working_topic_url(bus: httpx.Client, router: Running
     assert publish(url, BOB, {"alarm": 3}).status_code == 403  # a subscriber only
 
 
-def test_deleting_a_client_revokes_unless_another_needs_the_grant(
-    bus: httpx.Client, router: RunningService
+def test_outside_the_namespace_root_identities_are_granted_by_name(
+    bus: httpx.Client, router: RunningService, authz: RunningService
 ) -> None:
     site(bus, "dc-central-1", "central", "localhost", **cluster_at(router.server.port, "localhost"))
-    created = topic_with(bus, pub("alice"), pub("alice"), sub("bob"))
+    created = topic_with(bus, pub("alice"), sub("bob"), name=OUTSIDE)
+    assert created["status"] == "VALID" and "publisherRole" not in created
+    there = router_topic(router.url, OUTSIDE)
+    assert there["writerAcl"] == {"enabled": True, "users": ["alice"]}
+    assert there["readerAcl"] == {"enabled": True, "users": ["bob"]}
+    assert roles_of(authz.url, "alice") == set()
+    assert publish(created["clients"][0]["topicURL"], ALICE, {"alarm": 1}).status_code == 200
+
+
+@pytest.mark.parametrize("name", ["alarms", OUTSIDE])
+def test_deleting_a_client_removes_what_it_added_unless_another_needs_it(
+    bus: httpx.Client, router: RunningService, authz: RunningService, name: str
+) -> None:
+    """Under the root the membership goes (the topic's role grant stays); outside it, the grant."""
+    site(bus, "dc-central-1", "central", "localhost", **cluster_at(router.server.port, "localhost"))
+    created = topic_with(bus, pub("alice"), pub("alice"), sub("bob"), name=name)
+    fqtn = created["fqtn"]
     first, second, reader = created["clients"]
+    granted = [PUBLISHERS] if name == "alarms" else ["alice"]
+
+    def alice_added() -> bool:
+        if name == "alarms":
+            return PUBLISHERS in roles_of(authz.url, "alice")
+        return "alice" in router_topic(router.url, fqtn)["writerAcl"]["users"]
+
     ok(bus.delete(f"/mr_clients/{first['mrClientId']}"), 204)
-    assert router_topic(router.url, FQTN)["writerAcl"]["users"] == ["alice"]
+    assert router_topic(router.url, fqtn)["writerAcl"]["users"] == granted
+    assert alice_added()
     assert publish(second["topicURL"], ALICE, {"n": 1}).status_code == 200
     ok(bus.delete(f"/mr_clients/{second['mrClientId']}"), 204)
-    assert router_topic(router.url, FQTN)["writerAcl"] == {"enabled": True, "users": []}
-    assert publish(second["topicURL"], ALICE, {"n": 2}).status_code == 403
+    assert not alice_added()
+    assert router_topic(router.url, fqtn)["writerAcl"]["users"] == ([PUBLISHERS] if name == "alarms" else [])
+    eventually(lambda: publishes(second["topicURL"], ALICE) == 403, timeout=PROPAGATION_S)
     assert [c["mrClientId"] for c in ok(bus.get("/mr_clients"))] == [reader["mrClientId"]]
-    assert ok(bus.get(f"/topics/{FQTN}"))["status"] == "VALID"
+    assert ok(bus.get(f"/topics/{fqtn}"))["status"] == "VALID"
 
 
 def test_a_client_role_is_granted_and_a_replaced_client_loses_its_old_grant(
-    bus: httpx.Client, router: RunningService
+    bus: httpx.Client, router: RunningService, authz: RunningService
 ) -> None:
     site(bus, "dc-central-1", "central", "localhost", **cluster_at(router.server.port, "localhost"))
     created = topic_with(bus, pub("alice", clientRole="publishers"))
     (client,) = created["clients"]
-    assert router_topic(router.url, FQTN)["writerAcl"]["users"] == ["publishers"]
+    assert sorted(router_topic(router.url, FQTN)["writerAcl"]["users"]) == [PUBLISHERS, "publishers"]
+    assert PUBLISHERS not in roles_of(authz.url, "alice")  # clientRole takes precedence
     assert publish(client["topicURL"], CAROL, {"via": "role"}).status_code == 200
     assert publish(client["topicURL"], ALICE, {"via": "identity"}).status_code == 403
     replaced = ok(bus.put(f"/mr_clients/{client['mrClientId']}", json={"fqtn": FQTN, **pub("alice")}))
     assert replaced["status"] == "VALID"
-    assert router_topic(router.url, FQTN)["writerAcl"]["users"] == ["alice"]
+    assert router_topic(router.url, FQTN)["writerAcl"]["users"] == [PUBLISHERS]
+    assert PUBLISHERS in roles_of(authz.url, "alice")
+    eventually(lambda: publishes(client["topicURL"], ALICE) == 200, timeout=PROPAGATION_S)
     assert publish(client["topicURL"], CAROL, {"via": "role"}).status_code == 403
+    # And back: the membership the identity form added goes.
+    ok(
+        bus.put(
+            f"/mr_clients/{client['mrClientId']}",
+            json={"fqtn": FQTN, **pub("alice", clientRole="publishers")},
+        )
+    )
+    assert PUBLISHERS not in roles_of(authz.url, "alice")
+
+
+def test_an_identity_authz_does_not_know_leaves_the_client_invalid(
+    bus: httpx.Client, router: RunningService, authz: RunningService
+) -> None:
+    site(bus, "dc-central-1", "central", "localhost", **cluster_at(router.server.port, "localhost"))
+    created = topic_with(bus, pub("svc-b"))
+    (client,) = created["clients"]
+    assert client["status"] == "INVALID"
+    assert client["statusReason"].startswith(f"Failed to add user svc-b to role {PUBLISHERS}: ")
+    assert client["statusReason"].endswith("answered 404: No such identity: svc-b")
+    assert created["status"] == "INVALID"
+    assert f"client {client['mrClientId']}: Failed to add user svc-b" in created["statusReason"]
+    with http_client(authz.url) as admin:
+        ok(admin.post("/authn/cred", json={"id": "svc-b", "password": "svc-b-secret"}), 201)
+    retried = ok(bus.put(f"/mr_clients/{client['mrClientId']}", json={"fqtn": FQTN, **pub("svc-b")}))
+    assert retried["status"] == "VALID" and "statusReason" not in retried
+    assert ok(bus.get(f"/topics/{FQTN}"))["status"] == "VALID"
+    assert publish(client["topicURL"], ("svc-b", "svc-b-secret"), {"n": 1}).status_code == 200
+
+
+def test_deleting_a_topic_deletes_its_roles(
+    bus: httpx.Client, router: RunningService, authz: RunningService
+) -> None:
+    site(bus, "dc-central-1", "central", "localhost", **cluster_at(router.server.port, "localhost"))
+    topic_with(bus, pub("alice"))
+    assert role_exists(authz.url, PUBLISHERS) and role_exists(authz.url, SUBSCRIBERS)
+    ok(bus.delete(f"/topics/{FQTN}"), 204)
+    assert not role_exists(authz.url, PUBLISHERS) and not role_exists(authz.url, SUBSCRIBERS)
+    assert PUBLISHERS not in roles_of(authz.url, "alice")
+    again = topic_with(bus, pub("alice"))  # the same name: the roles come back
+    assert again["status"] == "VALID" and PUBLISHERS in roles_of(authz.url, "alice")
 
 
 def test_registering_a_cluster_pushes_every_topic(bus: httpx.Client, router: RunningService) -> None:
@@ -156,7 +260,12 @@ def test_registering_a_cluster_pushes_every_topic(bus: httpx.Client, router: Run
 
 def restartable_router(settings: Settings, port: int) -> LiveServer:
     """A router on a chosen port, so that it can stop and come back where clusters point."""
-    server = LiveServer(create_router(settings))
+    return restartable(create_router(settings), port)
+
+
+def restartable(app: Any, port: int) -> LiveServer:
+    """A server of ``app`` on a chosen port, so that it can stop and come back where the bus points."""
+    server = LiveServer(app)
     server.sock.close()
     server.sock = bind_socket("127.0.0.1", port)
     server.port = port
@@ -204,27 +313,75 @@ def test_the_background_reconcile_retries_when_the_router_is_back(
     with restartable_router(bus_settings, port):
         eventually(lambda: ok(bus.get(f"/mr_clients/{late['mrClientId']}"))["status"] == "VALID")
         eventually(lambda: ok(bus.get(f"/topics/{FQTN}"))["status"] == "VALID")
-        assert router_topic(f"http://127.0.0.1:{port}", FQTN)["readerAcl"]["users"] == ["bob"]
+        assert router_topic(f"http://127.0.0.1:{port}", FQTN)["readerAcl"]["users"] == [SUBSCRIBERS]
 
 
 def test_a_delete_while_the_router_is_down_is_kept_deleted_and_retried(
     bus: httpx.Client, bus_settings: Settings
 ) -> None:
+    """Outside the namespace root, where the client's grant on the router is what it added."""
     port = free_port()
     with restartable_router(bus_settings, port):
         site(bus, "dc-central-1", "central", "localhost", **cluster_at(port, "localhost"))
-        created = topic_with(bus, pub("alice"))
+        created = topic_with(bus, pub("alice"), name=OUTSIDE)
     client_id = created["clients"][0]["mrClientId"]
     ok(bus.delete(f"/mr_clients/{client_id}"), 204)
     pending = ok(bus.get(f"/mr_clients/{client_id}"))
     assert pending["status"] == "DELETED"
     assert "unreachable" in pending["statusReason"]
-    assert bus.put(f"/mr_clients/{client_id}", json={"fqtn": FQTN, **pub("bob")}).status_code == 404
+    assert bus.put(f"/mr_clients/{client_id}", json={"fqtn": OUTSIDE, **pub("bob")}).status_code == 404
     with restartable_router(bus_settings, port):
         ok(bus.delete(f"/mr_clients/{client_id}"), 204)
         assert bus.get(f"/mr_clients/{client_id}").status_code == 404
-        users = router_topic(f"http://127.0.0.1:{port}", FQTN)["writerAcl"]["users"]
+        users = router_topic(f"http://127.0.0.1:{port}", OUTSIDE)["writerAcl"]["users"]
         assert users == []
+
+
+@fast_reconcile
+def test_what_authz_did_not_take_is_invalid_and_retried(
+    start_service: ServiceStarter, bus_settings: Settings, router: RunningService
+) -> None:
+    """authz down: the topic and its client are INVALID, naming the failed call; a deleted client
+    stays DELETED and a deleted topic's roles stay; the background reconcile does each once authz
+    is back."""
+    port = free_port()
+    authz_url = f"http://127.0.0.1:{port}"
+    settings = bus_settings.model_copy(update={"bus_authz_url": authz_url})
+    bus = start_service("bus", settings).client()
+    ok(bus.put("/bus", json=BUS_SETTINGS))
+    site(bus, "dc-central-1", "central", "localhost", **cluster_at(router.server.port, "localhost"))
+
+    created = topic_with(bus, pub("alice"))
+    (client,) = created["clients"]
+    assert created["status"] == client["status"] == "INVALID"
+    assert f"Failed to create role {PUBLISHERS}: authz service unreachable" in created["statusReason"]
+    assert client["statusReason"].startswith(f"Failed to add user alice to role {PUBLISHERS}: ")
+    with restartable(create_service_app("authz", bus_settings), port):
+        eventually(lambda: ok(bus.get(f"/topics/{FQTN}"))["status"] == "VALID")
+        assert ok(bus.get(f"/mr_clients/{client['mrClientId']}"))["status"] == "VALID"
+        assert PUBLISHERS in roles_of(authz_url, "alice")
+
+    # A replaced client's membership that authz did not remove is retried too.
+    as_role = {"fqtn": FQTN, **pub("alice", clientRole="publishers")}
+    replaced = ok(bus.put(f"/mr_clients/{client['mrClientId']}", json=as_role))
+    assert replaced["status"] == "INVALID"
+    assert f"Failed to remove user alice from role {PUBLISHERS}" in replaced["statusReason"]
+    second = ok(bus.post("/mr_clients", json={"fqtn": FQTN, **sub("bob")}))
+    assert second["status"] == "INVALID"
+    with restartable(create_service_app("authz", bus_settings), port):
+        eventually(lambda: PUBLISHERS not in roles_of(authz_url, "alice"))
+        eventually(lambda: ok(bus.get(f"/mr_clients/{second['mrClientId']}"))["status"] == "VALID")
+        assert SUBSCRIBERS in roles_of(authz_url, "bob")
+
+    ok(bus.delete(f"/mr_clients/{second['mrClientId']}"), 204)
+    deleting = ok(bus.get(f"/mr_clients/{second['mrClientId']}"))
+    assert deleting["status"] == "DELETED"
+    assert deleting["statusReason"].startswith(f"Failed to remove user bob from role {SUBSCRIBERS}: ")
+    ok(bus.delete(f"/topics/{FQTN}"), 204)
+    with restartable(create_service_app("authz", bus_settings), port):
+        eventually(lambda: not role_exists(authz_url, PUBLISHERS) and not role_exists(authz_url, SUBSCRIBERS))
+        assert SUBSCRIBERS not in roles_of(authz_url, "bob")
+    bus.close()
 
 
 # --- mirror bridges ------------------------------------------------------------------------------

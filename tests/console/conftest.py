@@ -24,9 +24,19 @@ from ..support.receiver import Receiver
 from ..support.servers import LiveServer, ServeProcess, free_port
 from ..support.tls import TlsFiles, make_tls_files
 
-SERVED = ("policy", "configtree", "blueprints", "bus", "router", "distribution")
-USERS = "admin:admin,operator:op-secret"
+SERVED = ("policy", "configtree", "blueprints", "bus", "router", "distribution", "authz")
+# The first entry is the bootstrap administrator (platform.admin); the others hold exactly the
+# roles they list: the console offers each only what those roles allow.
+USERS = (
+    "admin:admin,operator:op-secret:router.reader|bus.reader|distribution.reader,"
+    "reader:read-secret:policy.reader"
+)
 ADMIN = ("admin", "admin")
+OPERATOR = ("operator", "op-secret")  # reads the router, the bus and the distribution service
+READER = ("reader", "read-secret")  # policy.reader: reads the policy API, writes nothing
+# The main navigation's links: the seven views, and Access for those who may read the authz API.
+VIEWS = 7
+ADMIN_LINKS = VIEWS + 1
 SHOTS = Path(__file__).resolve().parents[2] / "docs" / "console"
 # What a person waits for on a loaded 2-core machine (a publish that enriches a CBA, an overview
 # asking every service): Playwright's 5 s default for assertions is too short there, and a test
@@ -165,19 +175,20 @@ WIDEST = """[...document.querySelectorAll('body *')]
   .slice(0, 5).map(e => e.tagName + '.' + e.className + ' ' + (e.textContent || '').slice(0, 40))"""
 
 
-def assert_fits_phone(page: Any) -> None:
+def assert_fits_phone(page: Any, links: int = ADMIN_LINKS) -> None:
     """At a phone width the page does not scroll sideways (wide tables and charts scroll inside
-    their own box), and the main navigation and the sign-out button are on screen; then, at the
-    test's width again, its text is readable (assert_readable)."""
+    their own box), and the main navigation (``links`` links: an administrator's by default) and
+    the sign-out button are on screen; then, at the test's width again, its text is readable
+    (assert_readable)."""
     size = page.viewport_size
     page.set_viewport_size(PHONE)
     try:
         page.evaluate("window.scrollTo(0, 0)")
         overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
         assert overflow <= 0, f"{page.url} scrolls sideways by {overflow} px: {page.evaluate(WIDEST)}"
-        links = page.get_by_role("navigation", name="Main").get_by_role("link")
-        expect(links).to_have_count(7)
-        for link in links.all():
+        nav = page.get_by_role("navigation", name="Main").get_by_role("link")
+        expect(nav).to_have_count(links)
+        for link in nav.all():
             box = link.bounding_box()
             assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= PHONE["width"], link
             assert box["height"] >= 24, f"{link.inner_text()} is too small to tap"

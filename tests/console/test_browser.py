@@ -187,6 +187,7 @@ def test_every_view_fits_a_phone_and_its_navigation_works(browser: Any, console:
             "Distribution": "Distribution",
             "Bus": "Bus",
             "Message router": "Message router",
+            "Access": "Access",
         }
         expect(page.get_by_role("heading", level=1)).to_have_text("Overview")
         for link, heading in views.items():
@@ -206,10 +207,11 @@ def test_every_view_fits_a_phone_and_its_navigation_works(browser: Any, console:
 
 
 def test_keyboard_reaches_every_navigation_link_and_sign_out(page: Any) -> None:
-    """Tab alone walks the skip link, the brand, the seven views and the sign-out button."""
+    """Tab alone walks the skip link, the brand, the seven views, Access (an administrator's) and
+    the sign-out button."""
     keyboard_from_the_top(page)
     reached = []
-    for _ in range(10):
+    for _ in range(11):
         page.keyboard.press("Tab")
         reached.append(page.evaluate("document.activeElement.textContent.trim()"))
     assert reached == [
@@ -222,12 +224,13 @@ def test_keyboard_reaches_every_navigation_link_and_sign_out(page: Any) -> None:
         "Distribution",
         "Bus",
         "Message router",
+        "Access",
         "Sign out",
     ], reached
-    page.keyboard.press("Shift+Tab")  # from Sign out back to Message router, then follow it
-    expect(page.locator(":focus")).to_have_text("Message router")
+    page.keyboard.press("Shift+Tab")  # from Sign out back to Access, then follow it
+    expect(page.locator(":focus")).to_have_text("Access")
     page.keyboard.press("Enter")
-    expect(page.get_by_role("link", name="Message router")).to_have_attribute("aria-current", "page")
+    expect(page.get_by_role("link", name="Access")).to_have_attribute("aria-current", "page")
 
 
 def keyboard_from_the_top(page: Any) -> None:

@@ -16,7 +16,7 @@ import pytest
 from playwright.sync_api import expect
 
 from ..support.receiver import Receiver
-from .conftest import ADMIN, SHOTS, assert_fits_phone, assert_labelled, shoot
+from .conftest import ADMIN, OPERATOR, SHOTS, assert_fits_phone, assert_labelled, shoot
 from .test_sessions import signed_in
 
 SUBS = ("ok", "bad")  # the sink answers 204 under /ok/ and 404 (not retryable) elsewhere
@@ -186,6 +186,33 @@ def test_publish_without_the_session_token_is_403_and_publishes_nothing(
     assert log.status_code == 200 and log.json() == []
 
 
+def test_without_the_feed_writes_no_publish_is_offered_and_a_forged_one_is_refused(
+    console: str, platform: dict[str, str], feed: dict[str, Any]
+) -> None:
+    """The console publishes with the feed publisher's credentials, so the service cannot tell who
+    asked: the console itself offers and accepts a publish only from holders of the feed writes."""
+    pub = feed["pubs"][0]["pubId"]
+    with httpx.Client(base_url=console, timeout=30) as client:
+        token = signed_in(client, *OPERATOR)  # bus and distribution reader: may read, not manage, feeds
+        page = client.get(f"/distribution/feeds/{feed['feedId']}")
+        assert page.status_code == 200, page.text
+        assert "platform.distribution.api|feeds|write" in page.text
+        assert 'name="pub"' not in page.text, "no publish form for a reader"
+        answer = client.post(
+            f"/distribution/feeds/{feed['feedId']}/publish",
+            data={"pub": pub, "fileId": "not-mine.csv", "csrf": token},
+            files={"file": ("not-mine.csv", b"x")},
+        )
+        assert answer.status_code == 403
+        assert "Publishing from the console needs platform.distribution.api|feeds|write" in answer.text
+    log = httpx.get(
+        f"{platform['distribution']}/feedlog/{feed['feedId']}",
+        params={"filename": "not-mine.csv"},
+        auth=ADMIN,
+    )
+    assert log.status_code == 200 and log.json() == []
+
+
 @pytest.fixture(scope="module")
 def failing_feed(platform: dict[str, str], feed: dict[str, Any], sink: Receiver) -> dict[str, Any]:
     """A second feed whose one subscriber refuses (404) what it gets, with a file published to it."""
@@ -339,9 +366,11 @@ def test_a_failure_on_a_feed_the_bus_does_not_know_links_to_its_log(
         page.locator("#subscriptions").get_by_role("row").filter(has_text="/direct-refusing")
     ).to_contain_text("rxdump")
     expect(page.locator("#records .record-del")).to_contain_text("status 404")
-    # Publishing there: as one of the feed's endpoint ids (the bus has no publisher for it).
+    # Publishing there: as one of the feed's endpoint ids (the bus has no publisher for it), with
+    # the password typed in (the distribution service keeps it hashed and never answers it).
     publish = page.get_by_role("region", name="Publish a file")
     expect(publish.get_by_label("As publisher (the feed's endpoint ids)")).to_have_value("dumper")
+    publish.get_by_label("Password of that endpoint id").fill("dump-pw")
     publish.get_by_label("File", exact=True).set_input_files(
         {"name": "second.dump", "mimeType": "application/octet-stream", "buffer": b"\x00again"}
     )

@@ -12,11 +12,10 @@ import httpx
 import pytest
 from playwright.sync_api import expect
 
-from .conftest import ADMIN, assert_fits_phone, shoot, sign_in
+from .conftest import ADMIN, OPERATOR, assert_fits_phone, shoot, sign_in
 
 TOPIC = "console.router.demo"
 CLOSED = "console.router.closed"  # its reader ACL names only "auditors"
-OPERATOR = ("operator", "op-secret")
 
 
 @pytest.fixture(scope="module")
@@ -64,16 +63,22 @@ def test_topics_acls_and_latest_messages_without_consuming(page: Any, router_top
     expect(groups.nth(1)).to_have_text("console-check0")  # drained
 
 
-def test_a_reader_not_on_the_acl_sees_the_routers_refusal(
+def test_without_the_mirror_read_the_page_says_what_reading_messages_needs(
     browser: Any, console: str, router_topic: httpx.Client
 ) -> None:
+    """Messages are read through the router's internal mirror route (it consumes nothing), which
+    only platform.node and administrators may call: anyone else sees the topic, its ACLs and
+    groups, and what reading its messages would need, and the console does not ask the router."""
     context = browser.new_context(viewport={"width": 1280, "height": 900}, base_url=console)
     try:
         page = context.new_page()
         sign_in(page, f"/router/topics/{CLOSED}", *OPERATOR)
         expect(page.get_by_role("heading", level=1)).to_have_text(CLOSED)
         expect(page.locator("#reader-acl").get_by_role("cell", name="auditors")).to_be_visible()
-        expect(page.get_by_role("alert")).to_contain_text("The API answered 403")
+        expect(page.locator("#messages-not-permitted")).to_contain_text(
+            "platform.router.internal|mirror|call"
+        )
+        expect(page.get_by_role("alert")).to_have_count(0)
         expect(page.locator("#messages tbody tr")).to_have_text("No messages.")
     finally:
         context.close()

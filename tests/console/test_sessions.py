@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,7 +16,7 @@ from netplatform.settings import Settings
 
 from ..blueprints.conftest import named, unenriched_files
 from ..support.servers import LiveServer, ServeProcess, free_port
-from .conftest import console_settings
+from .conftest import ADMIN, READER, console_settings
 
 TOKEN = re.compile(r'name="csrf" value="([^"]+)"')
 
@@ -77,6 +78,52 @@ def test_wrong_password_is_refused_by_the_service(anonymous: httpx.Client) -> No
     assert answer.status_code == 401
     assert "Wrong user name or password" in answer.text
     assert anonymous.get("/").status_code == 303
+
+
+def test_an_identity_without_roles_signs_in_and_is_offered_nothing(
+    anonymous: httpx.Client, platform: dict[str, str]
+) -> None:
+    """Sign-in asks the authz service, not a service's /metrics (which needs a permission): an
+    identity created through /authn/cred with no role signs in, and sees no action."""
+    made = httpx.post(
+        f"{platform['authz']}/authn/cred", json={"id": "norole", "password": "nr-secret"}, auth=ADMIN
+    )
+    assert made.status_code == 201, made.text
+    signed_in(anonymous, "norole", "nr-secret")
+    overview = anonymous.get("/")
+    assert overview.status_code == 200
+    assert "Reading its metrics needs platform.policy.api|metrics|read." in overview.text
+    assert 'href="/admin/access"' not in overview.text
+    policy = anonymous.get("/policy")
+    assert policy.status_code == 403 and "The API answered 403" in policy.text
+    assert "Create a policy type" not in policy.text
+
+
+def test_a_deleted_identitys_session_ends(anonymous: httpx.Client, platform: dict[str, str]) -> None:
+    """The console reads a session's permissions again every few seconds: once the authz service
+    no longer knows the identity (401), the session is over."""
+    cred = f"{platform['authz']}/authn/cred"
+    assert httpx.post(cred, json={"id": "gone", "password": "g-secret"}, auth=ADMIN).status_code == 201
+    signed_in(anonymous, "gone", "g-secret")
+    assert httpx.delete(f"{cred}/gone", auth=ADMIN).status_code == 200
+    deadline = time.monotonic() + 15
+    # /policy/new calls no service: each look costs the console little but its permission check.
+    while (answer := anonymous.get("/policy/new")).status_code == 200:
+        assert time.monotonic() < deadline, "the session outlived its identity"
+    assert answer.status_code == 303 and answer.headers["location"].startswith("/signin")
+
+
+def test_sign_in_says_so_when_the_authz_service_does_not_answer(platform: dict[str, str]) -> None:
+    closed = {**platform, "authz": f"http://127.0.0.1:{free_port()}"}
+    with (
+        LiveServer(create_app(console_settings(closed))) as server,
+        httpx.Client(base_url=server.url) as client,
+    ):
+        form = client.get("/signin")
+        data = {"csrf": csrf_of(form), "user": "admin", "password": "admin"}
+        answer = client.post("/signin", data=data)
+    assert answer.status_code == 503
+    assert "The authz service could not check the credentials" in answer.text
 
 
 def test_sign_in_without_its_token_is_403(anonymous: httpx.Client) -> None:
@@ -280,3 +327,28 @@ def test_a_config_write_without_the_session_token_is_403_and_writes_nothing(
     answer = anonymous.post(action, data={"allotted-resource-id": "ar-csrf", "csrf": token})
     assert answer.status_code == 303, answer.text
     assert httpx.get(entry, auth=("admin", "admin"), timeout=30).status_code == 200
+
+
+def test_forms_a_reader_posts_anyway_get_the_services_403_shown(
+    anonymous: httpx.Client, platform: dict[str, str]
+) -> None:
+    """Hidden forms posted with the session's own token: the console passes them on, each service
+    refuses, and the page shows its 403 (as a 403, not a failure of the console)."""
+    token = signed_in(anonymous, *READER)
+    archive = named(unenriched_files(), "reader-cba", "1.0.0", "reader")
+    upload = anonymous.post(
+        "/blueprints/upload", data={"action": "save", "csrf": token}, files={"file": ("cba.zip", archive)}
+    )
+    assert upload.status_code == 403, upload.text
+    assert "does not have permission platform.blueprints.api|blueprint-model|write" in upload.text
+    stored = f"{platform['blueprints']}/api/v1/blueprint-model/by-name/reader-cba/version/1.0.0"
+    assert httpx.get(stored, auth=ADMIN, timeout=30).status_code == 404
+
+    root = "/config/GENERIC-RESOURCE-API:brg-allotted-resources/"
+    action = root + "?form=new&child=GENERIC-RESOURCE-API:brg-allotted-resource"
+    written = anonymous.post(action, data={"allotted-resource-id": "ar-reader", "csrf": token})
+    assert written.status_code == 403, written.text
+    assert "The API answered 403" in written.text
+    assert "platform.configtree.api|config|write" in written.text
+    entry = f"{platform['configtree']}{root}GENERIC-RESOURCE-API:brg-allotted-resource/ar-reader/"
+    assert httpx.get(entry, auth=ADMIN, timeout=30).status_code == 404

@@ -35,7 +35,8 @@ def test_create_answers_200_with_links_publisher_and_defaults(client: httpx.Clie
     assert body["publisher"] == OWNER
     assert body["authz_instance"] == "legacy"
     assert body["suspend"] is False and body["groupid"] == 0 and body["business_description"] == ""
-    assert body["authorization"]["endpoint_ids"] == [{"id": "collector1", "password": "s3cret-pw"}]
+    # Passwords are stored only as hashes: an answer names the endpoint ids alone.
+    assert body["authorization"]["endpoint_ids"] == [{"id": "collector1"}]
 
 
 def test_ids_count_up_and_are_never_reused(client: httpx.Client) -> None:
@@ -252,7 +253,7 @@ def test_update_changes_updatable_fields_only(client: httpx.Client) -> None:
     assert body["description"] == "new words" and body["business_description"] == "for the business"
     assert body["suspend"] is True and body["groupid"] == 5
     assert body["authz_instance"] == "legacy"
-    assert body["authorization"]["endpoint_ids"] == [{"id": "second", "password": "pw2"}]
+    assert body["authorization"]["endpoint_ids"] == [{"id": "second"}]
     assert body["authorization"]["endpoint_addrs"] == ["10.0.0.0/8"]
     assert client.get(f"/feed/{feed_id}", headers=owner_headers()).json() == body
 

@@ -24,7 +24,11 @@ import httpx
 from ..support.databases import temporary_database
 from ..support.servers import ServeProcess, free_port, http_client
 
-USERS = "admin:admin,alice:alice-pw,bob:bob-pw"
+# mirror: the identity the central router's agents read the edge with (platform.node there) and
+# publish copies as (the bus grants it producer on the central topic). The sites do not share a
+# database, so a membership stored in the central authz is unknown at the edge: the clients name
+# roles each site's NETPLATFORM_USERS gives them (clientRole), as separate sites would configure.
+USERS = "admin:admin,alice:alice-pw:lab1.publishers,bob:bob-pw:lab1.subscribers,mirror:m-secret:platform.node"
 PUBLISHER, SUBSCRIBER = ("alice", "alice-pw"), ("bob", "bob-pw")
 ADMIN_TOPIC = "org.example.bus.admin"
 TOTAL = 500
@@ -69,10 +73,12 @@ def test_the_bus_mirrors_an_edge_topic_to_a_killed_and_restarted_central_router(
             "router_bridge_admin_topic": ADMIN_TOPIC,
             "router_mirror_poll_ms": "500",
             "router_mirror_retry_s": "0.5",
+            "router_mirror_user": "mirror",
+            "router_mirror_password": "m-secret",
         }
-        central_ports = {"bus": bus_port, "router": central_port}
+        central_ports = {"bus": bus_port, "router": central_port, "authz": free_port()}
         central = serve("central", tmp_path, central_db, central_ports, **tuning)
-        central.start(wait_ports=[bus_port, central_port])
+        central.start(wait_ports=list(central_ports.values()))
         edge = serve("edge", tmp_path, edge_db, {"router": edge_port}).start(wait_ports=[edge_port])
         try:
             fqtn, publish_url, fetch_url = provision(bus_port, edge_port, central_port)
@@ -101,8 +107,8 @@ def provision(bus_port: int, edge_port: int, central_port: int) -> tuple[str, st
             cluster = {"svcLocationName": site, "fqdn": fqdn, "topicProtocol": "http", "topicPort": port}
             ok(bus.post("/mr_clusters", json=cluster))
         clients = [
-            {"svcLocationName": "edge", "clientIdentity": PUBLISHER[0], "action": ["pub"]},
-            {"svcLocationName": "central", "clientIdentity": SUBSCRIBER[0], "action": ["sub"]},
+            {"svcLocationName": "edge", "clientRole": "lab1.publishers", "action": ["pub"]},
+            {"svcLocationName": "central", "clientRole": "lab1.subscribers", "action": ["sub"]},
         ]
         body = {
             "topicName": "alarms",

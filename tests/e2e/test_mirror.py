@@ -20,6 +20,9 @@ from ..support.databases import temporary_database
 from ..support.servers import ServeProcess, free_port
 
 ADMIN_TOPIC = "org.example.bus.admin"
+# The central router's agents read the edge as "mirror", which holds platform.node there.
+USERS = "admin:admin,mirror:m-secret:platform.node"
+MIRROR_CREDENTIAL = {"router_mirror_user": "mirror", "router_mirror_password": "m-secret"}
 TOPIC = "org.example.bus.lab1.alarms"
 TOTAL = 500
 BATCH = 25
@@ -33,7 +36,7 @@ def router_process(
         "NETPLATFORM_ROUTER_PORT": str(port),
         "NETPLATFORM_DATA_DIR": str(data_dir),
         "NETPLATFORM_DATABASE_URL": database_url or f"sqlite:///{data_dir / 'netplatform.db'}",
-        "NETPLATFORM_USERS": "admin:admin",
+        "NETPLATFORM_USERS": USERS,
         "NETPLATFORM_INSTANCE_NAME": name,
         "NETPLATFORM_ACCESS_LOG": "false",
         **{f"NETPLATFORM_{key.upper()}": value for key, value in extra.items()},
@@ -76,6 +79,7 @@ def test_mirrored_messages_survive_a_killed_and_restarted_target(tmp_path: Path)
             "router_bridge_admin_topic": ADMIN_TOPIC,
             "router_mirror_poll_ms": "500",
             "router_mirror_retry_s": "0.5",
+            **MIRROR_CREDENTIAL,
         }
         central = router_process("central", tmp_path, central_db, central_port, **tuning)
         central.start(wait_ports=[central_port])

@@ -2,6 +2,7 @@
 
 Each node is a `netplatform serve --only distribution` process with its own data directory; both
 use one database (the test's PostgreSQL database, or one SQLite file outside both data dirs).
+The nodes forward to each other as a node identity holding only ``platform.node``.
 """
 
 from __future__ import annotations
@@ -32,6 +33,9 @@ from ..support.servers import ServeProcess, free_port
 from ..support.tls import TlsFiles
 
 NODE_TIMING = {"NETPLATFORM_NODE_HEARTBEAT_S": "0.3", "NETPLATFORM_NODE_DOWN_AFTER_S": "2"}
+# The nodes forward to each other as an identity of their own that holds platform.node only.
+NODE_IDENTITY = ("node", "node-pw")
+NODE_USERS = f"admin:admin,{NODE_IDENTITY[0]}:{NODE_IDENTITY[1]}:platform.node"
 
 
 @dataclass
@@ -85,7 +89,9 @@ class Sites:
             "NETPLATFORM_DISTRIBUTION_PORT": str(port),
             "NETPLATFORM_DATA_DIR": str(self.tmp_path / f"{name}-data"),
             "NETPLATFORM_DATABASE_URL": self.database_url,
-            "NETPLATFORM_USERS": "admin:admin",
+            "NETPLATFORM_USERS": NODE_USERS,
+            "NETPLATFORM_NODE_USER": NODE_IDENTITY[0],
+            "NETPLATFORM_NODE_PASSWORD": NODE_IDENTITY[1],
             "NETPLATFORM_INSTANCE_NAME": name,
             "NETPLATFORM_SITE": site,
             "NETPLATFORM_NODE_URL": f"http://127.0.0.1:{port}",
@@ -172,6 +178,9 @@ def test_a_file_published_at_site_a_is_forwarded_to_and_delivered_by_the_node_of
     assert forward["statusCode"] == 204 and forward["contentLength"] == len(data)
     assert delivery["requestURI"] == f"{receiver.url}/in/counters.bin" and delivery["statusCode"] == 204
     assert f"holding {publish_id} from node node-a" in node_b.process.log()
+    # The forward went as the node identity, which may do nothing else.
+    with httpx.Client(base_url=node_b.url, auth=NODE_IDENTITY, timeout=30) as as_node:
+        assert as_node.get(f"/feed/{feed_id}", headers={"X-BUS-DR-ON-BEHALF-OF": "ops"}).status_code == 403
 
 
 def test_a_forward_to_a_node_that_is_down_is_retried_until_it_is_back(

@@ -1,5 +1,9 @@
 """Fixtures of the message-router suite: live routers on each engine, users with roles, topic names.
 
+Roles (issue 23): admin, the first user, holds platform.admin (a router admin); alice holds
+router.writer (she creates topics) besides the roles her ACL tests name; bob holds none; node
+holds platform.node (the internal routes of mirror agents).
+
 Every API test runs on both engines: ``embedded`` on this suite's database, and ``jetstream``
 against a NATS server (NETPLATFORM_TEST_NATS_URL, else nats://127.0.0.1:4222 when something
 answers there, else skipped; `.ci/nats` starts one). Topic names are unique per test, so tests
@@ -12,8 +16,10 @@ from __future__ import annotations
 import importlib.util
 import os
 import socket
+import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -35,11 +41,15 @@ DEFAULT_NATS_URL = "nats://127.0.0.1:4222"
 ENGINES = ["embedded", "jetstream"]
 
 # admin is the first user: the router admin. alice publishes through a role, carol consumes.
-ROUTER_USERS = "admin:admin,alice:alice-pw:publishers|audit,bob:bob-pw,carol:carol-pw:subscribers"
+ROUTER_USERS = (
+    "admin:admin,alice:alice-pw:publishers|audit|router.writer,bob:bob-pw,"
+    "carol:carol-pw:subscribers,node:node-pw:platform.node"
+)
 ADMIN = ("admin", "admin")
 ALICE = ("alice", "alice-pw")
 BOB = ("bob", "bob-pw")
 CAROL = ("carol", "carol-pw")
+NODE = ("node", "node-pw")
 
 
 def _answers(url: str) -> bool:
@@ -120,3 +130,24 @@ def engine(request: pytest.FixtureRequest) -> str:
     if name == "jetstream":
         nats_url_or_skip()
     return name
+
+
+@contextmanager
+def live_router(engine: str, data_dir: Path, **overrides: Any) -> Iterator[Router]:
+    """A router of a test's own (its own database), for tests that need settings of their own."""
+    with temporary_database() as database_url:
+        settings = router_settings(engine, data_dir, database_url, **overrides)
+        upgrade(settings)
+        try:
+            with LiveServer(create_app(settings)) as server:
+                yield Router(server.url, engine)
+                delete_every_topic(server.url)
+        finally:
+            forget_database(settings)
+
+
+def wait_until(check: Callable[[], object], timeout: float = 20) -> None:
+    deadline = time.monotonic() + timeout
+    while not check():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.1)

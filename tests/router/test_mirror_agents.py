@@ -12,27 +12,25 @@ import json
 import logging
 import time
 import uuid
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
-from netplatform.router import create_app
 from netplatform.router.mirror_agents import ADMIN_READER, MirrorAgents
 from netplatform.router.repository.mirrors import MirrorAgent
 from netplatform.settings import Settings
-from netplatform.store.db import database_for, forget_database
+from netplatform.store.db import database_for
 from netplatform.store.migrate import upgrade
 
-from ..support.databases import temporary_database
-from ..support.servers import LiveServer, free_port
-from .conftest import BOB, CAROL, Router, delete_every_topic, router_settings, topic_name
+from ..support.servers import free_port
+from .conftest import BOB, CAROL, NODE, live_router, topic_name, wait_until
 from .support import drain, publish
 
 ADMIN_TOPIC = "org.example.bus.admin"
+# The credential the central router's agents present at the edge, where node holds platform.node.
+MIRROR_CREDENTIAL = {"router_mirror_user": NODE[0], "router_mirror_password": NODE[1]}
 
 
 def create(name: str, source_url: str) -> str:
@@ -143,26 +141,6 @@ async def test_statuses_say_which_instance_runs_each_agent(settings: Settings) -
 # -- copying between two live routers ------------------------------------------------------------
 
 
-@contextmanager
-def live_router(engine: str, data_dir: Path, **overrides: Any) -> Iterator[Router]:
-    with temporary_database() as database_url:
-        settings = router_settings(engine, data_dir, database_url, **overrides)
-        upgrade(settings)
-        try:
-            with LiveServer(create_app(settings)) as server:
-                yield Router(server.url, engine)
-                delete_every_topic(server.url)
-        finally:
-            forget_database(settings)
-
-
-def wait_until(check: Any, timeout: float = 20) -> None:
-    deadline = time.monotonic() + timeout
-    while not check():
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.1)
-
-
 def post_admin(client: httpx.Client, admin_topic: str, *messages: str) -> None:
     body = "".join(f"{message}\n" for message in messages).encode()
     response = client.post(f"/events/{admin_topic}", content=body, headers={"content-type": "text/plain"})
@@ -185,6 +163,7 @@ def test_an_agent_copies_its_whitelisted_topics(
         "router_mirror_poll_ms": 500,
         "router_mirror_retry_s": 0.3,
         "router_bridge_admin_topic": admin_topic,
+        **MIRROR_CREDENTIAL,
     }
     caplog.set_level(logging.INFO, "netplatform.router")
     with (
@@ -198,7 +177,8 @@ def test_an_agent_copies_its_whitelisted_topics(
         for name in (copied, ignored):
             for client in (at_edge, at_central):
                 assert client.post("/topics/create", json={"topicName": name}).status_code == 200
-        assert at_edge.put(f"/topics/{copied}/consumers/carol").status_code == 200  # admin still reads
+        # The agent reads with platform.node: a reader ACL that does not name it changes nothing.
+        assert at_edge.put(f"/topics/{copied}/consumers/carol").status_code == 200
         publish(at_edge, copied, [f"early {i}" for i in range(30)])
         publish(at_edge, ignored, ["not whitelisted"])
         # Down first: an agent whose source answers nothing retries, and the router carries on.
@@ -224,6 +204,7 @@ def test_whitelist_updates_add_and_remove_topics(tmp_path: Path) -> None:
         "router_mirror_poll_ms": 300,
         "router_mirror_retry_s": 0.3,
         "router_bridge_admin_topic": admin_topic,
+        **MIRROR_CREDENTIAL,
     }
     with (
         live_router("embedded", tmp_path / "edge") as edge,
@@ -261,6 +242,7 @@ def test_the_router_lists_the_agents_it_runs(engine: str, tmp_path: Path) -> Non
         "router_mirror_poll_ms": 300,
         "router_mirror_retry_s": 0.3,
         "router_bridge_admin_topic": admin_topic,
+        **MIRROR_CREDENTIAL,
     }
     with (
         live_router("embedded", tmp_path / "edge") as edge,
@@ -272,9 +254,10 @@ def test_the_router_lists_the_agents_it_runs(engine: str, tmp_path: Path) -> Non
         assert listed(at_edge) == {"adminTopic": None, "agents": []}
         wait_until(lambda: at_central.get(f"/topics/{admin_topic}").status_code == 200)
         assert listed(at_central) == {"adminTopic": admin_topic, "agents": []}
-        with central.client(BOB) as bob, central.client(None) as nobody:
-            assert bob.get("/internal/mirror-agents").status_code == 403  # router admins only
+        with central.client(BOB) as bob, central.client(None) as nobody, central.client(NODE) as node:
+            assert bob.get("/internal/mirror-agents").status_code == 403  # platform.node only
             assert nobody.get("/internal/mirror-agents").status_code == 401
+            assert listed(node) == {"adminTopic": admin_topic, "agents": []}
 
         copied = topic_name("copied")
         for client in (at_edge, at_central):

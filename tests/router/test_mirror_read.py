@@ -1,4 +1,4 @@
-"""The internal read route of mirror agents: sequence numbers, nothing consumed, the reader ACL."""
+"""The internal read route of mirror agents: sequence numbers, nothing consumed, platform.node only."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import time
 
 import httpx
 
-from .conftest import ADMIN, ALICE, BOB, CAROL, Router, topic_name
+from .conftest import ADMIN, ALICE, BOB, CAROL, NODE, Router, topic_name
 from .support import drain, publish, router_error
 
 
@@ -43,19 +43,23 @@ def test_read_long_polls_after_the_last(router: Router) -> None:
         assert 0.4 <= time.monotonic() - started < 5
 
 
-def test_read_needs_credentials_and_the_reader_acl(router: Router) -> None:
+def test_read_needs_platform_node_and_no_acl(router: Router) -> None:
     name = router.create_topic(owner=ALICE)
     with router.client(ALICE) as alice:
         publish(alice, name, ["secret"])
         assert alice.put(f"/topics/{name}/consumers/subscribers").status_code == 200
-    with router.client(CAROL) as carol:  # holds the role subscribers
-        assert [item["message"] for item in read(carol, name)] == ["secret"]
-    with router.client(ADMIN) as admin:  # a router administrator, as mirror agents read
-        assert [item["message"] for item in read(admin, name)] == ["secret"]
-    with router.client(BOB) as bob:
-        router_error(bob.get(f"/internal/mirror/{name}"), 403)
-        router_error(bob.get(f"/internal/mirror/{topic_name()}"), 404)
+    with router.client(NODE) as node:  # platform.node: no reader ACL names it, none applies
+        assert [item["message"] for item in read(node, name)] == ["secret"]
+        router_error(node.get(f"/internal/mirror/{topic_name()}"), 404)
         for params in ({"after": -1}, {"limit": 0}, {"timeout": 60_001}, {"after": "x"}):
-            router_error(bob.get(f"/internal/mirror/{name}", params=params), 400)
+            router_error(node.get(f"/internal/mirror/{name}", params=params), 400)
+    with router.client(ADMIN) as admin:  # platform.admin holds every permission
+        assert [item["message"] for item in read(admin, name)] == ["secret"]
+    # Without platform.node: refused before the topic is looked at, reader ACL or not.
+    for who in (CAROL, ALICE, BOB):
+        with router.client(who) as client:
+            body = router_error(client.get(f"/internal/mirror/{name}"), 403)
+            assert "platform.router.internal|mirror|call" in body["message"]
+            router_error(client.get(f"/internal/mirror/{topic_name()}"), 403)
     with router.client(None) as anonymous:
         router_error(anonymous.get(f"/internal/mirror/{name}"), 401)

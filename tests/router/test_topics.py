@@ -34,7 +34,7 @@ def test_create_answers_the_topic_with_its_creator_as_owner(router: Router) -> N
 
 def test_an_existing_name_is_a_conflict(router: Router) -> None:
     name = router.create_topic()
-    with router.client(BOB) as client:
+    with router.client(ALICE) as client:
         body = router_error(client.post("/topics/create", json={"topicName": name}), 409)
     assert name in body["message"]
 
@@ -106,13 +106,35 @@ def test_grants_enable_the_acl_and_revokes_leave_it_enabled(router: Router) -> N
         assert alice.get(f"/topics/{name}").json()["writerAcl"] == {"enabled": True, "users": []}
 
 
-def test_only_the_owner_or_an_admin_changes_grants(router: Router) -> None:
+def test_only_the_owner_an_admin_or_a_router_writer_changes_grants(router: Router) -> None:
     name = router.create_topic(owner=ALICE)
     with router.client(BOB) as bob:
         router_error(bob.put(f"/topics/{name}/producers/bob"), 403)
         router_error(bob.delete(f"/topics/{name}/consumers/bob"), 403)
     with router.client(ADMIN) as admin:
         assert admin.put(f"/topics/{name}/consumers/bob").status_code == 200
+    admins = router.create_topic(owner=ADMIN)
+    with router.client(ALICE) as alice:  # router.writer: on a topic she does not own too
+        assert alice.put(f"/topics/{admins}/producers/bob").status_code == 200
+        assert alice.delete(f"/topics/{admins}/producers/bob").status_code == 204
+
+
+def test_reads_are_open_to_every_identity_writes_need_router_writer(router: Router) -> None:
+    name = router.create_topic(owner=ALICE)
+    with router.client(BOB) as bob:  # no role at all
+        assert name in bob.get("/topics").json()["topics"]
+        assert bob.get(f"/topics/{name}").json()["owner"] == "alice"
+        assert bob.get(f"/topics/{name}/groups").status_code == 200
+        refused = router_error(bob.post("/topics/create", json={"topicName": topic_name()}), 403)
+        assert refused["message"] == "User bob does not have permission platform.router.api|topics|write"
+        router_error(bob.delete(f"/topics/{name}"), 403)
+    with router.client(ALICE) as alice:  # router.writer
+        created = alice.post("/topics/create", json={"topicName": topic_name()})
+        assert created.status_code == 200 and created.json()["owner"] == "alice"
+    admins = router.create_topic(owner=ADMIN)
+    with router.client(ALICE) as alice:  # router.writer, but neither its owner nor a router admin
+        refused = router_error(alice.delete(f"/topics/{admins}"), 403)
+        assert "only its owner or a router admin" in refused["message"]
 
 
 def test_a_grant_names_producers_or_consumers_only(router: Router) -> None:

@@ -14,6 +14,7 @@ from netplatform.store.migrate import upgrade
 from netplatform.web.app import build_app
 from netplatform.web.auth import PUBLIC
 from netplatform.web.errors import ApiError, Conflict
+from netplatform.web.permissions import ServicePermissions, per_object, requires
 from netplatform.web.requestid import REQUEST_ID_HEADER
 from netplatform.web.service import ServiceSpec
 
@@ -34,14 +35,15 @@ def render(request: Request, error: ApiError):
 
 
 router = APIRouter()
+PERMISSIONS = ServicePermissions("kernel-test")
 
 
-@router.post("/things")
+@router.post("/things", openapi_extra=requires(PERMISSIONS.write("things")))
 def create_thing(thing: Thing) -> Thing:
     return thing
 
 
-@router.get("/things/{name}")
+@router.get("/things/{name}", openapi_extra=requires(PERMISSIONS.read("things")))
 def get_thing(name: str, verbose: bool = False) -> dict[str, object]:
     if name == "taken":
         raise Conflict("thing taken")
@@ -55,9 +57,14 @@ def open_route(name: str, request: Request) -> dict[str, object]:
     return {"name": name, "user": request.scope["state"].get("user")}
 
 
-@router.get("/whoami")
+@router.get("/whoami", openapi_extra=per_object("any authenticated identity"))
 def whoami(request: Request) -> dict[str, object]:
     return {"user": request.scope["state"]["user"]}
+
+
+@router.get("/undeclared")
+def undeclared() -> dict[str, object]:
+    return {"reached": True}
 
 
 SPEC = ServiceSpec(
@@ -75,6 +82,42 @@ def service(settings: Settings) -> Iterator[str]:
     upgrade(settings)
     with LiveServer(build_app(SPEC, settings, [router])) as server:
         yield server.url
+
+
+def test_a_caller_without_the_declared_permission_gets_403_in_the_service_shape(service: str) -> None:
+    # ``operator`` (the second NETPLATFORM_USERS entry of the suite) holds no role.
+    with http_client(service, auth=("operator", "op-secret")) as client:
+        refused = client.post("/things", json={"name": "abc", "size": 3})
+        read = client.get("/things/x")
+        open_to_all = client.get("/whoami")
+    assert refused.status_code == 403
+    assert refused.json() == {
+        "kind": "FORBIDDEN",
+        "text": "User operator does not have permission platform.kernel-test.api|things|write",
+    }
+    assert read.status_code == 403
+    assert "platform.kernel-test.api|things|read" in read.json()["text"]
+    assert open_to_all.status_code == 200
+    assert open_to_all.json() == {"user": "operator"}
+
+
+def test_a_route_that_declares_no_permission_is_nobodys(service: str) -> None:
+    with http_client(service) as client:  # the bootstrap administrator: platform.admin
+        response = client.get("/undeclared")
+    assert response.status_code == 403
+    assert "declares no permission" in response.json()["text"]
+
+
+def test_roles_listed_in_netplatform_users_are_held(make_settings) -> None:  # type: ignore[no-untyped-def]
+    settings = make_settings(users="admin:admin,reader:pw:kernel-test.reader")
+    upgrade(settings)
+    with (
+        LiveServer(build_app(SPEC, settings, [router])) as server,
+        http_client(server.url, auth=("reader", "pw")) as client,
+    ):
+        # kernel-test has no built-in roles: the role is held, and grants nothing.
+        assert client.get("/things/x").status_code == 403
+        assert client.get("/whoami").json() == {"user": "reader"}
 
 
 def test_valid_request_passes_with_credentials(service: str) -> None:

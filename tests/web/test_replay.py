@@ -42,7 +42,7 @@ class Instance:
             **{f"NETPLATFORM_{service.upper()}_PORT": str(port) for service, port in ports.items()},
             "NETPLATFORM_DATA_DIR": str(tmp_path / f"{name}-data"),
             "NETPLATFORM_DATABASE_URL": database_url,
-            "NETPLATFORM_USERS": "admin:admin,viewer:viewer",
+            "NETPLATFORM_USERS": "admin:admin,viewer:viewer:distribution.reader",
             "NETPLATFORM_INSTANCE_NAME": name,
             "NETPLATFORM_ACCESS_LOG": "false",
             "NETPLATFORM_WORKERS": "1",

@@ -8,6 +8,7 @@ from ..settings import Settings
 from ..store.database_blobs import shared_blob_store
 from ..store.generations import Generation
 from ..web.app import build_app
+from ..web.permissions import ServicePermissions
 from ..web.service import ServiceSpec
 from .archive import ArchiveLimits
 from .blueprint_models import BlueprintModels
@@ -29,6 +30,9 @@ SPEC = ServiceSpec(
     error_descriptions=ERROR_DESCRIPTIONS,
     echoed_headers=("X-PLATFORM-InvocationID",),
 )
+
+PERMISSIONS = ServicePermissions(SPEC.name)
+"""``platform.blueprints.api|<resource>|read|write``: what each route declares (routes/*.py)."""
 
 
 def create_app(settings: Settings) -> FastAPI:

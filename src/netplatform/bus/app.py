@@ -1,8 +1,9 @@
 """The bus controller app: its spec, its routers, its service objects and the outside services' clients.
 
 The service objects that provision another service (the file-distribution service, the message
-routers) get its client at construction. The lifespan runs the background reconcile of the
-message routers every ``bus_reconcile_s`` and closes every outside client when the app stops.
+routers, the authz service) get its client at construction. The lifespan runs the background
+reconcile of the message routers and authz every ``bus_reconcile_s`` and closes every outside
+client when the app stops.
 """
 
 from __future__ import annotations
@@ -17,7 +18,10 @@ from fastapi import FastAPI
 from ..settings import Settings
 from ..store.generations import Generation
 from ..web.app import build_app
+from ..web.permissions import ServicePermissions
 from ..web.service import ServiceSpec
+from .authz_client import AuthzClient
+from .authz_provisioning import TopicRoles
 from .bridges import Bridges, limits_of
 from .bus_settings import BusSettingsService
 from .canonical_path_middleware import CanonicalPathMiddleware
@@ -44,6 +48,9 @@ SPEC = ServiceSpec(
     error_model=ApiErrorBody,
     error_descriptions=ERROR_DESCRIPTIONS,
 )
+
+PERMISSIONS = ServicePermissions("bus")
+"""``platform.bus.api|<first path segment>|read`` (GET) or ``|write``: every bus route declares one."""
 
 
 def distribution_account(settings: Settings) -> Account:
@@ -130,9 +137,12 @@ def _add_service_objects(app: FastAPI, settings: Settings) -> None:
     limits = limits_of(settings)
     distribution_client = DistributionClient(distribution_account(settings), settings.bus_dr_timeout_s)
     routers_client = router_client(settings)
-    state.outside_clients = [distribution_client, routers_client]
+    authz_client = AuthzClient.of(settings)
+    state.outside_clients = [distribution_client, routers_client, authz_client]
     distribution = DistributionProvisioner(db, distribution_client)
-    routers = RouterProvisioner(db, routers_client, limits.central_cname)
+    routers = RouterProvisioner(
+        db, routers_client, TopicRoles(db, authz_client), limits.central_cname, settings.mirror_identity
+    )
     state.router_provisioner = routers
     state.reconcile_s = settings.bus_reconcile_s
     state.topology = Generation(db, generations, TOPOLOGY_SCOPE)

@@ -18,6 +18,7 @@ from .errors import missing_field
 from .repository import rows
 from .repository.bus_settings import bus_settings, next_client_id
 from .repository.clients import clients_at, replicated_topics
+from .roles import memberships_of
 from .router_documents import topic_url
 from .router_provisioning import RouterProvisioner
 from .schemas import MrClient, Status, Topic
@@ -116,8 +117,9 @@ def _recompute(book: BridgeBook, topic: Topic) -> None:
 class Clients:
     """The message-router clients; every write holds the bus lock and recomputes the topic's bridges.
 
-    After the write the routers are told (:mod:`.router_provisioning`) and the answer shows the
-    outcome. A delete keeps the client DELETED until the router has revoked its grants.
+    After the write the routers and the authz service are told (:mod:`.router_provisioning`)
+    and the answer shows the outcome. A delete keeps the client DELETED until the router has
+    revoked its grants and authz has removed its memberships.
     """
 
     def __init__(self, db: Database, limits: BridgeLimits, routers: RouterProvisioner) -> None:
@@ -172,13 +174,14 @@ class Clients:
         with self.db.write() as session:
             bus_settings(session, for_update=True)
             client = _get(session, client_id)
-            if client.topicURL is None:  # never placed on a router: nothing to revoke
+            topic = _topic(session, client.fqtn)
+            if client.topicURL is None and (topic is None or not memberships_of(client, topic)):
+                # not on a router (now) and no membership to remove: nothing to take back
                 rows.delete_object(session, rows.CLIENTS, client_id)
             else:
-                client.status, client.statusReason = Status.DELETED, "revoking its grants"
+                client.status, client.statusReason = Status.DELETED, "removing its grants and memberships"
                 client.lastMod = wire_now()
                 rows.update_object(session, rows.CLIENTS, client_id, client)
-            topic = _topic(session, client.fqtn)
             if topic is not None:
                 _recompute(BridgeBook(session, self.limits), topic)
         self.routers.provision_pending()

@@ -16,6 +16,7 @@ NO_WHITESPACE = r"^\S+$"
 
 ERROR_DESCRIPTIONS = {
     400: "Bad request: a required field is missing or a value is not acceptable",
+    403: "The caller lacks the permission the operation declares",
     404: "No object with that id",
     409: "The object already exists",
 }
@@ -34,6 +35,8 @@ def render_error(request: Request, error: ApiError) -> Response:
     if error.status == 401:
         user = error.extra.get("user") or "anonymous"
         message = f"User {user} failed authentication/authorization for {request.url.path} {request.method}"
+        fields = "Authorization"
+    elif error.status == 403 and fields is None:  # the kernel's refusal (reference authz.md 3.3)
         fields = "Authorization"
     body = ApiErrorBody(code=error.status, message=message, fields=fields, is2xx=200 <= error.status < 300)
     return JSONResponse(body.model_dump(exclude_none=True), status_code=error.status, headers=error.headers)

@@ -71,7 +71,7 @@ class RouterClient:
         status = response.status_code
         if 200 <= status < 300 or status == also_fine:
             return response
-        raise RouterCallFailed(f"{method} {url} answered {status}: {_reason(response)}")
+        raise RouterCallFailed(f"{method} {url} answered {status}: {answer_reason(response)}")
 
 
 def _grant_path(topic: str, kind: str, identity: str) -> str:
@@ -80,8 +80,9 @@ def _grant_path(topic: str, kind: str, identity: str) -> str:
     return f"/topics/{quote(topic, safe='')}/{kind}/{quote(identity, safe='')}"
 
 
-def _reason(response: httpx.Response) -> str:
-    """The router's error message (its JSON body's ``message``), else the body's text."""
+def answer_reason(response: httpx.Response) -> str:
+    """The called service's error message (its JSON body's ``message``: the router's and the
+    authz service's bodies both carry one), else the body's text."""
     try:
         body = response.json()
     except ValueError:

@@ -1,7 +1,7 @@
 """Bus objects as what the message routers are sent: topics, grants, mirror-agent messages.
 
-Reference 6.5 (topic creation on the client's cluster, roles), 8 (the agent messages) and the
-router's API (docs/router.md). No I/O here.
+Reference 6.5 (topic creation on the client's cluster, grants to roles and identities), 8 (the
+agent messages) and the router's API (docs/router.md). No I/O here.
 """
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
+from .roles import role_of_action
 from .schemas import MirrorMaker, MrClient, MrCluster, Topic
 
 Grant = tuple[str, str]
@@ -41,12 +42,30 @@ def topic_document(topic: Topic) -> dict[str, Any]:
     }
 
 
-def grants_of(client: MrClient) -> set[Grant]:
-    """``pub`` -> producer grant, ``sub`` -> consumer grant, to ``clientRole`` when given, else identity."""
-    grantee = client.clientRole or client.clientIdentity
-    if not grantee:
-        return set()
-    return {(_KIND_OF_ACTION[action], grantee) for action in client.action or [] if action in _KIND_OF_ACTION}
+def grants_of(client: MrClient, topic: Topic) -> set[Grant]:
+    """``pub`` -> producer grant, ``sub`` -> consumer grant: to ``clientRole`` when given; else to
+    ``clientIdentity``, unless the topic has the action's role (the identity becomes a member of
+    that role instead, :func:`.roles.memberships_of`, and the role is granted)."""
+    grants: set[Grant] = set()
+    for action in client.action or []:
+        kind = _KIND_OF_ACTION.get(action)
+        if kind is None:
+            continue
+        if client.clientRole:
+            grants.add((kind, client.clientRole))
+        elif client.clientIdentity and role_of_action(topic, action) is None:
+            grants.add((kind, client.clientIdentity))
+    return grants
+
+
+def topic_grants(topic: Topic) -> set[Grant]:
+    """The topic's own roles on each of its routers: publisherRole producer, subscriberRole consumer."""
+    grants: set[Grant] = set()
+    for action, kind in _KIND_OF_ACTION.items():
+        role = role_of_action(topic, action)
+        if role:
+            grants.add((kind, role))
+    return grants
 
 
 def _message(body_name: str, body: dict[str, str]) -> dict[str, Any]:

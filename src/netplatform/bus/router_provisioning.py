@@ -1,19 +1,25 @@
-"""Topics, grants and mirror-agent messages, provisioned on the clusters' message routers (issue 14, 2).
+"""Topics, grants and mirror-agent messages, provisioned on the clusters' message routers (issue 14, 2),
+and the topics' roles and memberships, provisioned in the authz service (issue 23, 2).
 
 Every change to topics, clients, clusters, locations or bridges is stored first, in the
 service object's own transaction, with what it affects marked NEW (a deleted client DELETED).
-Then :class:`RouterProvisioner` tells the routers and stores the outcome: VALID when every
-router call needed answered success, else INVALID with the reason (a DELETED client stays
-DELETED, with the reason, until its grants are revoked). No database transaction is open while
-a router is called. A later PUT marks the objects NEW again, and :meth:`RouterProvisioner.reconcile`
-(run in the background by the app) retries everything INVALID or DELETED.
+Then :class:`RouterProvisioner` tells the routers and the authz service and stores the outcome:
+VALID when every call needed answered success, else INVALID with the reason (a DELETED client
+stays DELETED, with the reason, until its grants and memberships are removed). No database
+transaction is open while another service is called. A later PUT marks the objects NEW again,
+and :meth:`RouterProvisioner.reconcile` (run in the background by the app) retries everything
+INVALID or DELETED, and every removal the authz service did not take.
 
-What is needed (reference 6.5, 8): a cluster, when registered or changed, gets every existing
-topic; a client's cluster gets its topic and the client's grants (``pub`` -> producer, ``sub``
--> consumer, to ``clientRole`` else ``clientIdentity``); a deleted client's grants are revoked
-unless another client of the topic on that router needs the same one; a bridge's target router
-gets the agent's ``createMirrorMaker`` and ``updateWhiteList`` messages on the bridge-admin topic,
-and the agent is VALID only once that router lists it running with the whitelist sent
+What is needed (reference 6.5, 8; authz.md 3): a cluster, when registered or changed, gets every
+existing topic; a topic under the namespace root gets its publisher and subscriber roles in
+authz; a client's cluster gets its topic, the topic's roles as producer and consumer, and the
+client's grants (``pub`` -> producer, ``sub`` -> consumer, to ``clientRole``; a
+``clientIdentity`` instead joins the topic's role of the action in authz, and is granted by name
+only when the topic has no such role); a deleted client's grants and memberships are removed
+unless another live client of the topic needs the same one (on that router, for grants); a
+deleted topic's roles are deleted in authz; a bridge's target router gets the agent's
+``createMirrorMaker`` and ``updateWhiteList`` messages on the bridge-admin topic, and the agent is
+VALID only once that router lists it running with the whitelist sent
 (``GET /internal/mirror-agents``).
 
 One advisory lock (every instance) serialises the provisioning passes, like the bus lock
@@ -31,9 +37,11 @@ from typing import Any
 
 from ..store.db import Database
 from ..store.locks import advisory_lock
+from .authz_client import AuthzCallFailed
+from .authz_provisioning import TopicRoles
 from .bridge_plans import PLACED, Topology, plan_bridges
 from .bridges import load_topology
-from .repository import rows
+from .repository import authz_removals, rows
 from .repository.bus_settings import bus_settings
 from .repository.mirror_makers import agents_holding
 from .repository.router_state import (
@@ -44,6 +52,7 @@ from .repository.router_state import (
     set_outcome,
     topics_to_provision,
 )
+from .roles import Membership, memberships_needed, memberships_of
 from .router_client import RouterCallFailed, RouterClient
 from .router_documents import (
     Grant,
@@ -53,6 +62,7 @@ from .router_documents import (
     check_agent,
     grants_of,
     topic_document,
+    topic_grants,
 )
 from .schemas import MirrorMaker, MrClient, MrCluster, Status, Topic
 
@@ -78,10 +88,10 @@ def router_of(client: MrClient) -> str | None:
 
 
 def _attempt(call: Callable[..., None], *args: Any) -> str | None:
-    """None when ``call(*args)`` (router calls) succeeded, else the reason."""
+    """None when ``call(*args)`` (router or authz calls) succeeded, else the reason."""
     try:
         call(*args)
-    except RouterCallFailed as failure:
+    except (RouterCallFailed, AuthzCallFailed) as failure:
         return failure.message
     return None
 
@@ -105,22 +115,37 @@ class TopicState:
             return True
         return any(c.status in statuses or c.status == Status.DELETED.value for c in self.clients)
 
-    def needed_grants(self, router: str, exclude: Collection[str] = ()) -> set[Grant]:
-        """The grants the topic's live clients on ``router`` need."""
-        needed: set[Grant] = set()
+    def needed_grants(self, router: str) -> set[Grant]:
+        """The grants ``router`` keeps: the topic's roles and those of its live clients there."""
+        needed = topic_grants(self.topic)
         for client in self.placed():
-            if router_of(client) == router and client.mrClientId not in exclude:
-                needed |= grants_of(client)
+            if router_of(client) == router:
+                needed |= grants_of(client, self.topic)
         return needed
+
+    def needed_memberships(self) -> set[Membership]:
+        """The memberships the topic's live clients add."""
+        return memberships_needed(self.placed(), self.topic)
 
 
 class RouterProvisioner:
-    """Pushes topics, grants and agent messages to the routers and stores the outcome."""
+    """Pushes topics, grants and agent messages to the routers, roles and memberships to authz,
+    and stores the outcome."""
 
-    def __init__(self, db: Database, client: RouterClient, central_cname: str | None) -> None:
+    def __init__(
+        self,
+        db: Database,
+        client: RouterClient,
+        roles: TopicRoles,
+        central_cname: str | None,
+        mirror_identity: str,
+    ) -> None:
         self.db = db
         self.client = client
+        self.roles = roles
         self.central_cname = central_cname
+        # What the target routers' mirror agents publish as: granted producer on bridged topics.
+        self.mirror_identity = mirror_identity
 
     # --- passes --------------------------------------------------------------------------------
 
@@ -129,9 +154,10 @@ class RouterProvisioner:
         self._pass(NEW_ONLY)
 
     def reconcile(self) -> None:
-        """Retry everything not VALID; one instance at a time."""
+        """Retry everything not VALID, and the removals authz did not take; one instance at a time."""
         with advisory_lock(self.db, RECONCILE_LOCK, bounded=False):
             self._pass(TO_RETRY)
+            self._retry_removals()
 
     def _pass(self, statuses: Collection[str]) -> None:
         with self.db.read() as session:
@@ -180,11 +206,12 @@ class RouterProvisioner:
             state = self._read_topic(fqtn)
             if state is None or not state.pending(statuses):
                 return
+            roles = _attempt(self.roles.create, state.topic)
             granted = self._grant_clients(state)
             revoked = self._revoke_deleted(state)
             for name in state.agents:
                 self._send_agent(name)
-            self._store_topic(state, granted, revoked)
+            self._store_topic(state, roles, granted, revoked)
 
     def _read_topic(self, fqtn: str) -> TopicState | None:
         with self.db.read() as session:
@@ -197,31 +224,41 @@ class RouterProvisioner:
         return TopicState(topic, clients, topology, agents)
 
     def _grant_clients(self, state: TopicState) -> dict[str, str | None]:
-        """Create the topic on each client's router, then grant; the reason per client id."""
+        """Create the topic on each client's router with the topic's role grants, then grant
+        and add memberships per client; the reason per client id (the first call that failed)."""
         topic = state.topic
-        created: dict[str, str | None] = {}
+        fqtn = topic.fqtn or ""
+        prepared: dict[str, str | None] = {}
         outcome: dict[str, str | None] = {}
         for client in state.placed():
             router = router_of(client) or ""
-            if router not in created:
-                created[router] = _attempt(self.client.create_topic, router, topic_document(topic))
-            reason = created[router]
-            if reason is None:
-                grants = grants_of(client)
-                reason = _attempt(self._grant_all, router, topic.fqtn or "", grants)
-            outcome[client.mrClientId or ""] = reason
+            if router not in prepared:
+                prepared[router] = _attempt(self._prepare_router, router, topic)
+            outcome[client.mrClientId or ""] = (
+                prepared[router]
+                or _attempt(self._grant_all, router, fqtn, grants_of(client, topic))
+                or _attempt(self.roles.join, memberships_of(client, topic))
+            )
         return outcome
 
+    def _prepare_router(self, router: str, topic: Topic) -> None:
+        self.client.create_topic(router, topic_document(topic))
+        self._grant_all(router, topic.fqtn or "", topic_grants(topic))
+
     def _revoke_deleted(self, state: TopicState) -> dict[str, str | None]:
+        """Remove what each deleted client added and no live client needs; the reason per client id."""
+        topic = state.topic
+        fqtn = topic.fqtn or ""
+        needed_memberships = state.needed_memberships()
         outcome: dict[str, str | None] = {}
         for client in state.deleted():
             router = router_of(client)
-            if router is None:
-                outcome[client.mrClientId or ""] = None
-                continue
-            grants = grants_of(client) - state.needed_grants(router)
-            fqtn = state.topic.fqtn or ""
-            outcome[client.mrClientId or ""] = _attempt(self._revoke_all, router, fqtn, grants)
+            reason = None
+            if router is not None:
+                grants = grants_of(client, topic) - state.needed_grants(router)
+                reason = _attempt(self._revoke_all, router, fqtn, grants)
+            leaving = memberships_of(client, topic) - needed_memberships
+            outcome[client.mrClientId or ""] = reason or _attempt(self.roles.leave, leaving)
         return outcome
 
     def _grant_all(self, router: str, fqtn: str, grants: Iterable[Grant]) -> None:
@@ -233,12 +270,16 @@ class RouterProvisioner:
             self.client.revoke(router, fqtn, kind, identity)
 
     def _store_topic(
-        self, state: TopicState, granted: dict[str, str | None], revoked: dict[str, str | None]
+        self,
+        state: TopicState,
+        roles: str | None,
+        granted: dict[str, str | None],
+        revoked: dict[str, str | None],
     ) -> None:
         topic = state.topic
         fqtn = topic.fqtn or ""
         plan = plan_bridges(fqtn, topic.replicationCase, topic.globalMrURL, state.clients, state.topology)
-        failures = [plan.problem] if plan.problem else []
+        failures = [reason for reason in (roles, plan.problem) if reason]
         with self.db.write() as session:
             for client in state.placed():
                 reason = granted.get(client.mrClientId or "")
@@ -260,39 +301,58 @@ class RouterProvisioner:
             status = Status.INVALID if failures else Status.VALID
             set_outcome(session, rows.TOPICS, fqtn, topic, status, "; ".join(failures) or None)
 
-    # --- grants of clients that changed or went with their topic ------------------------------
+    # --- what clients that changed, and topics that went, leave behind -------------------------
 
     def revoke_replaced(self, before: MrClient) -> None:
-        """A client was replaced: revoke what it granted before and no client needs now.
+        """A client was replaced: revoke what it granted before and remove the memberships it
+        added, where no live client needs them now.
 
-        A failure leaves the client INVALID with the reason (the old grants are not retried).
+        A failure leaves the client INVALID with the reason; a membership authz did not remove
+        is kept and retried by the background reconcile (the old grants are not retried).
         """
-        router = router_of(before)
-        if router is None:
-            return
         with self._lock():
             state = self._read_topic(before.fqtn or "")
             if state is None:
                 return
-            grants = grants_of(before) - state.needed_grants(router)
-            reason = _attempt(self._revoke_all, router, before.fqtn or "", grants)
+            router = router_of(before)
+            revoked = None
+            if router is not None:
+                grants = grants_of(before, state.topic) - state.needed_grants(router)
+                revoked = _attempt(self._revoke_all, router, before.fqtn or "", grants)
+            leaving = memberships_of(before, state.topic) - state.needed_memberships()
+            left = self.roles.leave_or_keep(state.topic.fqtn or "", leaving)
+            reason = "; ".join(r for r in (revoked, left) if r)
             current = next((c for c in state.clients if c.mrClientId == before.mrClientId), None)
-            if reason is None or current is None:
+            if not reason or current is None:
                 return
             with self.db.write() as session:
-                message = f"grants of its previous form not revoked: {reason}"
+                message = f"what its previous form added is not removed: {reason}"
                 set_outcome(session, rows.CLIENTS, before.mrClientId or "", current, Status.INVALID, message)
 
-    def revoke_all(self, fqtn: str, clients: Iterable[MrClient]) -> None:
-        """The topic is gone: revoke its clients' grants, best effort (the router keeps the topic)."""
+    def retire_topic(self, topic: Topic, clients: Iterable[MrClient]) -> None:
+        """The topic is gone: revoke its grants on its routers, best effort (the routers keep the
+        topic), and delete its roles in authz (its memberships go with them); a role deletion
+        that fails is kept and retried by the background reconcile."""
+        fqtn = topic.fqtn or ""
         with self._lock():
-            for client in clients:
-                router = router_of(client)
-                if router is None:
-                    continue
-                reason = _attempt(self._revoke_all, router, fqtn, grants_of(client))
+            for router, grants in _grants_by_router(topic, clients).items():
+                reason = _attempt(self._revoke_all, router, fqtn, grants)
                 if reason:
-                    log.warning("topic %s gone, grants of %s kept: %s", fqtn, client.mrClientId, reason)
+                    log.warning("topic %s gone, its grants on %s kept: %s", fqtn, router, reason)
+            with self.db.read() as session:
+                now = rows.get(session, rows.TOPICS, fqtn)  # created again meanwhile?
+            self.roles.delete(topic, now)
+
+    def _retry_removals(self) -> None:
+        with self.db.read() as session:
+            removals = authz_removals.pending(session)
+        for removal in removals:
+            with self._lock():
+                state = self._read_topic(removal.fqtn)
+                now, needed = (state.topic, state.needed_memberships()) if state else (None, set())
+                reason = self.roles.retry(removal, now, needed)
+                with self.db.write() as session:
+                    authz_removals.settle(session, removal.id, reason)
 
     # --- mirror agents -------------------------------------------------------------------------
 
@@ -324,6 +384,9 @@ class RouterProvisioner:
             raise RouterCallFailed("bridgeAdminTopic is not set in the bus settings")
         router = base_url(target)
         self.client.create_topic(router, admin_topic_document(admin_topic))
+        # An agent copies only into topics where its identity is a producer (docs/router.md).
+        for topic in agent.topics or []:
+            self.client.grant(router, topic, "producers", self.mirror_identity)
         source = _cluster_named(clusters, agent.sourceCluster)
         self.client.publish(router, admin_topic, agent_messages(agent, source, target))
         self._confirm(router, agent, admin_topic, base_url(source) if source else None)
@@ -354,3 +417,13 @@ class RouterProvisioner:
 
 def _cluster_named(clusters: list[MrCluster], fqdn: str | None) -> MrCluster | None:
     return next((cluster for cluster in clusters if cluster.fqdn == fqdn), None)
+
+
+def _grants_by_router(topic: Topic, clients: Iterable[MrClient]) -> dict[str, set[Grant]]:
+    """The grants of a topic and its clients, by the router each client was placed on."""
+    found: dict[str, set[Grant]] = {}
+    for client in clients:
+        router = router_of(client)
+        if router is not None:
+            found.setdefault(router, topic_grants(topic)).update(grants_of(client, topic))
+    return found

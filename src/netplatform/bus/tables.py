@@ -188,6 +188,20 @@ subs = Table(
     *_lifecycle(),
 )
 
+authz_removals = Table(
+    "bus_authz_removals",
+    metadata,
+    _key(),
+    Column("fqtn", Text, nullable=False),
+    Column("role", Text, nullable=False),
+    # The identity whose membership of ``role`` goes; NULL: the role itself goes.
+    Column("member", Text),
+    Column("reason", Text),
+)
+"""What the authz service did not remove when asked (a deleted topic's roles, a replaced client's
+memberships): the background reconcile retries each (:mod:`.router_provisioning`). Not part of
+the topology: no answer shows it."""
+
 generations = generations_table("bus_generations", metadata)
 """One row, scope :data:`TOPOLOGY_SCOPE`, moved on by the database itself on every write to a
 table of :data:`TOPOLOGY_TABLES` (triggers of migration bus_0004): GET answers are replayed

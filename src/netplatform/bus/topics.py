@@ -1,8 +1,9 @@
 """Topics: fqtn, default roles and replication, clients given in the body, bridges (reference 6.4).
 
 A topic and its body clients are stored in one transaction: the first failing client aborts
-the whole creation and nothing is stored. Then the routers of the clients' clusters are told
-(:mod:`.router_provisioning`), and the answer shows the outcome.
+the whole creation and nothing is stored. Then the authz service (the topic's roles) and the
+routers of the clients' clusters are told (:mod:`.router_provisioning`), and the answer shows
+the outcome. A deleted topic's roles are deleted in authz.
 """
 
 from __future__ import annotations
@@ -193,7 +194,8 @@ class Topics:
     def delete(self, fqtn: str) -> None:
         with self.db.write() as session:
             bus_settings(session, for_update=True)
-            if rows.get(session, rows.TOPICS, fqtn) is None:
+            topic = rows.get(session, rows.TOPICS, fqtn)
+            if topic is None:
                 raise NotFound(f"Topic {fqtn} does not exist", fields="fqtn")
             clients = clients_of_topic(session, fqtn)
             delete_clients_of_topic(session, fqtn)
@@ -201,5 +203,5 @@ class Topics:
             book.forget(fqtn)
             book.save()
             rows.delete_object(session, rows.TOPICS, fqtn)
-        self.routers.revoke_all(fqtn, clients)
+        self.routers.retire_topic(topic, clients)
         self.routers.provision_pending()

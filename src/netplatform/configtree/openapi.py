@@ -13,9 +13,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from fastapi.routing import APIRoute
+
+from ..web.permissions import PERMISSION_KEY, declared
 from .jsonschema import JsonSchema, SchemaCatalog, component_name, type_schema
 from .media_types import JSON, REQUEST_MEDIA_TYPES, YANG_DATA_JSON
 from .paths import CONFIG_PREFIX
+from .routes.nodes import router as node_router
 from .schema import (
     ContainerNode,
     DataNode,
@@ -178,12 +182,19 @@ def _operation(
         "summary": summary,
         "operationId": _operation_id(path, method),
         "responses": {str(status): response for status, response in sorted(responses.items())},
+        PERMISSION_KEY: _permission(method),
     }
     if parameters:
         operation["parameters"] = parameters
     if body is not None:
         operation["requestBody"] = body
     return operation
+
+
+def _permission(method: str) -> str:
+    """What the catch-all route declares for ``method``: the permission the kernel checks."""
+    route = next(route for route in node_router.routes if isinstance(route, APIRoute))
+    return str(declared(route.openapi_extra, method.upper()))
 
 
 def _operation_id(path: NodePath, method: str) -> str:

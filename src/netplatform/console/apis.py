@@ -4,16 +4,21 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import quote
 
 import httpx
 
 from ..settings import SERVICE_NAMES, Settings
+from ..web.permissions import Permission
+from .grants import parse_permissions
 
 # Services with an HTTP API of their own (settings.SERVICE_NAMES never includes the console).
 API_SERVICES: tuple[str, ...] = SERVICE_NAMES
 
-# Services asked, in order, whether sign-in credentials are valid: the first that answers decides.
-CREDENTIAL_PATHS: tuple[tuple[str, str], ...] = tuple((name, "/metrics") for name in API_SERVICES)
+# Where sign-in checks credentials and learns what the identity may do: the authz service lists
+# an identity's permissions to the identity itself (docs/console.md, "Decisions").
+PERMISSIONS_SERVICE = "authz"
+PERMISSIONS_PATH = "/authz/perms/user/{user}"
 
 
 def base_urls(settings: Settings) -> dict[str, str]:
@@ -32,6 +37,16 @@ def base_urls(settings: Settings) -> dict[str, str]:
             raise ValueError(f"NETPLATFORM_CONSOLE_API_URLS names unknown service {name.strip()!r}")
         urls[name.strip()] = url.strip().rstrip("/")
     return urls
+
+
+def refusal_status(status: int) -> int:
+    """The console's status for a page showing a service's refusal: a client error as the service
+    answered it (a 403 stays a 403), anything else 502 (the service failed, not the console)."""
+    return status if 400 <= status < 500 else 502
+
+
+class CredentialsRefused(Exception):
+    """The authz service answered 401: no such identity, or not this password."""
 
 
 class Unreachable(Exception):
@@ -84,18 +99,23 @@ class Apis:
         except httpx.HTTPError as error:
             raise Unreachable(service, self.urls[service], str(error) or type(error).__name__) from error
 
-    async def check_credentials(self, user: str, password: str) -> bool | None:
-        """True or False as the first service to decide says; None when none can.
+    async def permissions_of(self, user: str, password: str) -> tuple[Permission, ...] | None:
+        """What the identity may do, asked with its own credentials; CredentialsRefused on 401.
 
-        Only a 200 accepts: anything else in front of a service (a proxy's 404, a 502) is no proof.
+        None when the authz service cannot say: it does not answer, or answers anything but 200
+        or 401 (a proxy's 403, 404 or 502 in front of it is no proof either way; the route itself
+        lists every identity's permissions to that identity).
         """
-        for service, path in CREDENTIAL_PATHS:
-            try:
-                response = await self.call(service, "GET", path, (user, password))
-            except Unreachable:
-                continue
-            if response.status_code in (401, 403):
-                return False
-            if response.status_code == 200:
-                return True
-        return None
+        path = PERMISSIONS_PATH.format(user=quote(user, safe=""))
+        try:
+            response = await self.call(PERMISSIONS_SERVICE, "GET", path, (user, password))
+        except Unreachable:
+            return None
+        if response.status_code == 401:
+            raise CredentialsRefused(user)
+        if response.status_code != 200:
+            return None
+        try:
+            return parse_permissions(response.json())
+        except ValueError:
+            return None

@@ -16,9 +16,21 @@ from fastapi.staticfiles import StaticFiles
 
 from ..settings import Settings
 from .apis import Apis, Unreachable
+from .grants import GrantsCache
 from .metrics import RateTracker
 from .sessions import SessionCodec
-from .views import blueprints, bus, configtree, distribution, overview, policy, policy_create, router, signin
+from .views import (
+    access,
+    blueprints,
+    bus,
+    configtree,
+    distribution,
+    overview,
+    policy,
+    policy_create,
+    router,
+    signin,
+)
 from .web import HERE, CsrfRejected, NeedSession, render, signin_url
 
 SECURITY_HEADERS = {
@@ -46,6 +58,7 @@ def create_app(settings: Settings) -> FastAPI:
     app.state.settings = settings
     app.state.apis = apis
     app.state.codec = SessionCodec(settings.console_secret)
+    app.state.grants = GrantsCache()  # each session's permissions, read again every few seconds
     app.state.rates = RateTracker()  # the previous /metrics sample per service (overview rates)
     app.state.config_models = {}  # the config tree's model per service URL (views/configtree.py)
     app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")
@@ -59,6 +72,7 @@ def create_app(settings: Settings) -> FastAPI:
         bus,
         router,
         distribution,
+        access,
     ):
         app.include_router(module.router)
     app.add_api_route("/health", _health, methods=["GET"])

@@ -1,4 +1,5 @@
-"""What every page shares: templates, the session dependency, the CSRF check on forms."""
+"""What every page shares: templates, the session dependency (with the user's grants), the CSRF
+check on forms."""
 
 from __future__ import annotations
 
@@ -11,7 +12,8 @@ from fastapi.responses import HTMLResponse, Response
 from starlette.datastructures import FormData
 from starlette.templating import Jinja2Templates
 
-from .apis import Apis
+from .apis import Apis, CredentialsRefused
+from .grants import NO_GRANTS, Grants, GrantsCache
 from .metrics import RateTracker
 from .sessions import SESSION_COOKIE, Session, SessionCodec, tokens_match
 
@@ -42,19 +44,51 @@ def apis(request: Request) -> Apis:
     return result
 
 
+def grants_cache(request: Request) -> GrantsCache:
+    result: GrantsCache = request.app.state.grants
+    return result
+
+
+def grants(request: Request) -> Grants:
+    """The signed-in user's grants (set by :func:`current_session`); none before sign-in."""
+    result: Grants = getattr(request.state, "grants", NO_GRANTS)
+    return result
+
+
 def rate_tracker(request: Request) -> RateTracker:
     result: RateTracker = request.app.state.rates
     return result
 
 
 async def current_session(request: Request) -> Session:
-    """The signed-in session, or NeedSession (every page but sign-in depends on this)."""
+    """The signed-in session, or NeedSession (every page but sign-in depends on this), with the
+    user's grants in ``request.state.grants``."""
+    path = request.url.path + (f"?{request.url.query}" if request.url.query else "")
     session = codec(request).open(request.cookies.get(SESSION_COOKIE))
     if session is None:
-        path = request.url.path + (f"?{request.url.query}" if request.url.query else "")
         raise NeedSession(path)
+    request.state.grants = await session_grants(request, session, path)
     request.state.session = session
     return session
+
+
+async def session_grants(request: Request, session: Session, path: str) -> Grants:
+    """The session's grants, read again from the authz service once the cached ones are older than
+    a few seconds. A 401 there means the identity is gone or its password changed: the session
+    ends. When the authz service cannot say, no action is offered until it can."""
+    cache = grants_cache(request)
+    found = cache.get(session.sid)
+    if found is not None:
+        return found
+    try:
+        permissions = await apis(request).permissions_of(session.user, session.password)
+    except CredentialsRefused:
+        codec(request).revoke(session)
+        cache.forget(session.sid)
+        raise NeedSession(path) from None
+    found = Grants(known=False) if permissions is None else Grants(permissions)
+    cache.put(session.sid, found)
+    return found
 
 
 async def checked_form(request: Request, session: Session) -> FormData:
@@ -73,7 +107,14 @@ def field(form: FormData, name: str) -> str:
 
 def render(request: Request, template: str, context: dict[str, Any], status: int = 200) -> HTMLResponse:
     session: Session | None = getattr(request.state, "session", None)
-    base = {"session": session, "csrf": session.csrf if session else "", "path": request.url.path}
+    allowed = grants(request)
+    base = {
+        "session": session,
+        "csrf": session.csrf if session else "",
+        "path": request.url.path,
+        "grants": allowed,
+        "can": allowed.can,
+    }
     return templates.TemplateResponse(request, template, {**base, **context}, status_code=status)
 
 

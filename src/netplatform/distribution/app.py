@@ -13,17 +13,20 @@ from fastapi import FastAPI
 from ..settings import Settings
 from ..store.generations import Generation
 from ..web.app import build_app
+from ..web.permissions import ServicePermissions
 from ..web.service import ServiceSpec
 from .acknowledgements import Acknowledgements
 from .delivery import DeliveryEngine
 from .delivery_body import DecompressionLimits
 from .delivery_metrics import DeliveryMetrics
+from .endpoint_secrets import EndpointSecrets
 from .errors import ERROR_MEDIA_TYPE, render_error
 from .feed_provisioning import Provisioning
 from .forwarding import Forwarding
 from .log_retention import LogRetention
 from .logbook import Logbook
 from .nodes import NodeRegistry
+from .publisher_gate import PublisherGate
 from .publishing import Publisher
 from .routing import Routing
 from .spool_space import SpoolSpace
@@ -36,6 +39,10 @@ SPEC = ServiceSpec(
     render_error=render_error,
     error_media_type=ERROR_MEDIA_TYPE,
 )
+
+PERMISSIONS = ServicePermissions("distribution")
+"""The service's own API permissions (``platform.distribution.api|feeds|read`` ...) and its
+internal routes' (``platform.distribution.internal|forward|call`` ...): docs/distribution.md."""
 
 
 class BackgroundWork(Protocol):
@@ -80,11 +87,15 @@ def create_app(settings: Settings) -> FastAPI:
     node = settings.instance_name
     state.nodes = NodeRegistry(state.db, state.blobs, settings)
     state.routing = Routing(state.db, state.nodes)
-    state.provisioning = Provisioning(state.db, state.blobs, settings)
+    # Endpoint password hashes and the credentials known to match them, shared by provisioning
+    # (which makes them) and publishing (which checks them).
+    secrets = EndpointSecrets()
+    state.provisioning = Provisioning(state.db, state.blobs, settings, secrets)
     state.provisioned = Generation(state.db, generations, PROVISIONING_SCOPE)
     state.delivery_metrics = DeliveryMetrics(state.metrics.registry, state.db, node)
     state.spool_space = SpoolSpace(state.db, state.blobs, settings, state.delivery_metrics)
-    state.publisher = Publisher(state.db, state.blobs, node, state.spool_space)
+    gate = PublisherGate(state.access, settings.distribution_authz, secrets)
+    state.publisher = Publisher(state.db, state.blobs, node, state.spool_space, gate)
     state.forwarding = Forwarding(state.db, state.blobs, node, state.spool_space)
     state.logbook = Logbook(state.db)
     state.log_retention = LogRetention(state.db, settings)

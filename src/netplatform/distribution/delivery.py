@@ -45,6 +45,7 @@ from .delivery_sender import Attempt, Sender, client_session, delivery_url
 from .file_headers import CONTENT_TYPE
 from .forward_sender import ForwardSender
 from .log_records import NO_STATUS, ExpiryReason, LogRecord, RecordType
+from .nodes import node_identity
 from .repository import logs, queue
 from .repository.queue import DeliveryJob, NextHop
 
@@ -81,6 +82,7 @@ class DeliveryEngine:
         self._workers: list[asyncio.Task[None]] = []
         self._sender: Sender | None = None
         self._forwarder: ForwardSender | None = None
+        self.node_identity = node_identity(settings)  # checked here: a bad pair fails at start
 
     async def start(self) -> None:
         freed = await anyio.to_thread.run_sync(self._release_all)
@@ -88,7 +90,7 @@ class DeliveryEngine:
             log.info("released %d delivery claims left by a previous run of %s", freed, self.node)
         session = client_session(self.settings)
         self._sender = Sender(session, self.blobs, self.scratch_dir, self.decompression)
-        self._forwarder = ForwardSender(session, self.blobs, self.node, self.settings.first_user())
+        self._forwarder = ForwardSender(session, self.blobs, self.node, self.node_identity)
         self._workers = [
             asyncio.create_task(self._work(), name=f"delivery-{n}")
             for n in range(self.settings.delivery_workers)

@@ -6,8 +6,9 @@ from typing import Annotated
 
 from fastapi import Depends, Header, Request
 
+from ..access.directory import AccessDirectory
 from ..web.replay import replayable
-from .access import ON_BEHALF_OF, ON_BEHALF_OF_GROUP, Caller
+from .access import EXCLUDE_AUTHZ, ON_BEHALF_OF, ON_BEHALF_OF_GROUP, Caller
 from .acknowledgements import Acknowledgements
 from .delivery import DeliveryEngine
 from .delivery_metrics import DeliveryMetrics
@@ -71,6 +72,7 @@ async def public_base_url(request: Request) -> str:
 
 
 async def caller(
+    request: Request,
     on_behalf_of: Annotated[
         str | None,
         Header(alias=ON_BEHALF_OF, description="Identity of the caller (1-8 characters); required"),
@@ -80,11 +82,24 @@ async def caller(
     ] = None,
     exclude_authz: Annotated[
         str | None,
-        Header(alias="X-EXCLUDE-AUTHZ", description="Accepted; no authorization framework is enabled"),
+        Header(
+            alias=EXCLUDE_AUTHZ,
+            description="With NETPLATFORM_DISTRIBUTION_AUTHZ on: required to create a feed; true: a "
+            "legacy feed (owner rule, endpoint ids), anything else: a feed governed by permissions",
+        ),
     ] = None,
 ) -> Caller:
-    """The caller of a feed or subscription route (400 when the on-behalf-of header is unusable)."""
-    return Caller.from_headers(on_behalf_of, on_behalf_of_group)
+    """The caller of a feed or subscription route (400 when the on-behalf-of header is unusable),
+    with what the authenticated identity holds (the per-feed permission checks use it)."""
+    user: str = request.state.user
+    access: AccessDirectory = request.app.state.access
+    return Caller.from_headers(
+        on_behalf_of,
+        on_behalf_of_group,
+        user=user,
+        grants=await access.grants(user),
+        exclude_authz=exclude_authz,
+    )
 
 
 ProvisioningDep = Annotated[Provisioning, Depends(provisioning)]

@@ -11,18 +11,44 @@ from .lenient_json import Document, limit_length
 DEFAULT_AUTHZ_INSTANCE = "legacy"
 
 
+def is_legacy_instance(authz_instance: str) -> bool:
+    """The reference's legacy instances: empty or ``legacy`` (reference authz 4)."""
+    return authz_instance in ("", DEFAULT_AUTHZ_INSTANCE)
+
+
 @dataclass(frozen=True)
 class Endpoint:
-    """A publisher identity of the feed (``endpoint_ids`` entry)."""
+    """A publisher identity of a stored feed (``endpoint_ids`` entry): its id and the argon2id
+    hash of its password. The password itself is never stored (:mod:`.endpoint_secrets`)."""
 
     id: str
-    password: str
+    password_hash: str
+
+
+@dataclass(frozen=True)
+class EndpointIn:
+    """An ``endpoint_ids`` entry of a request: the password in clear, or None when an update
+    leaves it out (the stored hash of the same id stays)."""
+
+    id: str
+    password: str | None
 
 
 @dataclass(frozen=True)
 class FeedAuthorization:
+    """The stored ``authorization`` object."""
+
     classification: str
     endpoint_ids: tuple[Endpoint, ...]
+    endpoint_addrs: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class RequestedAuthorization:
+    """The ``authorization`` object of a create or update body, passwords in clear."""
+
+    classification: str
+    endpoint_ids: tuple[EndpointIn, ...]
     endpoint_addrs: tuple[str, ...]
 
 
@@ -34,7 +60,7 @@ class FeedFields:
     version: str | None
     description: str
     business_description: str
-    authorization: FeedAuthorization
+    authorization: RequestedAuthorization
     suspend: bool
     groupid: int
     authz_instance: str
@@ -52,6 +78,9 @@ class Feed:
     groupid: int
     authz_instance: str
     publisher: str
+    # Created with X-EXCLUDE-AUTHZ: false while the framework was on: governed by the
+    # platform.distribution.feed permissions of its authz_instance (see .access).
+    authz_framework: bool = False
 
     def ensure_unchanged_identity(self, fields: FeedFields) -> None:
         """Name and version are immutable (the version only when the update gives one)."""
@@ -81,7 +110,7 @@ def parse_feed(document: Document, *, creating: bool) -> FeedFields:
             256,
             "business description field is too long",
         ),
-        authorization=_parse_authorization(document.required_object("authorization")),
+        authorization=_parse_authorization(document.required_object("authorization"), creating=creating),
         suspend=document.optional_bool("suspend"),
         groupid=document.optional_int("groupid", 0),
         authz_instance=limit_length(
@@ -92,12 +121,13 @@ def parse_feed(document: Document, *, creating: bool) -> FeedFields:
     )
 
 
-def _parse_authorization(document: Document) -> FeedAuthorization:
+def _parse_authorization(document: Document, *, creating: bool) -> RequestedAuthorization:
     classification = limit_length(
         document.required_string("classification"), 32, "classification field is too long"
     )
     endpoint_ids = tuple(
-        _parse_endpoint(entry, index) for index, entry in enumerate(document.required_array("endpoint_ids"))
+        _parse_endpoint(entry, index, creating=creating)
+        for index, entry in enumerate(document.required_array("endpoint_ids"))
     )
     if not endpoint_ids:
         raise BadRequest("need to specify at least one endpoint_id")
@@ -106,14 +136,18 @@ def _parse_authorization(document: Document) -> FeedAuthorization:
         if not isinstance(entry, str) or not is_valid_address(entry):
             raise BadRequest(f"bad IP addr or subnet mask: {entry}")
         endpoint_addrs.append(entry)
-    return FeedAuthorization(classification, endpoint_ids, tuple(endpoint_addrs))
+    return RequestedAuthorization(classification, endpoint_ids, tuple(endpoint_addrs))
 
 
-def _parse_endpoint(entry: object, index: int) -> Endpoint:
+def _parse_endpoint(entry: object, index: int, *, creating: bool) -> EndpointIn:
+    """An endpoint identity; an update may leave its password out to keep the stored one (the
+    answers never show passwords, so a client can send back what it read)."""
     if not isinstance(entry, dict):
         raise BadRequest(f"Invalid JSON: JSONArray[{index}] is not a JSONObject.")
     document = Document(entry)
     endpoint_id = document.required_string("id")
     limit_length(endpoint_id, 20, f"id field is too long ({endpoint_id})")
+    if not creating and not document.has("password"):
+        return EndpointIn(endpoint_id, None)
     password = limit_length(document.required_string("password"), 32, "password field is too long")
-    return Endpoint(endpoint_id, password)
+    return EndpointIn(endpoint_id, password)

@@ -40,6 +40,19 @@ def default_node_url(settings: Settings) -> str:
     return f"{scheme}://{host}:{settings.distribution_port}"
 
 
+def node_identity(settings: Settings) -> tuple[str, str]:
+    """The credentials this node presents to other nodes (forwarding): ``NETPLATFORM_NODE_USER``
+    and ``NETPLATFORM_NODE_PASSWORD``, else the first NETPLATFORM_USERS entry (the bootstrap
+    administrator, so a one-user deployment works as it is). The receiving node requires
+    ``platform.node`` of it."""
+    user, password = settings.node_user, settings.node_password
+    if user is None and password is None:
+        return settings.first_user()
+    if not user or password is None:
+        raise ValueError("NETPLATFORM_NODE_USER and NETPLATFORM_NODE_PASSWORD must be set together")
+    return user, password
+
+
 @dataclass(frozen=True)
 class NodeView:
     """A node as operators and routing see it."""

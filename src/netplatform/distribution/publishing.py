@@ -14,7 +14,6 @@ off with nothing left behind (see :mod:`.spool_space`).
 
 from __future__ import annotations
 
-import hmac
 import json
 import re
 import threading
@@ -28,12 +27,11 @@ from ..clock import now_ms
 from ..store.blobs import BlobRef, BlobStore
 from ..store.db import Database
 from ..store.group_commit import GroupCommit
-from ..web.auth import Credentials
-from ..web.errors import BadRequest, Forbidden, NotFound, Unauthorized
-from .addresses import address_allowed
+from ..web.errors import BadRequest, Forbidden, NotFound
 from .feed_model import Feed
 from .links import positive_id
 from .log_records import LogRecord, RecordType
+from .publisher_gate import PublisherGate
 from .repository import logs, queue
 from .repository.feeds import find_feed
 from .repository.queue import SpooledFile
@@ -41,7 +39,6 @@ from .repository.subscriptions import live_subscriptions_of
 from .spool_space import SpoolSpace
 
 MAX_METADATA_LENGTH = 4096
-PUBLISH_REALM = 'Basic realm="publish"'
 _UNSAFE_FILE_ID = re.compile(r"[/\x00-\x1f\x7f]")
 
 
@@ -114,25 +111,6 @@ def check_metadata(value: str | None) -> None:
         raise BadRequest("Malformed metadata")
 
 
-def authorize_publisher(feed: Feed, credentials: Credentials | None, source_ip: str) -> str:
-    """The endpoint id of a permitted publisher; 401 for missing or wrong credentials, 403 by address."""
-    if credentials is None:
-        raise Unauthorized("Missing or bad Authorization header", headers={"WWW-Authenticate": PUBLISH_REALM})
-    matched = False
-    for endpoint in feed.authorization.endpoint_ids:
-        same_id = hmac.compare_digest(endpoint.id.encode(), credentials.user.encode())
-        same_password = hmac.compare_digest(endpoint.password.encode(), credentials.password.encode())
-        matched |= same_id and same_password
-    if not matched:
-        raise Unauthorized(
-            "Publisher not permitted for this feed", headers={"WWW-Authenticate": PUBLISH_REALM}
-        )
-    addresses = feed.authorization.endpoint_addrs
-    if addresses and not address_allowed(source_ip, addresses):
-        raise Forbidden("Publisher not permitted for this feed")
-    return credentials.user
-
-
 def _receivers(session: Session, feed_id: int) -> list[int]:
     """The feed's live subscriptions that take files now; 404 or 403 when the feed is gone or suspended.
 
@@ -152,8 +130,11 @@ def _receivers(session: Session, feed_id: int) -> list[int]:
 
 
 class Publisher:
-    def __init__(self, db: Database, blobs: BlobStore, instance: str, space: SpoolSpace) -> None:
+    def __init__(
+        self, db: Database, blobs: BlobStore, instance: str, space: SpoolSpace, gate: PublisherGate
+    ) -> None:
         self.db = db
+        self.gate = gate
         self.blobs = blobs
         self.space = space
         self.node = instance  # the receiving node: it holds the file and its deliveries
@@ -164,18 +145,19 @@ class Publisher:
         self,
         feed_number: str,
         file_id: str,
-        credentials: Credentials | None,
+        authorization: str | None,
         source_ip: str,
         metadata: str | None,
     ) -> Admission:
-        """Every check of a publish or retraction, in the reference's order."""
+        """Every check of a publish or retraction, in the reference's order (a worker thread:
+        checking credentials may take an argon2 verification)."""
         number = parse_feed_number(feed_number)
         with self.db.read() as session:
             feed = find_feed(session, number)
         if feed is None:
             raise NotFound("Invalid request - Missing or bad feed number.")
         check_file_id(file_id)
-        endpoint_id = authorize_publisher(feed, credentials, source_ip)
+        endpoint_id = self.gate.admit(feed, authorization, source_ip)
         if feed.suspend:
             raise Forbidden("Feed is suspended")
         check_metadata(metadata)

@@ -19,8 +19,9 @@ from .subscription_model import Subscription
 
 
 class EndpointIdentity(BaseModel):
+    """An endpoint identity as answers show it: passwords are stored only as hashes, never shown."""
+
     id: str = Field(max_length=20)
-    password: str = Field(max_length=32)
 
 
 class FeedAuthorizationBody(BaseModel):
@@ -51,6 +52,16 @@ class EndpointIdentityIn(BaseModel):
     password: str = Field(max_length=32, pattern=_bounded(32))
 
 
+class EndpointIdentityUpdateIn(BaseModel):
+    id: str = Field(max_length=20, pattern=_bounded(20))
+    password: str | None = Field(
+        default=None,
+        max_length=32,
+        pattern=_bounded(32),
+        description="Left out: this id keeps the password it has (an id the feed does not have needs one)",
+    )
+
+
 ADDRESS_DESCRIPTION = "An IPv4 or IPv6 host, or a network as address/masklen"
 
 
@@ -68,6 +79,10 @@ class FeedAuthorizationIn(BaseModel):
     ] = Field(default_factory=list)
 
 
+class FeedAuthorizationUpdateIn(FeedAuthorizationIn):
+    endpoint_ids: list[EndpointIdentityUpdateIn] = Field(min_length=1)  # type: ignore[assignment]
+
+
 class FeedUpdateRequest(BaseModel):
     """A feed update: ``name`` must be the feed's own, ``version`` too when given."""
 
@@ -75,16 +90,17 @@ class FeedUpdateRequest(BaseModel):
     version: str | None = Field(default=None, max_length=20, pattern=_bounded(20))
     description: str | None = Field(default=None, max_length=256, pattern=_bounded(256))
     business_description: str | None = Field(default=None, max_length=256, pattern=_bounded(256))
-    authorization: FeedAuthorizationIn
+    authorization: FeedAuthorizationUpdateIn
     suspend: bool | None = None
     groupid: int | None = Field(default=None, ge=-(2**31), le=2**31 - 1)
     authz_instance: str | None = Field(default=None, max_length=256, pattern=_bounded(256))
 
 
 class FeedRequest(FeedUpdateRequest):
-    """A feed to create: the version is required."""
+    """A feed to create: the version and every endpoint's password are required."""
 
     version: str = Field(max_length=20, pattern=_bounded(20))
+    authorization: FeedAuthorizationIn  # type: ignore[assignment]
 
 
 class FeedBody(BaseModel):
@@ -179,7 +195,7 @@ def render_feed(feed: Feed, base: str) -> dict[str, Any]:
         business_description=feed.business_description,
         authorization=FeedAuthorizationBody(
             classification=authorization.classification,
-            endpoint_ids=[EndpointIdentity(id=e.id, password=e.password) for e in authorization.endpoint_ids],
+            endpoint_ids=[EndpointIdentity(id=e.id) for e in authorization.endpoint_ids],
             endpoint_addrs=list(authorization.endpoint_addrs),
         ),
         suspend=feed.suspend,

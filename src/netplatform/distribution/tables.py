@@ -41,11 +41,14 @@ feeds = sa.Table(
     sa.Column("description", sa.String(256), nullable=False),
     sa.Column("business_description", sa.String(256), nullable=False),
     sa.Column("classification", sa.String(32), nullable=False),
+    # [{"id", "password_hash"}]: argon2id hashes, never a password (migration 0005).
     sa.Column("endpoint_ids", sa.JSON, nullable=False),
     sa.Column("endpoint_addrs", sa.JSON, nullable=False),
     sa.Column("suspend", sa.Boolean, nullable=False),
     sa.Column("groupid", sa.BigInteger, nullable=False),
     sa.Column("authz_instance", sa.String(256), nullable=False),
+    # Governed by the platform.distribution.feed permissions of authz_instance (migration 0005).
+    sa.Column("authz_framework", sa.Boolean, nullable=False, server_default=sa.false()),
     sa.Column("publisher", sa.String(8), nullable=False),
     sa.Column("deleted", sa.Boolean, nullable=False),
     sa.Column("created_ms", sa.BigInteger, nullable=False),

@@ -14,6 +14,7 @@ from ..settings import Settings
 from ..store.db import database_for
 from ..store.generations import register_cache_metrics
 from ..web.app import build_app
+from ..web.permissions import ServicePermissions
 from ..web.service import ServiceSpec
 from .catalog import Catalog
 from .counting import CountingMiddleware
@@ -40,6 +41,9 @@ SPEC = ServiceSpec(
     response_headers=version_headers,
     max_body_bytes=MAX_BODY_BYTES,
 )
+
+PERMISSIONS = ServicePermissions(SPEC.name)
+"""``platform.policy.api|<resource>|read|write``: what each route declares (routes/*.py)."""
 
 
 @asynccontextmanager

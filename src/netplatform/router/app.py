@@ -3,6 +3,7 @@ its engine and mirror agents."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -10,6 +11,7 @@ from fastapi import FastAPI
 
 from ..settings import Settings
 from ..web.app import build_app
+from ..web.permissions import ServicePermissions
 from ..web.service import ServiceSpec
 from .access import Administrators
 from .engines import engine_for
@@ -20,6 +22,8 @@ from .mirror_agents import MirrorAgents
 from .mirror_supervisor import LEASE_S, MirrorConfig, MirrorSupervisor
 from .topics import Topics
 
+log = logging.getLogger(__name__)
+
 SPEC = ServiceSpec(
     name="router",
     title="netplatform message router",
@@ -27,12 +31,17 @@ SPEC = ServiceSpec(
     render_error=render_error,
     error_model=RouterError,
     error_descriptions={
-        403: "The caller is not on the topic's ACL, or may not administer the topic",
+        403: "The caller lacks the route's permission, is not on the topic's ACL, or may not "
+        "administer the topic",
         404: "No such topic",
         409: "The topic exists",
         503: "The message engine is unavailable",
     },
 )
+
+PERMISSIONS = ServicePermissions(SPEC.name)
+"""``platform.router.api|topics|read|write`` and ``platform.router.internal|mirror|call``: what
+each route declares (routes/*.py). Publish, fetch and topic reads are per object (a topic's ACL)."""
 
 
 @asynccontextmanager
@@ -52,10 +61,20 @@ async def _run_engine(app: FastAPI) -> AsyncIterator[None]:
 
 
 def _mirror_config(settings: Settings) -> MirrorConfig:
+    owner = settings.first_user()[0]
+    user, password = settings.router_mirror_user, settings.router_mirror_password
+    credentials = (user, password) if user and password is not None else None
+    if settings.router_bridge_admin_topic and credentials is None:
+        log.warning(
+            "mirror agents present no credential to source routers (which answer 401): set "
+            "NETPLATFORM_ROUTER_MIRROR_USER and NETPLATFORM_ROUTER_MIRROR_PASSWORD"
+        )
     return MirrorConfig(
         admin_topic=settings.router_bridge_admin_topic,
-        owner=settings.first_user()[0],
-        credentials=settings.first_user(),
+        owner=owner,
+        credentials=credentials,
+        # Local publishing sends no credential anywhere: it is checked as this identity here.
+        publisher=user or owner,
         poll_s=settings.router_mirror_poll_ms / 1000,
         retry_s=settings.router_mirror_retry_s,
     )
@@ -75,11 +94,11 @@ def create_app(settings: Settings) -> FastAPI:
     )
     state = app.state
     state.engine = engine_for(settings, state.db)
-    state.user_roles = settings.role_table
-    state.topics = Topics(state.db, state.engine, Administrators(settings.router_admin_entries))
+    administrators = Administrators(settings.router_admin_entries, settings.router_bridge_admin_topic)
+    state.topics = Topics(state.db, state.engine, administrators)
     state.events = Events(state.topics, state.engine)
     agents = MirrorAgents(state.db, settings.instance_name, lease_s=LEASE_S)
     state.mirrors = MirrorSupervisor(
-        agents, state.events, state.topics, state.engine, _mirror_config(settings)
+        agents, state.events, state.topics, state.engine, _mirror_config(settings), state.access.roles
     )
     return app

@@ -7,11 +7,14 @@ per single-message publish (docs/performance/router.md).
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Annotated
 
 from fastapi import Depends, Request
 
+from ..access.directory import AccessDirectory
 from .access import Caller
+from .app import PERMISSIONS
 from .events import Events
 from .mirror_supervisor import MirrorSupervisor
 from .topics import Topics
@@ -33,13 +36,23 @@ async def mirrors(request: Request) -> MirrorSupervisor:
 
 
 async def caller(request: Request) -> Caller:
-    """The authenticated identity (the kernel's Basic auth) with its NETPLATFORM_USERS roles."""
+    """The authenticated identity (the kernel's Basic auth) with every role the authorization
+    store gives it (cached by the access directory, never more than 2 s behind a change)."""
     identity: str = request.state.user
-    roles: dict[str, frozenset[str]] = request.app.state.user_roles
-    return Caller(identity, roles.get(identity, frozenset()))
+    access: AccessDirectory = request.app.state.access
+    return Caller(identity, await access.roles(identity))
+
+
+async def granter(request: Request) -> Caller:
+    """The caller, knowing whether it holds router.writer's write on topics (which lets it grant
+    and revoke on any topic): looked up only by the routes that need it."""
+    found = await caller(request)
+    access: AccessDirectory = request.app.state.access
+    return replace(found, topic_writer=await access.allows(found.identity, PERMISSIONS.write("topics")))
 
 
 TopicsDep = Annotated[Topics, Depends(topics)]
 EventsDep = Annotated[Events, Depends(events)]
 MirrorsDep = Annotated[MirrorSupervisor, Depends(mirrors)]
 CallerDep = Annotated[Caller, Depends(caller)]
+GranterDep = Annotated[Caller, Depends(granter)]

@@ -1,12 +1,12 @@
 """The events service object: publish to and fetch from a topic, with its ACL checked.
 
-No HTTP here, so an in-process agent (a mirror agent) publishes through the same object as
-the routes (:meth:`Events.publish_mirrored`, the router writing on its own behalf).
+No HTTP here, so an in-process agent (a mirror agent) publishes through the same object and
+the same checks as the routes, as its own identity (mirror_supervisor.py).
 """
 
 from __future__ import annotations
 
-from .access import Caller, require_consumer, require_publisher
+from .access import Caller, require_consumer
 from .engines.base import Engine, EngineUnavailable
 from .errors import engine_unavailable, message_too_large
 from .topics import Topics
@@ -19,7 +19,7 @@ class Events:
 
     async def publish(self, topic: str, messages: list[str], caller: Caller) -> int:
         """Append ``messages`` to ``topic`` in order; the count, once all are durable."""
-        require_publisher(await self.topics.for_traffic(topic), caller)
+        self.topics.administrators.require_publisher(await self.topics.for_traffic(topic), caller)
         if not messages:
             return 0
         try:
@@ -29,25 +29,11 @@ class Events:
         except ValueError as error:  # a message beyond the engine's size limit
             raise message_too_large(str(error)) from error
 
-    async def publish_mirrored(self, topic: str, messages: list[str]) -> int:
-        """Append what a mirror agent copied: the router itself writes, so no writer ACL applies
-        (the topic's ACL names its clients, not the router); an unknown topic is still a 404."""
-        await self.topics.for_traffic(topic)
-        if not messages:
-            return 0
-        try:
-            return await self.engine.publish(topic, messages)
-        except EngineUnavailable as error:
-            raise engine_unavailable(str(error)) from error
-        except ValueError as error:
-            raise message_too_large(str(error)) from error
-
-    async def read(
-        self, topic: str, caller: Caller, *, after: int, limit: int, timeout_s: float
-    ) -> list[tuple[int, str]]:
+    async def read(self, topic: str, *, after: int, limit: int, timeout_s: float) -> list[tuple[int, str]]:
         """Messages after sequence ``after`` with their sequence numbers, consuming nothing: what a
-        mirror agent of another router reads (a reader as for a fetch, or an administrator)."""
-        self.topics.administrators.require_mirror_reader(await self.topics.for_traffic(topic), caller)
+        mirror agent of another router reads. No ACL applies: the route needs platform.node, the
+        node-level trust of mirror agents, which are on no topic's reader ACL."""
+        await self.topics.for_traffic(topic)  # an unknown topic is a 404
         try:
             return await self.engine.read(topic, after, limit, timeout_s)
         except EngineUnavailable as error:

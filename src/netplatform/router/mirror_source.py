@@ -1,8 +1,10 @@
 """A mirror agent's view of its source router: the internal read route, over HTTP.
 
-The agent reads with the first NETPLATFORM_USERS entry's credentials (the identity the bus
-controller provisions with, so it is on every topic's ACL it provisioned or an administrator);
-the source answers messages with their sequence numbers and moves nothing (routes/mirror.py).
+The agent reads with the router's mirror credential (NETPLATFORM_ROUTER_MIRROR_USER and
+_PASSWORD, an identity holding platform.node at the source), or, when none is configured, with
+no credential at all: the source answers 401 and the agent keeps retrying. It never presents
+another user's password, since whoever names a source learns what the agent sends it. The
+source answers messages with their sequence numbers and moves nothing (routes/mirror.py).
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ class SourceUnavailable(Exception):
 
 
 class SourceRouter:
-    def __init__(self, base_url: str, credentials: tuple[str, str]) -> None:
+    def __init__(self, base_url: str, credentials: tuple[str, str] | None) -> None:
         self.base_url = base_url
         self._client = httpx.AsyncClient(base_url=base_url, auth=credentials, timeout=HTTP_SLACK_S)
 

@@ -5,8 +5,13 @@ The reader takes admin messages from this router's own bridge-admin topic throug
 (``read``, by sequence, its position kept with each message it applies: mirror_agents.py).
 A copy task reads a topic from the agent's source router (mirror_source.py), publishes the
 batch here, and only then records the last source sequence: at least once, in order per
-topic, and a restart resumes at the recorded position. A source that is down, or a local
-topic that does not exist yet, is retried every ``retry_s``.
+topic, and a restart resumes at the recorded position. A source that is down or refuses the
+agent's credential, a local topic that does not exist yet, or one whose writer ACL does not
+admit the agent's identity, is retried every ``retry_s``.
+
+Issue 23: an agent reads its source with the mirror credential (NETPLATFORM_ROUTER_MIRROR_USER
+and _PASSWORD), or with none, never another user's; it publishes here as that identity (else
+the first NETPLATFORM_USERS entry), through the same checks as any publisher.
 """
 
 from __future__ import annotations
@@ -15,9 +20,11 @@ import asyncio
 import contextlib
 import logging
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from ..web.errors import Conflict, NotFound
+from .access import Caller
 from .engines.base import Engine
 from .events import Events
 from .mirror_agents import ADMIN_READER, AgentStatus, MirrorAgents
@@ -39,7 +46,8 @@ ADMIN_POLL_S = 5.0  # the admin topic is local: a long poll costs nothing
 class MirrorConfig:
     admin_topic: str  # "" : no mirror agents on this router
     owner: str  # owns the admin topic when the router creates it (the first NETPLATFORM_USERS entry)
-    credentials: tuple[str, str]  # for reading source routers
+    credentials: tuple[str, str] | None  # for reading source routers; None: present none
+    publisher: str  # the identity the agents publish here as (the writer ACLs decide)
     poll_s: float
     retry_s: float
 
@@ -73,9 +81,16 @@ class _AgentRun:
 
 class MirrorSupervisor:
     def __init__(
-        self, agents: MirrorAgents, events: Events, topics: Topics, engine: Engine, config: MirrorConfig
+        self,
+        agents: MirrorAgents,
+        events: Events,
+        topics: Topics,
+        engine: Engine,
+        config: MirrorConfig,
+        roles: Callable[[str], Awaitable[frozenset[str]]],
     ) -> None:
         self.agents = agents
+        self.roles = roles  # an identity's roles in the authorization store (AccessDirectory.roles)
         self.events = events
         self.topics = topics
         self.engine = engine
@@ -225,7 +240,8 @@ class MirrorSupervisor:
             if self.config.poll_s <= 0:  # no long poll at the source: pause between empty reads
                 await asyncio.sleep(self.config.retry_s)
             return position
-        await self.events.publish_mirrored(topic, [message for _seq, message in read])
+        publisher = Caller(self.config.publisher, await self.roles(self.config.publisher))
+        await self.events.publish(topic, [message for _seq, message in read], publisher)
         last = read[-1][0]
         await self.agents.advance(agent, topic, last)
         return last

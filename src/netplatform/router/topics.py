@@ -145,7 +145,7 @@ class Topics:
             topic = topics.get(name, for_update=True)  # concurrent grants of one topic queue here
             if topic is None:
                 raise topic_not_found(name)
-            self.administrators.require_manager(topic, caller, action)
+            self.administrators.require_granter(topic, caller, action)
             change(topics)
 
         await run_sync(self._write, work)

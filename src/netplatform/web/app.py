@@ -18,15 +18,17 @@ from fastapi.responses import JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.middleware import Middleware
 
+from ..access.directory import directory_for
 from ..settings import Settings
 from ..store.blobs import BlobStore
 from ..store.db import Database, database_for
 from . import errors
-from .auth import PUBLIC, UserDirectory
+from .auth import PUBLIC
 from .health import HealthProbe, HealthShortcut
 from .metrics import CONTENT_TYPE_LATEST, Metrics
 from .middleware.kernel import KernelMiddleware
 from .openapi import document_kernel_conventions
+from .permissions import ServicePermissions, requires
 from .replay import ReplayCounts, ReplayShortcut, register_replay_metrics
 from .requestid import REQUEST_ID_HEADER
 from .routes import RouteTable
@@ -84,6 +86,8 @@ def build_app(
     app.state.blobs = BlobStore(settings.blob_dir)
     app.state.metrics = Metrics(spec.name)
     app.state.health = HealthProbe(database)
+    # Who the caller is and what they may do, shared by every app of the process.
+    app.state.access = directory_for(settings, database)
     app.state.replays = ReplayCounts()
     register_replay_metrics(app.state.metrics.registry, spec.name, app.state.replays)
 
@@ -129,7 +133,7 @@ def _install_middleware(
         KernelMiddleware,
         spec=spec,
         routes=routes,
-        directory=UserDirectory(settings.user_table),
+        access=app.state.access,
         limit=limit,
         metrics=app.state.metrics,
         access_log=settings.access_log,
@@ -185,7 +189,12 @@ def _kernel_router(spec: ServiceSpec) -> APIRouter:
     async def health(request: Request) -> JSONResponse:
         return await _health_answer(spec, request.app.state.health)
 
-    @router.get("/metrics", summary="Prometheus metrics", response_class=Response)
+    @router.get(
+        "/metrics",
+        summary="Prometheus metrics",
+        response_class=Response,
+        openapi_extra=requires(ServicePermissions(spec.name).read("metrics")),
+    )
     def metrics(request: Request) -> Response:
         return Response(request.app.state.metrics.exposition(), media_type=CONTENT_TYPE_LATEST)
 

@@ -15,6 +15,7 @@ from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
 from pydantic import TypeAdapter
 
+from .permissions import AUTHENTICATED, PERMISSION_KEY
 from .service import ServiceSpec
 from .text import NO_NUL_PATTERN
 
@@ -90,6 +91,9 @@ def _document_errors(operation: dict[str, Any], spec: ServiceSpec) -> None:
     responses.setdefault("400", _error_response("Bad request: input that fails validation", spec))
     if operation.get("security") != []:
         responses.setdefault("401", _error_response("Missing or wrong credentials", spec))
+    permission = operation.get(PERMISSION_KEY)
+    if isinstance(permission, str) and permission != AUTHENTICATED:
+        responses.setdefault("403", _error_response(f"The caller lacks `{permission}`", spec))
     if "requestBody" in operation:
         responses.setdefault("413", _error_response("Request body too large", spec))
 

@@ -17,6 +17,8 @@ from starlette.convertors import Convertor, register_url_convertor
 from starlette.routing import Match
 from starlette.types import Scope
 
+from .permissions import Permission, declared
+
 STREAMED_BODY: dict[str, Any] = {"x-streamed-body": True}
 """Pass as ``openapi_extra`` to a route that reads its own (possibly large) body as a stream."""
 
@@ -43,6 +45,12 @@ class AnyPathConvertor(Convertor[str]):
 register_url_convertor("any_path", AnyPathConvertor())
 
 KERNEL_PUBLIC_PATHS = frozenset({"/openapi.json", "/docs", "/docs/oauth2-redirect"})
+
+UNDECLARED = "undeclared"
+"""What :meth:`RouteTable.requirement` answers for a route that declares no permission."""
+
+# The declarations of a request no route matches (the framework answers 404 or 405).
+_UNMATCHED: dict[str, Any] = {"x-unmatched": True}
 
 
 class RouteTable:
@@ -87,7 +95,7 @@ class RouteTable:
             declarations = self._declarations.get(key)
             if declarations is None:
                 route = self.lookup(scope)
-                declarations = (route.openapi_extra or {}) if route else {}
+                declarations = (route.openapi_extra or {}) if route else _UNMATCHED
                 self._remember(key, declarations)
             state[_DECLARATIONS] = declarations
         return declarations
@@ -101,6 +109,15 @@ class RouteTable:
 
     def is_public(self, scope: Scope) -> bool:
         return scope["path"] in KERNEL_PUBLIC_PATHS or self._extra(scope).get("security") == []
+
+    def requirement(self, scope: Scope) -> Permission | str | None:
+        """What the route of this request needs of its caller (:mod:`.permissions`): a
+        permission, ``AUTHENTICATED``, :data:`UNDECLARED`, or None when no route matches."""
+        extra = self._extra(scope)
+        if extra is _UNMATCHED:
+            return None
+        required = declared(extra, scope["method"])
+        return UNDECLARED if required is None else required
 
     def streams_body(self, scope: Scope) -> bool:
         return bool(self._extra(scope).get("x-streamed-body"))

@@ -5,7 +5,9 @@ from __future__ import annotations
 from fastapi import APIRouter
 from fastapi.responses import JSONResponse
 
+from ...web.permissions import requires
 from ..actuator import endpoint_listing
+from ..app import PERMISSIONS
 from ..deps import RouteTableDep
 from ..schemas import EndpointListing
 
@@ -17,6 +19,7 @@ router = APIRouter(prefix="/actuator", tags=["actuator"])
     summary="Every endpoint of this service",
     status_code=202,
     response_model=EndpointListing,
+    openapi_extra=requires(PERMISSIONS.read("actuator")),
 )
 def mappings(routes: RouteTableDep) -> JSONResponse:
     return JSONResponse(endpoint_listing(routes.routes), status_code=202)

@@ -12,7 +12,8 @@ from fastapi.responses import JSONResponse, Response, StreamingResponse
 from ...store.blobs import CHUNK_SIZE
 from ...web.errors import BadRequest
 from ...web.openapi import error_responses
-from ..app import SPEC
+from ...web.permissions import requires
+from ..app import PERMISSIONS, SPEC
 from ..blueprint_models import MODEL_SORTS, PageRequest, SaveMode
 from ..deps import CATALOG, BlueprintModelsDep, StarterCatalogDep
 from ..repository.blueprint_models import ModelRecord
@@ -39,7 +40,11 @@ Archive = Annotated[UploadFile, File(description="The CBA, a zip archive")]
 
 
 @router.get(
-    "", summary="All blueprint models", response_model=list[BlueprintModelEnvelope], dependencies=[CATALOG]
+    "",
+    summary="All blueprint models",
+    response_model=list[BlueprintModelEnvelope],
+    dependencies=[CATALOG],
+    openapi_extra=requires(PERMISSIONS.read("blueprint-model")),
 )
 def list_models(models: BlueprintModelsDep) -> JSONResponse:
     return ok(bodies.wrapped_models(models.all()))
@@ -51,6 +56,7 @@ def list_models(models: BlueprintModelsDep) -> JSONResponse:
     response_model=BlueprintModelEnvelope,
     responses=error_responses(SPEC, 400, 413, 415),
     dependencies=UPLOAD,
+    openapi_extra=requires(PERMISSIONS.write("blueprint-model")),
 )
 def save_model(file: Archive, models: BlueprintModelsDep) -> JSONResponse:
     return ok(bodies.wrapped_model(models.save(file.file, SaveMode.SAVE)))
@@ -62,6 +68,7 @@ def save_model(file: Archive, models: BlueprintModelsDep) -> JSONResponse:
     response_model=BlueprintModelEnvelope,
     responses=error_responses(SPEC, 400, 413, 415),
     dependencies=UPLOAD,
+    openapi_extra=requires(PERMISSIONS.write("blueprint-model")),
 )
 def publish_model(file: Archive, models: BlueprintModelsDep) -> JSONResponse:
     return ok(bodies.wrapped_model(models.save(file.file, SaveMode.PUBLISH)))
@@ -73,6 +80,7 @@ def publish_model(file: Archive, models: BlueprintModelsDep) -> JSONResponse:
     response_class=Response,
     responses={**ZIP_RESPONSE, **error_responses(SPEC, 400, 413, 415)},
     dependencies=UPLOAD,
+    openapi_extra=requires(PERMISSIONS.read("blueprint-model")),
 )
 def enrich_model(file: Archive, models: BlueprintModelsDep) -> Response:
     return Response(
@@ -88,6 +96,7 @@ def enrich_model(file: Archive, models: BlueprintModelsDep) -> Response:
     response_model=BlueprintModelEnvelope,
     responses=error_responses(SPEC, 400, 413, 415, 503),
     dependencies=UPLOAD,
+    openapi_extra=requires(PERMISSIONS.write("blueprint-model")),
 )
 def enrich_and_publish_model(file: Archive, models: BlueprintModelsDep) -> JSONResponse:
     return ok(bodies.wrapped_model(models.save(file.file, SaveMode.ENRICH_AND_PUBLISH)))
@@ -98,6 +107,7 @@ def enrich_and_publish_model(file: Archive, models: BlueprintModelsDep) -> JSONR
     summary="Load the starter catalog: model types, resource dictionaries, sample blueprints",
     response_class=Response,
     responses=EMPTY_OK,
+    openapi_extra=requires(PERMISSIONS.write("blueprint-model")),
 )
 def bootstrap_catalog(body: BootstrapRequest, starter: StarterCatalogDep) -> Response:
     starter.load(
@@ -113,6 +123,7 @@ def bootstrap_catalog(body: BootstrapRequest, starter: StarterCatalogDep) -> Res
     summary="Inputs, outputs and data types of one workflow of a stored blueprint",
     response_model=WorkflowSpec,
     responses=error_responses(SPEC, 404),
+    openapi_extra=requires(PERMISSIONS.read("blueprint-model")),
 )
 def get_workflow_spec(body: WorkflowSpecRequest, models: BlueprintModelsDep) -> JSONResponse:
     return ok(models.workflow_spec(body.blueprintName, body.version, body.workflowName))
@@ -153,6 +164,7 @@ Paging = Annotated[PageRequest, Depends(page_request)]
     summary="One page of blueprint models",
     response_model=BlueprintModelPage,
     dependencies=[CATALOG],
+    openapi_extra=requires(PERMISSIONS.read("blueprint-model")),
 )
 def paged_models(models: BlueprintModelsDep, query: Paging) -> JSONResponse:
     records, total = models.page(query)
@@ -164,6 +176,7 @@ def paged_models(models: BlueprintModelsDep, query: Paging) -> JSONResponse:
     summary="One page of the models one of whose meta-data items is the keyword",
     response_model=BlueprintModelPage,
     dependencies=[CATALOG],
+    openapi_extra=requires(PERMISSIONS.read("blueprint-model")),
 )
 def paged_models_with_keyword(models: BlueprintModelsDep, keyword: Name, query: Paging) -> JSONResponse:
     records, total = models.page(replace(query, keyword=keyword))
@@ -175,6 +188,7 @@ def paged_models_with_keyword(models: BlueprintModelsDep, keyword: Name, query: 
     summary="Models one of whose meta-data items is the keyword (whole word, any case)",
     response_model=list[BlueprintModelEnvelope],
     dependencies=[CATALOG],
+    openapi_extra=requires(PERMISSIONS.read("blueprint-model")),
 )
 def models_with_keyword(keyword: Name, models: BlueprintModelsDep) -> JSONResponse:
     return ok(bodies.wrapped_models(models.with_keyword(keyword)))
@@ -185,6 +199,7 @@ def models_with_keyword(keyword: Name, models: BlueprintModelsDep) -> JSONRespon
     summary="Models whose tags contain the text (any case)",
     response_model=list[BlueprintModelEnvelope],
     dependencies=[CATALOG],
+    openapi_extra=requires(PERMISSIONS.read("blueprint-model")),
 )
 def models_with_tags(tags: Name, models: BlueprintModelsDep) -> JSONResponse:
     return ok(bodies.wrapped_models(models.with_tag_text(tags)))
@@ -196,6 +211,7 @@ def models_with_tags(tags: Name, models: BlueprintModelsDep) -> JSONResponse:
     response_model=BlueprintModelEnvelope,
     responses=error_responses(SPEC, 404),
     dependencies=[CATALOG],
+    openapi_extra=requires(PERMISSIONS.read("blueprint-model")),
 )
 def model_by_name(name: Name, version: Name, models: BlueprintModelsDep) -> JSONResponse:
     return ok(bodies.wrapped_model(models.by_name(name, version)))
@@ -206,6 +222,7 @@ def model_by_name(name: Name, version: Name, models: BlueprintModelsDep) -> JSON
     summary="The stored archive of a model, by name and version",
     response_class=Response,
     responses={**ZIP_RESPONSE, **error_responses(SPEC, 404)},
+    openapi_extra=requires(PERMISSIONS.read("blueprint-model")),
 )
 def download_by_name(name: Name, version: Name, models: BlueprintModelsDep) -> StreamingResponse:
     record = models.by_name(name, version)
@@ -217,6 +234,7 @@ def download_by_name(name: Name, version: Name, models: BlueprintModelsDep) -> S
     summary="The stored archive of a model, by id",
     response_class=Response,
     responses={**ZIP_RESPONSE, **error_responses(SPEC, 404)},
+    openapi_extra=requires(PERMISSIONS.read("blueprint-model")),
 )
 def download_by_id(id: Name, models: BlueprintModelsDep) -> StreamingResponse:
     record = models.by_id(id)
@@ -247,6 +265,7 @@ def _chunks(content: IO[bytes]) -> Iterator[bytes]:
     response_model=WorkflowList,
     responses=error_responses(SPEC, 404),
     dependencies=[CATALOG],
+    openapi_extra=requires(PERMISSIONS.read("blueprint-model")),
 )
 def workflows_of_model(name: Name, version: Name, models: BlueprintModelsDep) -> JSONResponse:
     record = models.by_name(name, version)
@@ -259,6 +278,7 @@ def workflows_of_model(name: Name, version: Name, models: BlueprintModelsDep) ->
     response_model=BlueprintModelEnvelope,
     responses=error_responses(SPEC, 404),
     dependencies=[CATALOG],
+    openapi_extra=requires(PERMISSIONS.read("blueprint-model")),
 )
 def model_by_id(id: Name, models: BlueprintModelsDep) -> JSONResponse:
     return ok(bodies.wrapped_model(models.by_id(id)))
@@ -269,6 +289,7 @@ def model_by_id(id: Name, models: BlueprintModelsDep) -> JSONResponse:
     summary="Delete a model by name and version (also when absent)",
     response_class=Response,
     responses=EMPTY_OK,
+    openapi_extra=requires(PERMISSIONS.write("blueprint-model")),
 )
 def delete_by_name(name: Name, version: Name, models: BlueprintModelsDep) -> Response:
     models.delete_by_name(name, version)
@@ -280,6 +301,7 @@ def delete_by_name(name: Name, version: Name, models: BlueprintModelsDep) -> Res
     summary="Delete a model by id",
     response_class=Response,
     responses={**EMPTY_OK, **error_responses(SPEC, 404)},
+    openapi_extra=requires(PERMISSIONS.write("blueprint-model")),
 )
 def delete_by_id(id: Name, models: BlueprintModelsDep) -> Response:
     models.delete_by_id(id)

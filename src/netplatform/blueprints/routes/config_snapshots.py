@@ -8,7 +8,8 @@ from fastapi import APIRouter, Path, Query
 from fastapi.responses import JSONResponse, Response
 
 from ...web.openapi import error_responses
-from ..app import SPEC
+from ...web.permissions import requires
+from ..app import PERMISSIONS, SPEC
 from ..config_snapshots import ANY_STATUS, SNAPSHOT_STATUSES
 from ..deps import ConfigSnapshotsDep
 from ..formats import FORMAT_WORDS
@@ -46,6 +47,7 @@ TEXT_RESPONSES = text_responses("The snapshot in the requested format")
     summary="One snapshot, as text, JSON or XML (converted when stored as the other)",
     response_class=Response,
     responses={**TEXT_RESPONSES, **error_responses(SPEC, 404, 406)},
+    openapi_extra=requires(PERMISSIONS.read("configs")),
 )
 def get_config(
     configs: ConfigSnapshotsDep,
@@ -61,6 +63,7 @@ def get_config(
     "/allByID",
     summary="Every snapshot of one resource id, newest first",
     response_model=list[ConfigSnapshot],
+    openapi_extra=requires(PERMISSIONS.read("configs")),
 )
 def configs_by_id(
     configs: ConfigSnapshotsDep, resourceId: QueryName, status: AnyStatus = "ANY"
@@ -72,6 +75,7 @@ def configs_by_id(
     "/allByType",
     summary="Every snapshot of one resource type, newest first",
     response_model=list[ConfigSnapshot],
+    openapi_extra=requires(PERMISSIONS.read("configs")),
 )
 def configs_by_type(
     configs: ConfigSnapshotsDep, resourceType: QueryName, status: AnyStatus = "ANY"
@@ -86,7 +90,7 @@ def configs_by_type(
     summary="Store (replace) the snapshot of a resource in one status; the body is the snapshot",
     response_model=ConfigSnapshot,
     responses=error_responses(SPEC, 400),
-    openapi_extra=TEXT_BODY,
+    openapi_extra={**TEXT_BODY, **requires(PERMISSIONS.write("configs"))},
 )
 def save_config(
     configs: ConfigSnapshotsDep, resourceType: Name, resourceId: Name, status: Status, snapshot: StoredText
@@ -99,6 +103,7 @@ def save_config(
     summary="Delete the snapshot of a resource in one status (also when absent)",
     response_class=Response,
     responses=EMPTY_OK,
+    openapi_extra=requires(PERMISSIONS.write("configs")),
 )
 def delete_config(
     configs: ConfigSnapshotsDep, resourceType: Name, resourceId: Name, status: Status

@@ -9,8 +9,9 @@ from fastapi.responses import JSONResponse, Response
 from pydantic import StringConstraints
 
 from ...web.openapi import error_responses, stated_request
+from ...web.permissions import requires
 from ...web.text import NO_NUL_PATTERN
-from ..app import SPEC
+from ..app import PERMISSIONS, SPEC
 from ..deps import CATALOG, DictionariesDep
 from ..dictionaries import SOURCE_MAPPING
 from ..schemas import (
@@ -41,7 +42,10 @@ NAMES_BODY = {
     summary="Create or replace a resource dictionary",
     response_model=ResourceDictionary,
     responses=error_responses(SPEC, 400),
-    openapi_extra=stated_request(body=json_body(dictionary_body())),
+    openapi_extra={
+        **stated_request(body=json_body(dictionary_body())),
+        **requires(PERMISSIONS.write("dictionary")),
+    },
 )
 def save_dictionary(body: ResourceDictionaryIn, dictionaries: DictionariesDep) -> JSONResponse:
     if body.definition is not None:
@@ -54,7 +58,10 @@ def save_dictionary(body: ResourceDictionaryIn, dictionaries: DictionariesDep) -
     summary="Create or replace a resource dictionary from a resource definition",
     response_model=ResourceDictionary,
     responses=error_responses(SPEC, 400),
-    openapi_extra=stated_request(body=json_body(dictionary_definition_body(in_envelope=False))),
+    openapi_extra={
+        **stated_request(body=json_body(dictionary_definition_body(in_envelope=False))),
+        **requires(PERMISSIONS.write("dictionary")),
+    },
 )
 def save_definition(body: ResourceDefinition, dictionaries: DictionariesDep) -> JSONResponse:
     refuse_nul(*stored_texts(body))
@@ -75,7 +82,7 @@ def stored_texts(definition: ResourceDefinition) -> list[str | None]:
     summary="The dictionaries of the given names (unknown names are skipped)",
     response_model=list[ResourceDictionary],
     responses=error_responses(SPEC, 400),
-    openapi_extra=stated_request(body=json_body(NAMES_BODY)),
+    openapi_extra={**stated_request(body=json_body(NAMES_BODY)), **requires(PERMISSIONS.read("dictionary"))},
 )
 def dictionaries_by_names(
     names: Annotated[list[DictionaryName], Body(max_length=MAX_NAMES)], dictionaries: DictionariesDep
@@ -85,13 +92,21 @@ def dictionaries_by_names(
 
 
 @router.get(
-    "/source-mapping", summary="Dictionary sources and their node types", response_model=SourceMapping
+    "/source-mapping",
+    summary="Dictionary sources and their node types",
+    response_model=SourceMapping,
+    openapi_extra=requires(PERMISSIONS.read("dictionary")),
 )
 def source_mapping() -> JSONResponse:
     return ok({"resourceSourceMappings": SOURCE_MAPPING})
 
 
-@router.get("/resource_dictionary_group", summary="Every dictionary group in use", response_model=list[str])
+@router.get(
+    "/resource_dictionary_group",
+    summary="Every dictionary group in use",
+    response_model=list[str],
+    openapi_extra=requires(PERMISSIONS.read("dictionary")),
+)
 def dictionary_groups(dictionaries: DictionariesDep) -> JSONResponse:
     return ok(dictionaries.groups())
 
@@ -100,6 +115,7 @@ def dictionary_groups(dictionaries: DictionariesDep) -> JSONResponse:
     "/search/{tags}",
     summary="Dictionaries whose tags contain the text",
     response_model=list[ResourceDictionary],
+    openapi_extra=requires(PERMISSIONS.read("dictionary")),
 )
 def dictionaries_with_tags(tags: Name, dictionaries: DictionariesDep) -> JSONResponse:
     return ok([bodies.dictionary(record) for record in dictionaries.with_tag_text(tags)])
@@ -110,6 +126,7 @@ def dictionaries_with_tags(tags: Name, dictionaries: DictionariesDep) -> JSONRes
     summary="One resource dictionary",
     response_model=ResourceDictionary,
     responses=error_responses(SPEC, 404),
+    openapi_extra=requires(PERMISSIONS.read("dictionary")),
 )
 def dictionary_by_name(name: Name, dictionaries: DictionariesDep) -> JSONResponse:
     return ok(bodies.dictionary(dictionaries.by_name(name)))
@@ -120,6 +137,7 @@ def dictionary_by_name(name: Name, dictionaries: DictionariesDep) -> JSONRespons
     summary="Delete a resource dictionary (also when absent)",
     response_class=Response,
     responses=EMPTY_OK,
+    openapi_extra=requires(PERMISSIONS.write("dictionary")),
 )
 def delete_dictionary(name: Name, dictionaries: DictionariesDep) -> Response:
     dictionaries.delete(name)

@@ -6,7 +6,8 @@ from fastapi import APIRouter
 from fastapi.responses import JSONResponse, Response
 
 from ...web.openapi import error_responses, stated_request
-from ..app import SPEC
+from ...web.permissions import requires
+from ..app import PERMISSIONS, SPEC
 from ..deps import CATALOG, ModelTypesDep
 from ..schemas import ModelType, ModelTypeIn, json_body, model_type_body
 from . import _response_bodies as bodies
@@ -26,14 +27,14 @@ _SAVE_BODY = stated_request(body=json_body(model_type_body()))
     summary=_SAVE_SUMMARY,
     response_model=ModelType,
     responses=error_responses(SPEC, 400),
-    openapi_extra=_SAVE_BODY,
+    openapi_extra={**_SAVE_BODY, **requires(PERMISSIONS.write("model-type"))},
 )
 @router.post(
     "",
     summary=_SAVE_SUMMARY,
     response_model=ModelType,
     responses=error_responses(SPEC, 400),
-    openapi_extra=_SAVE_BODY,
+    openapi_extra={**_SAVE_BODY, **requires(PERMISSIONS.write("model-type"))},
 )
 def save_model_type(body: ModelTypeIn, model_types: ModelTypesDep) -> JSONResponse:
     return ok(bodies.model_type(model_types.save(body)))
@@ -43,27 +44,39 @@ def save_model_type(body: ModelTypeIn, model_types: ModelTypesDep) -> JSONRespon
     "/by-definition/{definitionType}",
     summary="Model types of one definition type",
     response_model=list[ModelType],
+    openapi_extra=requires(PERMISSIONS.read("model-type")),
 )
 def model_types_of_kind(definitionType: Name, model_types: ModelTypesDep) -> JSONResponse:
     return ok([bodies.model_type(record) for record in model_types.of_kind(definitionType)])
 
 
 @router.get(
-    "/search/{tags}", summary="Model types whose tags contain the text", response_model=list[ModelType]
+    "/search/{tags}",
+    summary="Model types whose tags contain the text",
+    response_model=list[ModelType],
+    openapi_extra=requires(PERMISSIONS.read("model-type")),
 )
 def model_types_with_tags(tags: Name, model_types: ModelTypesDep) -> JSONResponse:
     return ok([bodies.model_type(record) for record in model_types.with_tag_text(tags)])
 
 
 @router.get(
-    "/{name}", summary="One model type", response_model=ModelType, responses=error_responses(SPEC, 404)
+    "/{name}",
+    summary="One model type",
+    response_model=ModelType,
+    responses=error_responses(SPEC, 404),
+    openapi_extra=requires(PERMISSIONS.read("model-type")),
 )
 def model_type_by_name(name: Name, model_types: ModelTypesDep) -> JSONResponse:
     return ok(bodies.model_type(model_types.by_name(name)))
 
 
 @router.delete(
-    "/{name}", summary="Delete a model type (also when absent)", response_class=Response, responses=EMPTY_OK
+    "/{name}",
+    summary="Delete a model type (also when absent)",
+    response_class=Response,
+    responses=EMPTY_OK,
+    openapi_extra=requires(PERMISSIONS.write("model-type")),
 )
 def delete_model_type(name: Name, model_types: ModelTypesDep) -> Response:
     model_types.delete(name)

@@ -8,7 +8,8 @@ from fastapi import APIRouter, Body, Query
 from fastapi.responses import JSONResponse
 
 from ...web.openapi import error_responses
-from ..app import SPEC
+from ...web.permissions import requires
+from ..app import PERMISSIONS, SPEC
 from ..deps import ResolvedResourcesDep
 from ..resolutions import deletion_query, named_value_query, values_query
 from ..schemas import DeletedEntries, ResolvedResource, ResolvedResourceIn
@@ -26,6 +27,7 @@ MAX_VALUES = 1000
     summary="Store resolved values (each replaces the value of the same name, key and occurrence)",
     response_model=list[ResolvedResource],
     responses=error_responses(SPEC, 400),
+    openapi_extra=requires(PERMISSIONS.write("resources")),
 )
 def store_values(
     resources: ResolvedResourcesDep,
@@ -39,6 +41,7 @@ def store_values(
     summary="Resolved values of a resolution key, or of a resource",
     response_model=list[ResolvedResource],
     responses=error_responses(SPEC, 400),
+    openapi_extra=requires(PERMISSIONS.read("resources")),
 )
 def find_values(
     resources: ResolvedResourcesDep,
@@ -58,6 +61,7 @@ def find_values(
     summary="Delete every resolved value of a resolution key (or of a resource)",
     response_model=DeletedEntries,
     responses=error_responses(SPEC, 400),
+    openapi_extra=requires(PERMISSIONS.write("resources")),
 )
 def delete_values(
     resources: ResolvedResourcesDep,
@@ -77,6 +81,7 @@ def delete_values(
     summary="One resolved value by name",
     response_model=ResolvedResource,
     responses=error_responses(SPEC, 404, 409),
+    openapi_extra=requires(PERMISSIONS.read("resources")),
 )
 def find_value(
     resources: ResolvedResourcesDep,

@@ -8,7 +8,8 @@ from fastapi import APIRouter, Query
 from fastapi.responses import JSONResponse, Response
 
 from ...web.openapi import error_responses
-from ..app import SPEC
+from ...web.permissions import requires
+from ..app import PERMISSIONS, SPEC
 from ..deps import ResolvedTemplatesDep
 from ..formats import FORMAT_WORDS
 from ..resolutions import template_key
@@ -38,7 +39,7 @@ FETCHED = {
     summary="Store the resolved template of a resolution key; the body is the result",
     response_model=TemplateResolution,
     responses=STORED,
-    openapi_extra=TEXT_BODY,
+    openapi_extra={**TEXT_BODY, **requires(PERMISSIONS.write("template"))},
 )
 def store_by_key(
     templates: ResolvedTemplatesDep,
@@ -57,7 +58,7 @@ def store_by_key(
     summary="Store the resolved template of a resource; the body is the result",
     response_model=TemplateResolution,
     responses=STORED,
-    openapi_extra=TEXT_BODY,
+    openapi_extra={**TEXT_BODY, **requires(PERMISSIONS.write("template"))},
 )
 def store_by_resource(
     templates: ResolvedTemplatesDep,
@@ -73,7 +74,11 @@ def store_by_resource(
 
 
 @router.get(
-    BY_KEY, summary="The resolved template of a resolution key", response_class=Response, responses=FETCHED
+    BY_KEY,
+    summary="The resolved template of a resolution key",
+    response_class=Response,
+    responses=FETCHED,
+    openapi_extra=requires(PERMISSIONS.read("template")),
 )
 def fetch_by_key(
     templates: ResolvedTemplatesDep,
@@ -88,7 +93,11 @@ def fetch_by_key(
 
 
 @router.get(
-    BY_RESOURCE, summary="The resolved template of a resource", response_class=Response, responses=FETCHED
+    BY_RESOURCE,
+    summary="The resolved template of a resource",
+    response_class=Response,
+    responses=FETCHED,
+    openapi_extra=requires(PERMISSIONS.read("template")),
 )
 def fetch_by_resource(
     templates: ResolvedTemplatesDep,

@@ -7,6 +7,8 @@ from typing import Annotated
 from fastapi import Body, Query
 from fastapi.responses import JSONResponse
 
+from ...web.permissions import requires
+from ..app import PERMISSIONS
 from ..deps import BridgesDep
 from ..schemas import BrTopic, MirrorMaker
 from ._common import answers, new_router, reply
@@ -20,6 +22,7 @@ Agent = Annotated[str | None, Query(description="name of one mirror-maker agent"
     "",
     summary="Bridge topic counts; one agent by mmagent or source+target",
     responses=answers(list[BrTopic] | MirrorMaker, 404),
+    openapi_extra=requires(PERMISSIONS.read("bridge")),
 )
 def report_bridges(
     bridges: BridgesDep,
@@ -32,7 +35,10 @@ def report_bridges(
 
 
 @router.put(
-    "", summary="Replace, refresh or split one agent's whitelist", responses=answers(MirrorMaker, 404)
+    "",
+    summary="Replace, refresh or split one agent's whitelist",
+    responses=answers(MirrorMaker, 404),
+    openapi_extra=requires(PERMISSIONS.write("bridge")),
 )
 def edit_bridge(
     bridges: BridgesDep,

@@ -7,6 +7,8 @@ from typing import Annotated
 from fastapi import Body
 from fastapi.responses import JSONResponse
 
+from ...web.permissions import requires
+from ..app import PERMISSIONS
 from ..deps import BusSettingsDep
 from ..request_schemas import REQUIRED_BODY, BusSettingsRequest
 from ..schemas import BusSettings
@@ -35,7 +37,12 @@ def _replace(service: BusSettingsDep, body: SettingsBody) -> JSONResponse:
 
 for _path in ("/bus", "/bus_v2"):
     router.add_api_route(
-        _path, _get, methods=["GET"], summary="The bus settings", responses=answers(BusSettings)
+        _path,
+        _get,
+        methods=["GET"],
+        summary="The bus settings",
+        responses=answers(BusSettings),
+        openapi_extra=requires(PERMISSIONS.read("bus")),
     )
     router.add_api_route(
         _path,
@@ -45,7 +52,7 @@ for _path in ("/bus", "/bus_v2"):
         description=DEPRECATED_CREATE,
         deprecated=True,
         responses=answers(BusSettings),
-        openapi_extra=REQUIRED_BODY,
+        openapi_extra={**REQUIRED_BODY, **requires(PERMISSIONS.write("bus"))},
     )
     router.add_api_route(
         _path,
@@ -53,10 +60,15 @@ for _path in ("/bus", "/bus_v2"):
         methods=["PUT"],
         summary="Replace the bus settings",
         responses=answers(BusSettings),
-        openapi_extra=REQUIRED_BODY,
+        openapi_extra={**REQUIRED_BODY, **requires(PERMISSIONS.write("bus"))},
     )
 
 
-@router.get("/info", summary="Health info: the bus settings", responses=answers(BusSettings))
+@router.get(
+    "/info",
+    summary="Health info: the bus settings",
+    responses=answers(BusSettings),
+    openapi_extra=requires(PERMISSIONS.read("info")),
+)
 def info(service: BusSettingsDep) -> JSONResponse:
     return reply(service.get())

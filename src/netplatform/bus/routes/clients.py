@@ -7,6 +7,8 @@ from typing import Annotated
 from fastapi import Body
 from fastapi.responses import JSONResponse, Response
 
+from ...web.permissions import requires
+from ..app import PERMISSIONS
 from ..deps import ClientsDep
 from ..request_schemas import REQUIRED_BODY, MrClientRequest
 from ..schemas import MrClient
@@ -16,7 +18,10 @@ router = new_router("/mr_clients", "message-router clients")
 
 
 @router.post(
-    "", summary="Create a client of a topic", responses=answers(MrClient, 404), openapi_extra=REQUIRED_BODY
+    "",
+    summary="Create a client of a topic",
+    responses=answers(MrClient, 404),
+    openapi_extra={**REQUIRED_BODY, **requires(PERMISSIONS.write("mr_clients"))},
 )
 def create_client(
     clients: ClientsDep, body: Annotated[MrClientRequest, Body(default_factory=MrClientRequest)]
@@ -24,12 +29,22 @@ def create_client(
     return reply(clients.create(body))
 
 
-@router.get("", summary="All message-router clients", responses=answers(list[MrClient]))
+@router.get(
+    "",
+    summary="All message-router clients",
+    responses=answers(list[MrClient]),
+    openapi_extra=requires(PERMISSIONS.read("mr_clients")),
+)
 def list_clients(clients: ClientsDep) -> JSONResponse:
     return reply(clients.all())
 
 
-@router.get("/{clientId}", summary="One client by mrClientId", responses=answers(MrClient, 404))
+@router.get(
+    "/{clientId}",
+    summary="One client by mrClientId",
+    responses=answers(MrClient, 404),
+    openapi_extra=requires(PERMISSIONS.read("mr_clients")),
+)
 def get_client(clients: ClientsDep, clientId: str) -> JSONResponse:
     return reply(clients.get(clientId))
 
@@ -38,7 +53,7 @@ def get_client(clients: ClientsDep, clientId: str) -> JSONResponse:
     "/{clientId}",
     summary="Replace a client's role, identity, action and location",
     responses=answers(MrClient, 404),
-    openapi_extra=REQUIRED_BODY,
+    openapi_extra={**REQUIRED_BODY, **requires(PERMISSIONS.write("mr_clients"))},
 )
 def replace_client(
     clients: ClientsDep,
@@ -49,7 +64,11 @@ def replace_client(
 
 
 @router.delete(
-    "/{clientId}", summary="Delete a client", responses=answers(None, 404, status=204), **DELETE_DONE
+    "/{clientId}",
+    summary="Delete a client",
+    responses=answers(None, 404, status=204),
+    openapi_extra=requires(PERMISSIONS.write("mr_clients")),
+    **DELETE_DONE,
 )
 def delete_client(clients: ClientsDep, clientId: str) -> Response:
     clients.delete(clientId)

@@ -7,6 +7,8 @@ from typing import Annotated
 from fastapi import Body
 from fastapi.responses import JSONResponse, Response
 
+from ...web.permissions import requires
+from ..app import PERMISSIONS
 from ..deps import ClustersDep
 from ..request_schemas import REQUIRED_BODY, MrClusterReplacement, MrClusterRequest
 from ..schemas import MrCluster
@@ -19,7 +21,7 @@ router = new_router("/mr_clusters", "message-router clusters")
     "",
     summary="Create a message-router cluster",
     responses=answers(MrCluster, 409),
-    openapi_extra=REQUIRED_BODY,
+    openapi_extra={**REQUIRED_BODY, **requires(PERMISSIONS.write("mr_clusters"))},
 )
 def create_cluster(
     clusters: ClustersDep, body: Annotated[MrClusterRequest, Body(default_factory=MrClusterRequest)]
@@ -27,12 +29,22 @@ def create_cluster(
     return reply(clusters.create(body))
 
 
-@router.get("", summary="All message-router clusters", responses=answers(list[MrCluster]))
+@router.get(
+    "",
+    summary="All message-router clusters",
+    responses=answers(list[MrCluster]),
+    openapi_extra=requires(PERMISSIONS.read("mr_clusters")),
+)
 def list_clusters(clusters: ClustersDep) -> JSONResponse:
     return reply(clusters.all())
 
 
-@router.get("/{clusterId}", summary="One message-router cluster", responses=answers(MrCluster, 404))
+@router.get(
+    "/{clusterId}",
+    summary="One message-router cluster",
+    responses=answers(MrCluster, 404),
+    openapi_extra=requires(PERMISSIONS.read("mr_clusters")),
+)
 def get_cluster(clusters: ClustersDep, clusterId: str) -> JSONResponse:
     return reply(clusters.get(clusterId))
 
@@ -41,7 +53,7 @@ def get_cluster(clusters: ClustersDep, clusterId: str) -> JSONResponse:
     "/{clusterId}",
     summary="Replace a message-router cluster",
     responses=answers(MrCluster, 404),
-    openapi_extra=REQUIRED_BODY,
+    openapi_extra={**REQUIRED_BODY, **requires(PERMISSIONS.write("mr_clusters"))},
 )
 def replace_cluster(
     clusters: ClustersDep,
@@ -55,6 +67,7 @@ def replace_cluster(
     "/{clusterId}",
     summary="Delete a message-router cluster",
     responses=answers(None, 404, status=204),
+    openapi_extra=requires(PERMISSIONS.write("mr_clusters")),
     **DELETE_DONE,
 )
 def delete_cluster(clusters: ClustersDep, clusterId: str) -> Response:

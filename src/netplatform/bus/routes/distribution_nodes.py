@@ -7,6 +7,8 @@ from typing import Annotated
 from fastapi import Body
 from fastapi.responses import JSONResponse, Response
 
+from ...web.permissions import requires
+from ..app import PERMISSIONS
 from ..deps import DistributionNodesDep
 from ..request_schemas import REQUIRED_BODY, DrNodeRequest
 from ..schemas import DrNode
@@ -17,7 +19,10 @@ Payload = Annotated[DrNode | None, Body()]
 
 
 @router.post(
-    "", summary="Create a file-distribution node", responses=answers(DrNode, 409), openapi_extra=REQUIRED_BODY
+    "",
+    summary="Create a file-distribution node",
+    responses=answers(DrNode, 409),
+    openapi_extra={**REQUIRED_BODY, **requires(PERMISSIONS.write("dr_nodes"))},
 )
 def create_node(
     nodes: DistributionNodesDep, body: Annotated[DrNodeRequest, Body(default_factory=DrNodeRequest)]
@@ -25,17 +30,32 @@ def create_node(
     return reply(nodes.create(body))
 
 
-@router.get("", summary="All file-distribution nodes", responses=answers(list[DrNode]))
+@router.get(
+    "",
+    summary="All file-distribution nodes",
+    responses=answers(list[DrNode]),
+    openapi_extra=requires(PERMISSIONS.read("dr_nodes")),
+)
 def list_nodes(nodes: DistributionNodesDep) -> JSONResponse:
     return reply(nodes.all())
 
 
-@router.get("/{fqdn}", summary="One file-distribution node", responses=answers(DrNode, 404))
+@router.get(
+    "/{fqdn}",
+    summary="One file-distribution node",
+    responses=answers(DrNode, 404),
+    openapi_extra=requires(PERMISSIONS.read("dr_nodes")),
+)
 def get_node(nodes: DistributionNodesDep, fqdn: str) -> JSONResponse:
     return reply(nodes.get(fqdn))
 
 
-@router.put("/{fqdn}", summary="Replace a file-distribution node", responses=answers(DrNode, 404))
+@router.put(
+    "/{fqdn}",
+    summary="Replace a file-distribution node",
+    responses=answers(DrNode, 404),
+    openapi_extra=requires(PERMISSIONS.write("dr_nodes")),
+)
 def replace_node(nodes: DistributionNodesDep, fqdn: str, body: Payload = None) -> JSONResponse:
     return reply(nodes.replace(fqdn, body or DrNode()))
 
@@ -44,6 +64,7 @@ def replace_node(nodes: DistributionNodesDep, fqdn: str, body: Payload = None) -
     "/{fqdn}",
     summary="Delete a file-distribution node",
     responses=answers(None, 404, status=204),
+    openapi_extra=requires(PERMISSIONS.write("dr_nodes")),
     **DELETE_DONE,
 )
 def delete_node(nodes: DistributionNodesDep, fqdn: str) -> Response:

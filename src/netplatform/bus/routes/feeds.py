@@ -7,6 +7,8 @@ from typing import Annotated
 from fastapi import Body, Query
 from fastapi.responses import JSONResponse, Response
 
+from ...web.permissions import requires
+from ..app import PERMISSIONS
 from ..deps import FeedsDep
 from ..request_schemas import REQUIRED_BODY, FeedRequest
 from ..schemas import Feed
@@ -20,7 +22,7 @@ Payload = Annotated[Feed | None, Body()]
     "",
     summary="Create a feed (or retry one whose provisioning failed)",
     responses=answers(Feed, 404, 409),
-    openapi_extra=REQUIRED_BODY,
+    openapi_extra={**REQUIRED_BODY, **requires(PERMISSIONS.write("feeds"))},
 )
 def create_feed(
     feeds: FeedsDep,
@@ -32,7 +34,12 @@ def create_feed(
     return reply(feeds.create(body, use_existing(useExisting)))
 
 
-@router.get("", summary="Feeds, optionally filtered by name and version", responses=answers(list[Feed]))
+@router.get(
+    "",
+    summary="Feeds, optionally filtered by name and version",
+    responses=answers(list[Feed]),
+    openapi_extra=requires(PERMISSIONS.read("feeds")),
+)
 def list_feeds(
     feeds: FeedsDep,
     feedName: Annotated[str | None, Query(description="feed name to match")] = None,
@@ -42,20 +49,32 @@ def list_feeds(
     return reply(feeds.find(feedName, version, match))
 
 
-@router.get("/{id}", summary="One feed by feedId", responses=answers(Feed, 404))
+@router.get(
+    "/{id}",
+    summary="One feed by feedId",
+    responses=answers(Feed, 404),
+    openapi_extra=requires(PERMISSIONS.read("feeds")),
+)
 def get_feed(feeds: FeedsDep, id: str) -> JSONResponse:
     return reply(feeds.get(id))
 
 
 @router.put(
-    "/{id}", summary="Update a feed's description, formatUuid and suspended", responses=answers(Feed, 404)
+    "/{id}",
+    summary="Update a feed's description, formatUuid and suspended",
+    responses=answers(Feed, 404),
+    openapi_extra=requires(PERMISSIONS.write("feeds")),
 )
 def update_feed(feeds: FeedsDep, id: str, body: Payload = None) -> JSONResponse:
     return reply(feeds.update(id, body or Feed()))
 
 
 @router.delete(
-    "/{id}", summary="Delete a feed there and here", responses=answers(None, 404, status=204), **DELETE_DONE
+    "/{id}",
+    summary="Delete a feed there and here",
+    responses=answers(None, 404, status=204),
+    openapi_extra=requires(PERMISSIONS.write("feeds")),
+    **DELETE_DONE,
 )
 def delete_feed(feeds: FeedsDep, id: str) -> Response:
     feeds.delete(id)

@@ -7,6 +7,8 @@ from typing import Annotated
 from fastapi import Body
 from fastapi.responses import JSONResponse, Response
 
+from ...web.permissions import requires
+from ..app import PERMISSIONS
 from ..deps import SiteLocationsDep
 from ..request_schemas import REQUIRED_BODY, SvcLocationRequest
 from ..schemas import SvcLocation
@@ -17,7 +19,10 @@ Payload = Annotated[SvcLocation | None, Body()]
 
 
 @router.post(
-    "", summary="Create a site location", responses=answers(SvcLocation, 409), openapi_extra=REQUIRED_BODY
+    "",
+    summary="Create a site location",
+    responses=answers(SvcLocation, 409),
+    openapi_extra={**REQUIRED_BODY, **requires(PERMISSIONS.write("svcLocations"))},
 )
 def create_location(
     locations: SiteLocationsDep, body: Annotated[SvcLocationRequest, Body(default_factory=SvcLocationRequest)]
@@ -25,12 +30,22 @@ def create_location(
     return reply(locations.create(body))
 
 
-@router.get("", summary="All site locations", responses=answers(list[SvcLocation]))
+@router.get(
+    "",
+    summary="All site locations",
+    responses=answers(list[SvcLocation]),
+    openapi_extra=requires(PERMISSIONS.read("svcLocations")),
+)
 def list_locations(locations: SiteLocationsDep) -> JSONResponse:
     return reply(locations.all())
 
 
-@router.get("/{locationName}", summary="One site location", responses=answers(SvcLocation, 404))
+@router.get(
+    "/{locationName}",
+    summary="One site location",
+    responses=answers(SvcLocation, 404),
+    openapi_extra=requires(PERMISSIONS.read("svcLocations")),
+)
 def get_location(locations: SiteLocationsDep, locationName: str) -> JSONResponse:
     return reply(locations.get(locationName))
 
@@ -39,6 +54,7 @@ def get_location(locations: SiteLocationsDep, locationName: str) -> JSONResponse
     "/{locationName}",
     summary="Update a site location (its cloudAvailabilityZone)",
     responses=answers(SvcLocation, 404),
+    openapi_extra=requires(PERMISSIONS.write("svcLocations")),
 )
 def update_location(locations: SiteLocationsDep, locationName: str, body: Payload = None) -> JSONResponse:
     return reply(locations.update(locationName, body or SvcLocation()))
@@ -48,6 +64,7 @@ def update_location(locations: SiteLocationsDep, locationName: str, body: Payloa
     "/{locationName}",
     summary="Delete a site location",
     responses=answers(None, 404, status=204),
+    openapi_extra=requires(PERMISSIONS.write("svcLocations")),
     **DELETE_DONE,
 )
 def delete_location(locations: SiteLocationsDep, locationName: str) -> Response:

@@ -7,6 +7,8 @@ from typing import Annotated
 from fastapi import Body
 from fastapi.responses import JSONResponse, Response
 
+from ...web.permissions import requires
+from ..app import PERMISSIONS
 from ..deps import PublishersDep
 from ..request_schemas import REQUIRED_BODY, DrPubRequest
 from ..schemas import DrPub
@@ -17,7 +19,10 @@ Payload = Annotated[DrPub | None, Body()]
 
 
 @router.post(
-    "", summary="Add a publisher to a feed", responses=answers(DrPub, 404), openapi_extra=REQUIRED_BODY
+    "",
+    summary="Add a publisher to a feed",
+    responses=answers(DrPub, 404),
+    openapi_extra={**REQUIRED_BODY, **requires(PERMISSIONS.write("dr_pubs"))},
 )
 def create_pub(
     publishers: PublishersDep, body: Annotated[DrPubRequest, Body(default_factory=DrPubRequest)]
@@ -25,23 +30,42 @@ def create_pub(
     return reply(publishers.create(body))
 
 
-@router.get("", summary="All publishers", responses=answers(list[DrPub]))
+@router.get(
+    "",
+    summary="All publishers",
+    responses=answers(list[DrPub]),
+    openapi_extra=requires(PERMISSIONS.read("dr_pubs")),
+)
 def list_pubs(publishers: PublishersDep) -> JSONResponse:
     return reply(publishers.all())
 
 
-@router.get("/{pubId}", summary="One publisher", responses=answers(DrPub, 404))
+@router.get(
+    "/{pubId}",
+    summary="One publisher",
+    responses=answers(DrPub, 404),
+    openapi_extra=requires(PERMISSIONS.read("dr_pubs")),
+)
 def get_pub(publishers: PublishersDep, pubId: str) -> JSONResponse:
     return reply(publishers.get(pubId))
 
 
-@router.put("/{pubId}", summary="Change a publisher's credentials or location", responses=answers(DrPub, 404))
+@router.put(
+    "/{pubId}",
+    summary="Change a publisher's credentials or location",
+    responses=answers(DrPub, 404),
+    openapi_extra=requires(PERMISSIONS.write("dr_pubs")),
+)
 def replace_pub(publishers: PublishersDep, pubId: str, body: Payload = None) -> JSONResponse:
     return reply(publishers.replace(pubId, body or DrPub()))
 
 
 @router.delete(
-    "/{pubId}", summary="Remove a publisher", responses=answers(None, 404, status=204), **DELETE_DONE
+    "/{pubId}",
+    summary="Remove a publisher",
+    responses=answers(None, 404, status=204),
+    openapi_extra=requires(PERMISSIONS.write("dr_pubs")),
+    **DELETE_DONE,
 )
 def delete_pub(publishers: PublishersDep, pubId: str) -> Response:
     publishers.delete(pubId)

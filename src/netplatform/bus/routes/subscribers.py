@@ -7,6 +7,8 @@ from typing import Annotated
 from fastapi import Body
 from fastapi.responses import JSONResponse, Response
 
+from ...web.permissions import requires
+from ..app import PERMISSIONS
 from ..deps import SubscribersDep
 from ..request_schemas import REQUIRED_BODY, DrSubReplacement, DrSubRequest
 from ..schemas import DrSub
@@ -16,7 +18,10 @@ router = new_router("/dr_subs", "subscribers")
 
 
 @router.post(
-    "", summary="Subscribe to a feed", responses=answers(DrSub, 404, 409), openapi_extra=REQUIRED_BODY
+    "",
+    summary="Subscribe to a feed",
+    responses=answers(DrSub, 404, 409),
+    openapi_extra={**REQUIRED_BODY, **requires(PERMISSIONS.write("dr_subs"))},
 )
 def create_sub(
     subscribers: SubscribersDep, body: Annotated[DrSubRequest, Body(default_factory=DrSubRequest)]
@@ -24,18 +29,31 @@ def create_sub(
     return reply(subscribers.create(body))
 
 
-@router.get("", summary="All subscribers", responses=answers(list[DrSub]))
+@router.get(
+    "",
+    summary="All subscribers",
+    responses=answers(list[DrSub]),
+    openapi_extra=requires(PERMISSIONS.read("dr_subs")),
+)
 def list_subs(subscribers: SubscribersDep) -> JSONResponse:
     return reply(subscribers.all())
 
 
-@router.get("/{subId}", summary="One subscriber", responses=answers(DrSub, 404))
+@router.get(
+    "/{subId}",
+    summary="One subscriber",
+    responses=answers(DrSub, 404),
+    openapi_extra=requires(PERMISSIONS.read("dr_subs")),
+)
 def get_sub(subscribers: SubscribersDep, subId: str) -> JSONResponse:
     return reply(subscribers.get(subId))
 
 
 @router.put(
-    "/{subId}", summary="Replace a subscriber", responses=answers(DrSub, 404), openapi_extra=REQUIRED_BODY
+    "/{subId}",
+    summary="Replace a subscriber",
+    responses=answers(DrSub, 404),
+    openapi_extra={**REQUIRED_BODY, **requires(PERMISSIONS.write("dr_subs"))},
 )
 def replace_sub(
     subscribers: SubscribersDep,
@@ -46,7 +64,11 @@ def replace_sub(
 
 
 @router.delete(
-    "/{subId}", summary="Delete a subscriber", responses=answers(None, 404, status=204), **DELETE_DONE
+    "/{subId}",
+    summary="Delete a subscriber",
+    responses=answers(None, 404, status=204),
+    openapi_extra=requires(PERMISSIONS.write("dr_subs")),
+    **DELETE_DONE,
 )
 def delete_sub(subscribers: SubscribersDep, subId: str) -> Response:
     subscribers.delete(subId)

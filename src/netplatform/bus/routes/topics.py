@@ -7,6 +7,8 @@ from typing import Annotated
 from fastapi import Body, Query
 from fastapi.responses import JSONResponse, Response
 
+from ...web.permissions import requires
+from ..app import PERMISSIONS
 from ..deps import TopicsDep
 from ..request_schemas import REQUIRED_BODY, TokenPath, TopicRequest
 from ..schemas import Topic
@@ -24,7 +26,7 @@ UseExisting = Annotated[
     "",
     summary="Create a topic and its clients",
     responses=answers(Topic, 404, 409),
-    openapi_extra=REQUIRED_BODY,
+    openapi_extra={**REQUIRED_BODY, **requires(PERMISSIONS.write("topics"))},
 )
 def create_topic(
     topics: TopicsDep,
@@ -34,18 +36,31 @@ def create_topic(
     return reply(topics.create(body, use_existing(useExisting)))
 
 
-@router.get("", summary="All topics with their clients", responses=answers(list[Topic]))
+@router.get(
+    "",
+    summary="All topics with their clients",
+    responses=answers(list[Topic]),
+    openapi_extra=requires(PERMISSIONS.read("topics")),
+)
 def list_topics(topics: TopicsDep) -> JSONResponse:
     return reply(topics.all())
 
 
-@router.get("/{topicId}", summary="One topic by fqtn", responses=answers(Topic, 404))
+@router.get(
+    "/{topicId}",
+    summary="One topic by fqtn",
+    responses=answers(Topic, 404),
+    openapi_extra=requires(PERMISSIONS.read("topics")),
+)
 def get_topic(topics: TopicsDep, topicId: TokenPath) -> JSONResponse:
     return reply(topics.get(topicId))
 
 
 @router.put(
-    "/{topicId}", summary="Update a topic's description and replication", responses=answers(Topic, 404)
+    "/{topicId}",
+    summary="Update a topic's description and replication",
+    responses=answers(Topic, 404),
+    openapi_extra=requires(PERMISSIONS.write("topics")),
 )
 def update_topic(topics: TopicsDep, topicId: str, body: Payload = None) -> JSONResponse:
     return reply(topics.update(topicId, body or Topic()))
@@ -55,6 +70,7 @@ def update_topic(topics: TopicsDep, topicId: str, body: Payload = None) -> JSONR
     "/{topicId}",
     summary="Delete a topic and its clients",
     responses=answers(None, 404, status=204),
+    openapi_extra=requires(PERMISSIONS.write("topics")),
     **DELETE_DONE,
 )
 def delete_topic(topics: TopicsDep, topicId: str) -> Response:

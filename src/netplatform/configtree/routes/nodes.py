@@ -16,11 +16,13 @@ from anyio.to_thread import run_sync
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
+from ...web.permissions import requires
 from ..deps import TREE, ConfigTreeDep
 from ..edits import creations, replacement
 from ..errors import restconf_error
 from ..media_types import require_json_request, response_media_type
 from ..paths import Target, parse_target
+from ..permissions import PERMISSIONS
 from ..service import ConfigTree
 
 MAX_DEPTH = 65535
@@ -33,8 +35,14 @@ router = APIRouter(prefix="/config", tags=["config tree"])
 Handler = Callable[[Request, ConfigTree], Awaitable[Response]]
 
 
+# GET (and HEAD) read, every other method writes: PATCH, OPTIONS and TRACE, which the route
+# refuses itself (405), are refused as writes first to a caller who may only read.
 @router.api_route(
-    NODE_PATH, methods=[*NODE_METHODS, *OTHER_METHODS], include_in_schema=False, dependencies=[TREE]
+    NODE_PATH,
+    methods=[*NODE_METHODS, *OTHER_METHODS],
+    include_in_schema=False,
+    dependencies=[TREE],
+    openapi_extra=requires(PERMISSIONS.by_method("config")),
 )
 async def config_node(request: Request, tree: ConfigTreeDep) -> Response:
     """Every node, every method: one route, so a 405 names the methods of the node addressed."""

@@ -14,7 +14,7 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import RedirectResponse, Response
 from starlette.datastructures import UploadFile
 
-from ..apis import ApiError
+from ..apis import ApiError, refusal_status
 from ..sessions import Session
 from ..web import apis, checked_form, current_session, field, render
 
@@ -73,7 +73,12 @@ async def catalog(
     response = await _call(request, session, "GET", path, params=params)
     context: dict[str, Any] = {"title": "Blueprints", "q": q, "published": published, "page": page}
     if response.status_code != 200:
-        return render(request, "blueprints/catalog.html", {**context, "error": api_error(response)}, 502)
+        return render(
+            request,
+            "blueprints/catalog.html",
+            {**context, "error": api_error(response)},
+            refusal_status(response.status_code),
+        )
     body = response.json()
     context.update(models=body.get("content") or [], total=body.get("totalElements", 0))
     context.update(
@@ -116,7 +121,9 @@ async def model(
     response = await _call(request, session, "GET", f"/by-name/{seg(name)}/version/{seg(version)}")
     if response.status_code != 200:
         error = api_error(response)
-        return render(request, "api_error.html", {"title": name, "error": error}, error.status)
+        return render(
+            request, "api_error.html", {"title": name, "error": error}, refusal_status(error.status)
+        )
     meta = response.json().get("blueprintModel") or {}
     listing = await _call(
         request, session, "GET", f"/workflows/blueprint-name/{seg(name)}/version/{seg(version)}"
@@ -195,7 +202,8 @@ async def upload(request: Request, session: Session = Depends(current_session)) 
     files = {"file": (archive.filename, data, archive.content_type or "application/zip")}
     response = await _call(request, session, "POST", ACTIONS[action][0], files=files)
     if response.status_code != 200:
-        status = 400 if response.status_code < 500 or response.status_code == 503 else 502
+        # The catalog's 503 (enrichment unavailable) is about the archive, not a failed service.
+        status = 400 if response.status_code == 503 else refusal_status(response.status_code)
         return render(request, "blueprints/upload.html", {**context, "error": api_error(response)}, status)
     if action == "enrich":
         disposition = response.headers.get("Content-Disposition", 'attachment; filename="enhanced-cba.zip"')

@@ -11,7 +11,7 @@ from urllib.parse import quote
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import Response
 
-from ..apis import ApiError
+from ..apis import ApiError, refusal_status
 from ..sessions import Session
 from ..web import apis, current_session, render
 
@@ -118,6 +118,7 @@ async def bus_overview(request: Request, session: Session = Depends(current_sess
 async def bus_topic(request: Request, fqtn: str, session: Session = Depends(current_session)) -> Response:
     topic = await bus_get(request, session, "/topics/" + quote(fqtn, safe=""))
     if isinstance(topic, ApiError):
-        status = 404 if topic.status == 404 else 502
-        return render(request, "api_error.html", {"title": fqtn, "error": topic}, status)
+        return render(
+            request, "api_error.html", {"title": fqtn, "error": topic}, refusal_status(topic.status)
+        )
     return render(request, "bus/topic.html", {"title": fqtn, "topic": topic})

@@ -15,7 +15,7 @@ from urllib.parse import quote, unquote
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import RedirectResponse, Response
 
-from ..apis import ApiError
+from ..apis import ApiError, refusal_status
 from ..configmodel import PREFIX, ConfigModel, Leaf, NodeDef, leaf_value
 from ..sessions import Session
 from ..web import apis, checked_form, current_session, render
@@ -100,7 +100,9 @@ def node_value(node: NodeDef, body: Any) -> dict[str, Any]:
 async def config_root(request: Request, session: Session = Depends(current_session)) -> Response:
     found = await model(request, session)
     if isinstance(found, ApiError):
-        return render(request, "api_error.html", {"title": "Config tree", "error": found}, 502)
+        return render(
+            request, "api_error.html", {"title": "Config tree", "error": found}, refusal_status(found.status)
+        )
     roots = found.roots()
     return RedirectResponse(page_url([roots[0].qualified]) if roots else "/", status_code=303)
 
@@ -111,7 +113,9 @@ async def config_node(
 ) -> Response:
     found = await model(request, session)
     if isinstance(found, ApiError):
-        return render(request, "api_error.html", {"title": "Config tree", "error": found}, 502)
+        return render(
+            request, "api_error.html", {"title": "Config tree", "error": found}, refusal_status(found.status)
+        )
     segments = raw_segments(request)
     node = found.match(segments)
     if node is None or node.kind == "list":
@@ -120,7 +124,7 @@ async def config_node(
     if status not in (200, 404):
         errors = restconf_errors(status, body)
         error = ApiError(status, errors[0].message if errors else str(body), [])
-        return render(request, "api_error.html", {"title": node.name, "error": error}, 502)
+        return render(request, "api_error.html", {"title": node.name, "error": error}, refusal_status(status))
     value = node_value(node, body) if status == 200 else None
     if form:
         return _form_page(request, found, node, segments, form, child, value, {})
@@ -234,7 +238,9 @@ async def config_write(
     posted = await checked_form(request, session)
     found = await model(request, session)
     if isinstance(found, ApiError):
-        return render(request, "api_error.html", {"title": "Config tree", "error": found}, 502)
+        return render(
+            request, "api_error.html", {"title": "Config tree", "error": found}, refusal_status(found.status)
+        )
     segments = raw_segments(request)
     node = found.match(segments)
     target = _target(found, node, form, child) if node else None
@@ -266,7 +272,7 @@ async def config_write(
     errors = restconf_errors(response.status_code, answer) or [
         RestconfError(response.status_code, "", response.text[:500], "")
     ]
-    code = 400 if response.status_code < 500 else 502
+    code = refusal_status(response.status_code)  # a 403 (no config write) stays a 403
     return _form_page(request, found, node, segments, form, child, value, values, errors, code)
 
 

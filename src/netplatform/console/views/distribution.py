@@ -18,12 +18,13 @@ from urllib.parse import quote, urlencode
 
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import RedirectResponse, Response
-from starlette.datastructures import UploadFile
+from starlette.datastructures import FormData, UploadFile
 
-from ..apis import ApiError, Unreachable
+from ..apis import ApiError, Unreachable, refusal_status
 from ..deliverychart import delivery_chart
+from ..grants import api_permission
 from ..sessions import Session
-from ..web import apis, checked_form, current_session, field, render
+from ..web import apis, checked_form, current_session, field, grants, render
 from .bus import bus_get
 
 router = APIRouter()
@@ -31,6 +32,10 @@ router = APIRouter()
 LOG_FILTERS = ("type", "statusCode", "expiryReason", "publishId", "filename")
 TYPES = {"pub": "publish", "del": "delivery", "exp": "expiry", "fwd": "forward"}
 EXPIRY_REASONS = ("notRetryable", "retriesExhausted", "diskFull", "other")
+# Who may publish from the console. The publish route is authorized by the feed (the publisher's
+# own credentials, which the console holds for the user): so the console offers it, and accepts it,
+# only from users who may manage the platform's feeds.
+PUBLISH_PERMISSION = api_permission("distribution", "feeds", "write")
 # Feeds the bus does not know are read one by one (GET /feed/{id}): the newest this many.
 MAX_DIRECT = 50
 
@@ -61,7 +66,12 @@ class DirectFeeds:
 async def feeds(request: Request, session: Session = Depends(current_session)) -> Response:
     listing = await bus_get(request, session, "/feeds")
     if isinstance(listing, ApiError):
-        return render(request, "api_error.html", {"title": "Distribution", "error": listing}, 502)
+        return render(
+            request,
+            "api_error.html",
+            {"title": "Distribution", "error": listing},
+            refusal_status(listing.status),
+        )
     known = {str(feed.get("feedId")) for feed in listing if isinstance(feed, dict)}
     direct = await direct_feeds(request, session, known)
     context = {"title": "Distribution", "feeds": listing, "direct": direct}
@@ -120,7 +130,7 @@ async def feed_page(request: Request, feed_id: str, session: Session = Depends(c
     if isinstance(bus_feed, ApiError) and bus_feed.status == 404 and isinstance(dist_feed, dict):
         bus_feed = from_distribution(feed_id, dist_feed)  # made at the distribution service directly
     if isinstance(bus_feed, ApiError):
-        status = 404 if bus_feed.status == 404 else 502
+        status = refusal_status(bus_feed.status)
         return render(request, "api_error.html", {"title": f"Feed {feed_id}", "error": bus_feed}, status)
     sub_ids = await subscription_ids(request, session, feed_id, bus_feed)
     sub_id = params.get("sub", "")
@@ -154,7 +164,8 @@ async def feed_page(request: Request, feed_id: str, session: Session = Depends(c
 
 def from_distribution(feed_id: str, feed: dict[str, Any]) -> dict[str, Any]:
     """A feed the bus does not know, in the bus's field names the page shows; its publishers are
-    the feed's endpoint ids (id and password: the credentials the publish route takes)."""
+    the feed's endpoint ids. Their passwords are not in the service's answers (it keeps hashes
+    only): whoever publishes as one types it (``direct`` marks such a feed)."""
     authorization = feed.get("authorization") or {}
     if not isinstance(authorization, dict):
         authorization = {}
@@ -168,11 +179,9 @@ def from_distribution(feed_id: str, feed: dict[str, Any]) -> dict[str, Any]:
         "asprClassification": authorization.get("classification", ""),
         "publishURL": (feed.get("links") or {}).get("publish", ""),
         "suspended": bool(feed.get("suspend")),
-        "pubs": [
-            {"pubId": str(e["id"]), "username": str(e["id"]), "userpwd": str(e.get("password") or "")}
-            for e in endpoints
-        ],
+        "pubs": [{"pubId": str(e["id"]), "username": str(e["id"])} for e in endpoints],
         "subs": [],
+        "direct": True,
     }
 
 
@@ -203,9 +212,14 @@ async def publish(request: Request, feed_id: str, session: Session = Depends(cur
     """PUT the file to the distribution service as the chosen publisher of the feed: a bus pub, or
     one of the endpoint ids of a feed the bus does not know."""
     form = await checked_form(request, session)
+    if not grants(request).allows(PUBLISH_PERMISSION):
+        # The service sees the publisher's credentials, not the user's: the console decides here.
+        return _publish_refused(
+            request, feed_id, f"Publishing from the console needs {PUBLISH_PERMISSION}.", 403
+        )
     feed = await feed_of(request, session, feed_id)
     if isinstance(feed, ApiError):
-        status = 404 if feed.status == 404 else 502
+        status = refusal_status(feed.status)
         return render(request, "api_error.html", {"title": f"Feed {feed_id}", "error": feed}, status)
     pubs = {str(pub.get("pubId")): pub for pub in feed.get("pubs") or []}
     pub = pubs.get(field(form, "pub"))
@@ -219,18 +233,24 @@ async def publish(request: Request, feed_id: str, session: Session = Depends(cur
         "distribution",
         "PUT",
         f"/publish/{seg(feed_id)}/{seg(file_id)}",
-        (str(pub.get("username") or ""), str(pub.get("userpwd") or "")),
+        (str(pub.get("username") or ""), _publisher_password(feed, pub, form)),
         content=await upload.read(),
         headers={"Content-Type": upload.content_type or "application/octet-stream"},
     )
     if response.status_code != 204:
         error = ApiError.of(response)
-        return _publish_refused(request, feed_id, f"The API answered {error.status}: {error.message}")
+        message = f"The API answered {error.status}: {error.message}"
+        return _publish_refused(request, feed_id, message, refusal_status(error.status))
     published = response.headers.get("X-BUS-DR-PUBLISH-ID", "")
     target = f"/distribution/feeds/{seg(feed_id)}?" + urlencode({"published": published})
     return RedirectResponse(target + "#publish", status_code=303)
 
 
-def _publish_refused(request: Request, feed_id: str, message: str) -> Response:
+def _publisher_password(feed: dict[str, Any], pub: dict[str, Any], form: FormData) -> str:
+    """A bus publisher's password is in the bus's feed; an endpoint id's, as the user typed it."""
+    return field(form, "password") if feed.get("direct") else str(pub.get("userpwd") or "")
+
+
+def _publish_refused(request: Request, feed_id: str, message: str, status: int = 400) -> Response:
     context = {"title": "Publish refused", "message": message, "hint": "Go back to the feed and try again."}
-    return render(request, "message.html", {**context, "back": f"/distribution/feeds/{seg(feed_id)}"}, 400)
+    return render(request, "message.html", {**context, "back": f"/distribution/feeds/{seg(feed_id)}"}, status)

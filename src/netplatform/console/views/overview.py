@@ -12,9 +12,10 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import Response
 
 from ..apis import API_SERVICES, Apis, Unreachable
+from ..grants import Grants, api_permission
 from ..metrics import MetricsSummary, Rates, RateTracker, bar_chart, rate_chart, summarize
 from ..sessions import Session
-from ..web import apis, current_session, rate_tracker, render
+from ..web import apis, current_session, grants, rate_tracker, render
 from .failures import SHOWN, WINDOW, recent_failures
 
 router = APIRouter()
@@ -32,15 +33,22 @@ class ServiceState:
     rate_chart: dict[str, object] | None = None
 
 
-async def _state(client: Apis, rates: RateTracker, name: str, session: Session) -> ServiceState:
+async def _state(
+    client: Apis, rates: RateTracker, name: str, session: Session, allowed: Grants
+) -> ServiceState:
     url = client.urls[name]
+    # Metrics need their own read permission: without it only the (public) health is shown.
+    required = api_permission(name, "metrics", "read")
     try:
         health = await client.call(name, "GET", "/health", None)
-        metrics = await client.call(name, "GET", "/metrics", session.credentials)
+        permitted = allowed.allows(required)
+        metrics = await client.call(name, "GET", "/metrics", session.credentials) if permitted else None
     except Unreachable as error:
         return ServiceState(name, url, "UNREACHABLE", error.reason, None, None)
     status = "UP" if health.status_code == 200 else "DOWN"
     detail = "" if status == "UP" else f"/health answered {health.status_code}"
+    if metrics is None:
+        return ServiceState(name, url, status, detail or f"Reading its metrics needs {required}.", None, None)
     if metrics.status_code != 200:
         return ServiceState(
             name, url, status, detail or f"/metrics answered {metrics.status_code}", None, None
@@ -71,7 +79,8 @@ async def overview(request: Request, session: Session = Depends(current_session)
     client, rates = apis(request), rate_tracker(request)
     refresh_s = refresh_seconds(request.query_params.get("refresh"))
     failures, *states = await asyncio.gather(
-        recent_failures(request, session), *(_state(client, rates, name, session) for name in API_SERVICES)
+        recent_failures(request, session),
+        *(_state(client, rates, name, session, grants(request)) for name in API_SERVICES),
     )
     context = {
         "title": "Overview",

@@ -11,7 +11,7 @@ from urllib.parse import quote
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import Response
 
-from ..apis import ApiError
+from ..apis import ApiError, refusal_status
 from ..sessions import Session
 from ..web import apis, current_session, render
 
@@ -72,9 +72,7 @@ async def _get(request: Request, session: Session, path: str, accept: str = "app
 
 
 def _error_page(request: Request, error: ApiError, title: str) -> Response:
-    return render(
-        request, "api_error.html", {"title": title, "error": error}, 404 if error.status == 404 else 502
-    )
+    return render(request, "api_error.html", {"title": title, "error": error}, refusal_status(error.status))
 
 
 async def _raw_view(request: Request, session: Session, path: str, view: str) -> str | ApiError:

@@ -12,13 +12,18 @@ from typing import Any
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import RedirectResponse, Response
 
-from ..apis import ApiError
+from ..apis import ApiError, refusal_status
 from ..sessions import Session
 from ..web import apis, checked_form, current_session, field, render
 from .policy import API, seg, type_page
 
 router = APIRouter()
-KINDS = {"type": ("policy type", "/policytypes"), "policy": ("policy", "/policies")}
+# What can be created: its label, the API path it is posted to, and the resource of the policy
+# API's write permission (the form is offered to those who hold it).
+KINDS = {
+    "type": ("policy type", "/policytypes", "policytypes"),
+    "policy": ("policy", "/policies", "policies"),
+}
 
 
 def content_type(document: str) -> str:
@@ -60,9 +65,8 @@ async def create(request: Request, session: Session = Depends(current_session)) 
         headers={"Content-Type": content_type(document), "Accept": "application/json"},
     )
     if response.status_code != 200:
-        return _form(
-            request, kind, document, ApiError.of(response), 400 if response.status_code < 500 else 502
-        )
+        # A refusal keeps its status: a 403 (the user lacks the write) is shown as one.
+        return _form(request, kind, document, ApiError.of(response), refusal_status(response.status_code))
     target = _created_page(kind, response.json())
     return RedirectResponse(target + "?created=1", status_code=303)
 

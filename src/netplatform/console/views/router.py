@@ -13,11 +13,15 @@ from urllib.parse import quote
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import Response
 
-from ..apis import ApiError
+from ...web.permissions import Permission
+from ..apis import ApiError, refusal_status
 from ..sessions import Session
-from ..web import apis, current_session, render
+from ..web import apis, current_session, grants, render
 
 router = APIRouter()
+# The only read that consumes nothing is the mirror agents' internal route: platform.node's (or an
+# administrator's). Without it the page says so instead of asking for a certain 403.
+MIRROR_READ = Permission("platform.router.internal", "mirror", "call")
 READ_LIMIT = 10000  # the route's maximum: the newest SHOWN of the first READ_LIMIT after `after`
 SHOWN = 50
 
@@ -33,7 +37,12 @@ async def router_get(request: Request, session: Session, path: str) -> Any:
 async def topics(request: Request, session: Session = Depends(current_session)) -> Response:
     listing = await router_get(request, session, "/topics")
     if isinstance(listing, ApiError):
-        return render(request, "api_error.html", {"title": "Message router", "error": listing}, 502)
+        return render(
+            request,
+            "api_error.html",
+            {"title": "Message router", "error": listing},
+            refusal_status(listing.status),
+        )
     names = [str(name) for name in listing.get("topics") or []]
     return render(request, "router/topics.html", {"title": "Message router", "names": names})
 
@@ -45,10 +54,16 @@ async def topic_page(
     path = quote(topic, safe="")
     found = await router_get(request, session, "/topics/" + path)
     if isinstance(found, ApiError):
-        status = 404 if found.status == 404 else 502
-        return render(request, "api_error.html", {"title": topic, "error": found}, status)
+        return render(
+            request, "api_error.html", {"title": topic, "error": found}, refusal_status(found.status)
+        )
     after = max(after, 0)
-    read = await router_get(request, session, f"/internal/mirror/{path}?after={after}&limit={READ_LIMIT}")
+    may_read = grants(request).allows(MIRROR_READ)
+    read = (
+        await router_get(request, session, f"/internal/mirror/{path}?after={after}&limit={READ_LIMIT}")
+        if may_read
+        else None
+    )
     messages = read[-SHOWN:] if isinstance(read, list) else []
     groups = await router_get(request, session, f"/topics/{path}/groups")
     context = {
@@ -58,6 +73,7 @@ async def topic_page(
         "more": isinstance(read, list) and len(read) == READ_LIMIT,
         "last_seq": read[-1]["seq"] if isinstance(read, list) and read else after,
         "read_error": read if isinstance(read, ApiError) else None,
+        "read_needs": "" if may_read else str(MIRROR_READ),
         "groups": [] if isinstance(groups, ApiError) else list(groups.get("groups") or []),
         "groups_error": groups if isinstance(groups, ApiError) else None,
         "after": after,

@@ -1,7 +1,9 @@
 """Sign-in and sign-out.
 
-Credentials are checked by the services themselves (a Basic-authenticated GET /metrics), so
-the console accepts exactly the users of the deployment it points at, wherever that is.
+Credentials are checked by the authz service the deployment's services authenticate against:
+``GET /authz/perms/user/{user}`` with the user's own credentials (401: refused) also says what
+the identity may do, so the pages offer only that. The console thus accepts exactly the
+identities of the deployment it points at, wherever that is, roles or none.
 The sign-in form has no session yet; its CSRF token is a double-submit cookie instead.
 """
 
@@ -12,6 +14,8 @@ import secrets
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import RedirectResponse, Response
 
+from ..apis import CredentialsRefused
+from ..grants import Grants
 from ..sessions import SESSION_COOKIE, SESSION_TTL_S, SIGNIN_COOKIE, Session, tokens_match
 from ..web import (
     CsrfRejected,
@@ -20,6 +24,7 @@ from ..web import (
     codec,
     current_session,
     field,
+    grants_cache,
     no_store,
     render,
     safe_next,
@@ -58,13 +63,18 @@ async def signin(request: Request) -> Response:
     if not tokens_match(request.cookies.get(SIGNIN_COOKIE), field(form, "csrf")):
         raise CsrfRejected()
     user, password, next_path = field(form, "user"), field(form, "password"), safe_next(field(form, "next"))
-    verdict = await apis(request).check_credentials(user, password) if user and password else False
-    if verdict is None:
-        error = "No service answered, so the credentials could not be checked. Try again later."
+    wrong = "Wrong user name or password."
+    if not user or not password:
+        return _signin_page(request, next_path, wrong, user, 401)
+    try:
+        permissions = await apis(request).permissions_of(user, password)
+    except CredentialsRefused:
+        return _signin_page(request, next_path, wrong, user, 401)
+    if permissions is None:
+        error = "The authz service could not check the credentials (no answer, or an error). Try again later."
         return _signin_page(request, next_path, error, user, 503)
-    if not verdict:
-        return _signin_page(request, next_path, "Wrong user name or password.", user, 401)
-    _, cookie = codec(request).new(user, password)
+    session, cookie = codec(request).new(user, password)
+    grants_cache(request).put(session.sid, Grants(permissions))
     response = RedirectResponse(next_path, status_code=303)
     response.set_cookie(
         SESSION_COOKIE,
@@ -82,6 +92,7 @@ async def signin(request: Request) -> Response:
 async def signout(request: Request, session: Session = Depends(current_session)) -> Response:
     await checked_form(request, session)
     codec(request).revoke(session)
+    grants_cache(request).forget(session.sid)
     response = RedirectResponse("/signin", status_code=303)
     response.delete_cookie(SESSION_COOKIE, httponly=True, samesite="lax", secure=secure_cookies(request))
     return response

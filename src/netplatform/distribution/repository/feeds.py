@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import sqlalchemy as sa
@@ -22,39 +23,54 @@ def live_feed_named(session: Session, name: str, version: str) -> bool:
     return session.execute(query).first() is not None
 
 
-def _feed_values(fields: FeedFields) -> dict[str, Any]:
-    authorization = fields.authorization
+def _feed_values(fields: FeedFields, authorization: FeedAuthorization) -> dict[str, Any]:
     return {
         "description": fields.description,
         "business_description": fields.business_description,
         "classification": authorization.classification,
-        "endpoint_ids": [{"id": e.id, "password": e.password} for e in authorization.endpoint_ids],
+        "endpoint_ids": [{"id": e.id, "password_hash": e.password_hash} for e in authorization.endpoint_ids],
         "endpoint_addrs": list(authorization.endpoint_addrs),
         "suspend": fields.suspend,
         "groupid": fields.groupid,
     }
 
 
-def insert_feed(session: Session, feed_id: int, fields: FeedFields, publisher: str, now_ms: int) -> None:
+@dataclass(frozen=True)
+class NewFeed:
+    """What a create stores besides the body's fields."""
+
+    authorization: FeedAuthorization  # passwords hashed
+    publisher: str
+    authz_framework: bool
+    now_ms: int
+
+
+def insert_feed(session: Session, feed_id: int, fields: FeedFields, new: NewFeed) -> None:
     session.execute(
         sa.insert(feeds).values(
             id=feed_id,
             name=fields.name,
             version=fields.version,
             authz_instance=fields.authz_instance,
-            publisher=publisher,
+            authz_framework=new.authz_framework,
+            publisher=new.publisher,
             deleted=False,
-            created_ms=now_ms,
-            modified_ms=now_ms,
-            **_feed_values(fields),
+            created_ms=new.now_ms,
+            modified_ms=new.now_ms,
+            **_feed_values(fields, new.authorization),
         )
     )
 
 
-def update_feed(session: Session, feed_id: int, fields: FeedFields, now_ms: int) -> None:
-    """Replace the updatable fields (name, version, authz_instance and publisher stay)."""
+def update_feed(
+    session: Session, feed_id: int, fields: FeedFields, authorization: FeedAuthorization, now_ms: int
+) -> None:
+    """Replace the updatable fields (name, version, authz_instance, authz_framework and publisher
+    stay); ``authorization`` is the body's, passwords hashed."""
     session.execute(
-        sa.update(feeds).where(feeds.c.id == feed_id).values(modified_ms=now_ms, **_feed_values(fields))
+        sa.update(feeds)
+        .where(feeds.c.id == feed_id)
+        .values(modified_ms=now_ms, **_feed_values(fields, authorization))
     )
 
 
@@ -126,11 +142,12 @@ def _feed(row: Any) -> Feed:
         business_description=row["business_description"],
         authorization=FeedAuthorization(
             classification=row["classification"],
-            endpoint_ids=tuple(Endpoint(e["id"], e["password"]) for e in row["endpoint_ids"]),
+            endpoint_ids=tuple(Endpoint(e["id"], e["password_hash"]) for e in row["endpoint_ids"]),
             endpoint_addrs=tuple(row["endpoint_addrs"]),
         ),
         suspend=row["suspend"],
         groupid=row["groupid"],
         authz_instance=row["authz_instance"],
         publisher=row["publisher"],
+        authz_framework=bool(row["authz_framework"]),
     )

@@ -10,6 +10,7 @@ from pydantic import BaseModel
 
 from ...web.errors import BadRequest, MethodNotAllowed
 from ...web.openapi import stated_request
+from ...web.permissions import per_object
 from ..access import MAX_IDENTITY_LENGTH, ON_BEHALF_OF
 from ..links import positive_id
 
@@ -53,7 +54,9 @@ def refuse_methods(router: APIRouter, path: str, methods: list[str], url_name: s
     def refuse(request: Request) -> Response:
         raise MethodNotAllowed(f"{request.method} not allowed for the {url_name}.")
 
-    router.add_api_route(path, refuse, methods=methods, include_in_schema=False)
+    # Any authenticated caller learns the method is not allowed here (as before authorization).
+    declaration = per_object("the method is not allowed here (405)")
+    router.add_api_route(path, refuse, methods=methods, include_in_schema=False, openapi_extra=declaration)
 
 
 # --- OpenAPI ---------------------------------------------------------------------------------
@@ -78,12 +81,13 @@ def inline_schema(model: type[BaseModel]) -> dict[str, Any]:
     return resolved
 
 
-def json_request_body(model: type[BaseModel], vendor_type: str) -> dict[str, Any]:
+def json_request_body(model: type[BaseModel], vendor_type: str, **extra: Any) -> dict[str, Any]:
     """``openapi_extra`` of a provisioning route taking a JSON body (the vendor type or
-    application/json) from a caller named in the on-behalf-of header."""
+    application/json) from a caller named in the on-behalf-of header; ``extra`` merged in (the
+    route's permission)."""
     schema = inline_schema(model)
     body = {
         "required": True,
         "content": {vendor_type: {"schema": schema}, "application/json": {"schema": schema}},
     }
-    return stated_request(body=body, parameters=(IDENTITY_HEADER,))
+    return {**stated_request(body=body, parameters=(IDENTITY_HEADER,)), **extra}

@@ -10,7 +10,8 @@ from fastapi.responses import JSONResponse, Response
 
 from ...web.bodies import RawBody
 from ...web.openapi import error_responses
-from ..app import SPEC
+from ...web.permissions import requires
+from ..app import PERMISSIONS, SPEC
 from ..deps import PROVISIONED, CallerDep, ProvisioningDep, PublicBaseUrlDep
 from ..errors import FEED_NOT_FOUND
 from ..feed_model import parse_feed
@@ -20,14 +21,17 @@ from ..media_types import FEED_MEDIA_TYPE, require_content_type
 from ..schemas import FeedBody, FeedRequest, FeedUpdateRequest, render_feed
 from ._common import CALLER_STATED, FeedId, json_request_body, parse_object_id, refuse_methods
 
+READ = requires(PERMISSIONS.read("feeds"))
+WRITE = requires(PERMISSIONS.write("feeds"))
+
 router = APIRouter(prefix="", tags=["feeds"])
 
 
 @router.post(
     "/",
     summary="Create a feed",
-    responses={200: {"model": FeedBody}, **error_responses(SPEC, 409, 415)},
-    openapi_extra=json_request_body(FeedRequest, FEED_MEDIA_TYPE),
+    responses={200: {"model": FeedBody}, **error_responses(SPEC, 403, 409, 415)},
+    openapi_extra=json_request_body(FeedRequest, FEED_MEDIA_TYPE, **WRITE),
 )
 def create_feed(
     request: Request, caller: CallerDep, body: RawBody, provisioning: ProvisioningDep, base: PublicBaseUrlDep
@@ -45,7 +49,7 @@ def create_feed(
     dependencies=[PROVISIONED],
     summary="The feed of a name and version, else the URLs of the live feeds matching the filters",
     responses={200: {"model": FeedBody | list[str]}, **error_responses(SPEC, 404)},
-    openapi_extra=CALLER_STATED,
+    openapi_extra={**CALLER_STATED, **READ},
 )
 def list_feeds(
     caller: CallerDep,
@@ -69,9 +73,9 @@ def list_feeds(
 @router.get(
     "/feed/{feed_id}",
     dependencies=[PROVISIONED],
-    summary="Get a feed",
+    summary="Get a feed (endpoint passwords are not shown: only their hashes are stored)",
     responses={200: {"model": FeedBody}, **error_responses(SPEC, 404)},
-    openapi_extra=CALLER_STATED,
+    openapi_extra={**CALLER_STATED, **READ},
 )
 def get_feed(
     feed_id: FeedId, caller: CallerDep, provisioning: ProvisioningDep, base: PublicBaseUrlDep
@@ -82,9 +86,9 @@ def get_feed(
 
 @router.put(
     "/feed/{feed_id}",
-    summary="Update a feed (updatable fields only)",
+    summary="Update a feed (updatable fields only; an endpoint without password keeps its own)",
     responses={200: {"model": FeedBody}, **error_responses(SPEC, 403, 404, 415)},
-    openapi_extra=json_request_body(FeedUpdateRequest, FEED_MEDIA_TYPE),
+    openapi_extra=json_request_body(FeedUpdateRequest, FEED_MEDIA_TYPE, **WRITE),
 )
 def update_feed(
     request: Request,
@@ -107,7 +111,7 @@ def update_feed(
     summary="Delete a feed",
     status_code=204,
     responses=error_responses(SPEC, 403, 404),
-    openapi_extra=CALLER_STATED,
+    openapi_extra={**CALLER_STATED, **WRITE},
 )
 def delete_feed(feed_id: FeedId, caller: CallerDep, provisioning: ProvisioningDep) -> Response:
     provisioning.delete_feed(parse_object_id(feed_id, FEED_NOT_FOUND), caller)

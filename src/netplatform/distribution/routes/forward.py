@@ -1,9 +1,10 @@
 """The node-to-node hop (spec 1.3): PUT /internal/forward/{publishId}.
 
-A node forwards a file for a subscription bound to this node (egress route). Platform
-credentials; the body is the file as published, streamed to this node's blob store; the
-``X-NETPLATFORM-FORWARD`` header carries the rest (:class:`~..schemas.ForwardEnvelope`). The
-answer is 204 only once the file is durable here and queued, so the sender may drop its copy.
+A node forwards a file for a subscription bound to this node (egress route), as its node
+identity (``platform.node``: ``platform.distribution.internal|forward|call``). The body is
+the file as published, streamed to this node's blob store; the ``X-NETPLATFORM-FORWARD``
+header carries the rest (:class:`~..schemas.ForwardEnvelope`). The answer is 204 only once the
+file is durable here and queued, so the sender may drop its copy.
 """
 
 from __future__ import annotations
@@ -18,8 +19,9 @@ from starlette.requests import ClientDisconnect
 
 from ...web.errors import BadRequest
 from ...web.openapi import error_responses
+from ...web.permissions import requires
 from ...web.routes import STREAMED_BODY
-from ..app import SPEC
+from ..app import PERMISSIONS, SPEC
 from ..deps import DeliveryEngineDep, ForwardingDep
 from ..forward_sender import FORWARD_HEADER, FORWARD_PATH
 from ..forwarding import parse_envelope
@@ -45,7 +47,7 @@ _FILE_BODY: dict[str, Any] = {
         204: {"description": "Held durably here and queued (or its subscription is gone)"},
         **error_responses(SPEC, 409, 503),
     },
-    openapi_extra={**STREAMED_BODY, **_FILE_BODY},
+    openapi_extra={**STREAMED_BODY, **_FILE_BODY, **requires(PERMISSIONS.internal("forward"))},
 )
 async def take_forwarded_file(
     request: Request,

@@ -7,7 +7,8 @@ from fastapi.responses import JSONResponse, Response
 
 from ...clock import now_ms
 from ...web.openapi import error_responses, stated_request
-from ..app import SPEC
+from ...web.permissions import requires
+from ..app import PERMISSIONS, SPEC
 from ..deps import LogbookDep
 from ..errors import FEED_NOT_FOUND, SUBSCRIPTION_NOT_FOUND
 from ..log_query import parse_log_query
@@ -64,10 +65,14 @@ _FILTERS = (
         {"type": "string", "enum": [str(reason) for reason in ExpiryReason]},
     ),
 )
-_FEED_LOG_FILTERS = stated_request(
-    parameters=(*_FILTERS, _query("filename", "Records of this file name", {"type": "string"}))
-)
-_SUBSCRIPTION_LOG_FILTERS = stated_request(parameters=_FILTERS)
+_READ = requires(PERMISSIONS.read("logs"))
+_FEED_LOG_FILTERS = {
+    **stated_request(
+        parameters=(*_FILTERS, _query("filename", "Records of this file name", {"type": "string"}))
+    ),
+    **_READ,
+}
+_SUBSCRIPTION_LOG_FILTERS = {**stated_request(parameters=_FILTERS), **_READ}
 
 
 def _log_response(records: list[LogRecord]) -> Response:

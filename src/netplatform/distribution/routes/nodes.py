@@ -11,12 +11,16 @@ from fastapi.responses import JSONResponse, Response
 from ...clock import wire_time_ms
 from ...web.errors import NotFound
 from ...web.openapi import error_responses
-from ..app import SPEC
+from ...web.permissions import requires
+from ..app import PERMISSIONS, SPEC
 from ..deps import NodeRegistryDep
 from ..nodes import NodeView
 from ..schemas import NodeBody
 
 router = APIRouter(prefix="/internal/nodes", tags=["nodes"])
+
+# Internal like every /internal route: platform.node (and platform.admin) only.
+_CALL = requires(PERMISSIONS.internal("nodes"))
 
 
 def render_node(view: NodeView) -> dict[str, object]:
@@ -34,7 +38,10 @@ def render_node(view: NodeView) -> dict[str, object]:
 
 
 @router.get(
-    "", summary="List the distribution nodes (all sites, or one)", responses={200: {"model": list[NodeBody]}}
+    "",
+    summary="List the distribution nodes (all sites, or one)",
+    responses={200: {"model": list[NodeBody]}},
+    openapi_extra=_CALL,
 )
 def list_nodes(
     registry: NodeRegistryDep,
@@ -47,6 +54,7 @@ def list_nodes(
     "/{name}",
     summary="Get a distribution node",
     responses={200: {"model": NodeBody}, **error_responses(SPEC, 404)},
+    openapi_extra=_CALL,
 )
 def get_node(name: str, registry: NodeRegistryDep) -> Response:
     view = registry.node(name)

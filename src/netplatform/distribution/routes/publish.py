@@ -1,6 +1,7 @@
 """Publish and retract: PUT/DELETE /publish/{feedId}/{fileId} (spec 4.2, section 5 rules 2 and 3).
 
-These routes are public to the kernel (the feed's endpoint ids authenticate them) and read
+These routes are public to the kernel (the feed's endpoint ids, or for a framework feed its
+``publish`` permission, decide: :mod:`..publisher_gate`) and read
 their body as a stream, which the :class:`~..publishing.Publisher` spools to the blob store.
 A publish that passed every check but arrives at a node its ingress route excludes (spec 1.3)
 is answered 307 to the same path on a live node of an allowed site, before its body is read.
@@ -18,7 +19,7 @@ from fastapi.responses import Response
 from starlette.requests import ClientDisconnect
 
 from ...clock import now_ms
-from ...web.auth import PUBLIC, parse_basic
+from ...web.auth import PUBLIC
 from ...web.errors import BadRequest
 from ...web.openapi import error_responses
 from ...web.requestid import current_request_id
@@ -63,7 +64,8 @@ MetaHeader = Annotated[
 
 @router.put(
     "/{feed_id}/{file_id:any_path}",
-    summary="Publish a file (Basic credentials of one of the feed's endpoint_ids)",
+    summary="Publish a file (Basic credentials of one of the feed's endpoint_ids; of an identity "
+    "holding the feed's publish permission for a framework feed)",
     status_code=204,
     responses=_PUBLISH_RESPONSES,
     openapi_extra={**PUBLIC, **STREAMED_BODY, **_FILE_BODY},
@@ -152,7 +154,7 @@ def _admit(
     admission = publisher.admit(
         feed_id,
         file_id,
-        parse_basic(request.headers.get("authorization")),
+        request.headers.get("authorization"),
         source_ip,
         request.headers.get(META_HEADER),
     )

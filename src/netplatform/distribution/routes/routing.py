@@ -1,6 +1,7 @@
 """The internal routing API the bus controller sets routes with (spec 1.3):
 ``/internal/route/ingress`` (where a feed's publishers may publish) and ``/internal/route/egress``
-(which node delivers a subscription's files). Platform credentials, like provisioning."""
+(which node delivers a subscription's files). Internal: ``platform.node`` (the bus controller's
+identity needs it too)."""
 
 from __future__ import annotations
 
@@ -11,8 +12,9 @@ from fastapi.responses import JSONResponse, Response
 
 from ...web.errors import BadRequest
 from ...web.openapi import error_responses
+from ...web.permissions import requires
 from ...web.text import is_storable
-from ..app import SPEC
+from ..app import PERMISSIONS, SPEC
 from ..deps import RoutingDep
 from ..errors import FEED_NOT_FOUND, SUBSCRIPTION_NOT_FOUND
 from ..repository.routing import ANY_PUBLISHER, EgressRoute, IngressRoute
@@ -21,6 +23,9 @@ from ..schemas import EgressRouteBody, EgressRouteRequest, IngressRouteBody, Ing
 from ._common import ID_PATTERN, FeedId, SubId, parse_object_id
 
 router = APIRouter(prefix="/internal/route", tags=["routes"])
+
+# Internal like every /internal route: platform.node (and platform.admin) only.
+_CALL = requires(PERMISSIONS.internal("route"))
 
 MAX_PUBLISHER_LENGTH = 20  # an endpoint id (reference 3.1)
 Publisher = Annotated[
@@ -53,7 +58,12 @@ def parse_publisher(text: str) -> str:
 # --- ingress -------------------------------------------------------------------------------
 
 
-@router.get("/ingress", summary="List ingress routes", responses={200: {"model": list[IngressRouteBody]}})
+@router.get(
+    "/ingress",
+    summary="List ingress routes",
+    responses={200: {"model": list[IngressRouteBody]}},
+    openapi_extra=_CALL,
+)
 def list_ingress(
     routing: RoutingDep,
     feed_id: Annotated[
@@ -76,6 +86,7 @@ _DELETE_RESPONSES = {**_DELETED, **error_responses(SPEC, 404)}
     "/ingress/{feed_id}",
     summary="Set the sites every publisher of the feed may publish at",
     responses=_ROUTE_RESPONSES,
+    openapi_extra=_CALL,
 )
 def put_feed_ingress(feed_id: FeedId, body: IngressRouteRequest, routing: RoutingDep) -> Response:
     return _put_ingress(routing, feed_id, None, body)
@@ -85,6 +96,7 @@ def put_feed_ingress(feed_id: FeedId, body: IngressRouteRequest, routing: Routin
     "/ingress/{feed_id}/{publisher}",
     summary="Set the sites one publisher (endpoint id) of the feed may publish at",
     responses=_ROUTE_RESPONSES,
+    openapi_extra=_CALL,
 )
 def put_publisher_ingress(
     feed_id: FeedId, publisher: Publisher, body: IngressRouteRequest, routing: RoutingDep
@@ -93,14 +105,22 @@ def put_publisher_ingress(
 
 
 @router.get(
-    "/ingress/{feed_id}", summary="Get the feed's route for every publisher", responses=_ROUTE_RESPONSES
+    "/ingress/{feed_id}",
+    summary="Get the feed's route for every publisher",
+    responses=_ROUTE_RESPONSES,
+    openapi_extra=_CALL,
 )
 def get_feed_ingress(feed_id: FeedId, routing: RoutingDep) -> Response:
     route = routing.ingress(parse_object_id(feed_id, FEED_NOT_FOUND), None)
     return JSONResponse(render_ingress(route))
 
 
-@router.get("/ingress/{feed_id}/{publisher}", summary="Get one publisher's route", responses=_ROUTE_RESPONSES)
+@router.get(
+    "/ingress/{feed_id}/{publisher}",
+    summary="Get one publisher's route",
+    responses=_ROUTE_RESPONSES,
+    openapi_extra=_CALL,
+)
 def get_publisher_ingress(feed_id: FeedId, publisher: Publisher, routing: RoutingDep) -> Response:
     route = routing.ingress(parse_object_id(feed_id, FEED_NOT_FOUND), parse_publisher(publisher))
     return JSONResponse(render_ingress(route))
@@ -111,6 +131,7 @@ def get_publisher_ingress(feed_id: FeedId, publisher: Publisher, routing: Routin
     summary="Remove the feed's route for every publisher",
     status_code=204,
     responses=_DELETE_RESPONSES,
+    openapi_extra=_CALL,
 )
 def delete_feed_ingress(feed_id: FeedId, routing: RoutingDep) -> Response:
     routing.delete_ingress(parse_object_id(feed_id, FEED_NOT_FOUND), None)
@@ -122,6 +143,7 @@ def delete_feed_ingress(feed_id: FeedId, routing: RoutingDep) -> Response:
     summary="Remove one publisher's route",
     status_code=204,
     responses=_DELETE_RESPONSES,
+    openapi_extra=_CALL,
 )
 def delete_publisher_ingress(feed_id: FeedId, publisher: Publisher, routing: RoutingDep) -> Response:
     routing.delete_ingress(parse_object_id(feed_id, FEED_NOT_FOUND), parse_publisher(publisher))
@@ -139,7 +161,12 @@ def _put_ingress(
 # --- egress --------------------------------------------------------------------------------
 
 
-@router.get("/egress", summary="List egress routes", responses={200: {"model": list[EgressRouteBody]}})
+@router.get(
+    "/egress",
+    summary="List egress routes",
+    responses={200: {"model": list[EgressRouteBody]}},
+    openapi_extra=_CALL,
+)
 def list_egress(routing: RoutingDep) -> Response:
     return JSONResponse([render_egress(route) for route in routing.egress_routes()])
 
@@ -148,6 +175,7 @@ def list_egress(routing: RoutingDep) -> Response:
     "/egress/{sub_id}",
     summary="Bind a subscription to the node that delivers its files",
     responses={200: {"model": EgressRouteBody}, **error_responses(SPEC, 404)},
+    openapi_extra=_CALL,
 )
 def put_egress(sub_id: SubId, body: EgressRouteRequest, routing: RoutingDep) -> Response:
     route, _created = routing.set_egress(parse_object_id(sub_id, SUBSCRIPTION_NOT_FOUND), body.node)
@@ -158,6 +186,7 @@ def put_egress(sub_id: SubId, body: EgressRouteRequest, routing: RoutingDep) -> 
     "/egress/{sub_id}",
     summary="Get the node a subscription is bound to",
     responses={200: {"model": EgressRouteBody}, **error_responses(SPEC, 404)},
+    openapi_extra=_CALL,
 )
 def get_egress(sub_id: SubId, routing: RoutingDep) -> Response:
     return JSONResponse(render_egress(routing.egress(parse_object_id(sub_id, SUBSCRIPTION_NOT_FOUND))))
@@ -168,6 +197,7 @@ def get_egress(sub_id: SubId, routing: RoutingDep) -> Response:
     summary="Unbind a subscription (the receiving nodes deliver it again)",
     status_code=204,
     responses={**_DELETED, **error_responses(SPEC, 404)},
+    openapi_extra=_CALL,
 )
 def delete_egress(sub_id: SubId, routing: RoutingDep) -> Response:
     routing.delete_egress(parse_object_id(sub_id, SUBSCRIPTION_NOT_FOUND))

@@ -8,7 +8,8 @@ from fastapi.responses import JSONResponse, Response
 
 from ...web.bodies import RawBody
 from ...web.openapi import error_responses
-from ..app import SPEC
+from ...web.permissions import requires
+from ..app import PERMISSIONS, SPEC
 from ..deps import PROVISIONED, CallerDep, ProvisioningDep, PublicBaseUrlDep
 from ..errors import FEED_NOT_FOUND, SUBSCRIPTION_NOT_FOUND
 from ..lenient_json import parse_object
@@ -18,6 +19,9 @@ from ..schemas import SubscriptionBody, SubscriptionRequest, render_subscription
 from ..subscription_model import parse_subscription
 from ._common import CALLER_STATED, FeedId, SubId, json_request_body, parse_object_id, refuse_methods
 
+READ = requires(PERMISSIONS.read("subs"))
+WRITE = requires(PERMISSIONS.write("subs"))
+
 router = APIRouter(prefix="", tags=["subscriptions"])
 
 
@@ -25,8 +29,8 @@ router = APIRouter(prefix="", tags=["subscriptions"])
     "/subscribe/{feed_id}",
     summary="Subscribe to a feed",
     status_code=201,
-    responses={201: {"model": SubscriptionBody}, **error_responses(SPEC, 404, 409, 415)},
-    openapi_extra=json_request_body(SubscriptionRequest, SUBSCRIPTION_MEDIA_TYPE),
+    responses={201: {"model": SubscriptionBody}, **error_responses(SPEC, 403, 404, 409, 415)},
+    openapi_extra=json_request_body(SubscriptionRequest, SUBSCRIPTION_MEDIA_TYPE, **WRITE),
 )
 def create_subscription(
     request: Request,
@@ -37,7 +41,7 @@ def create_subscription(
     base: PublicBaseUrlDep,
 ) -> Response:
     number = parse_object_id(feed_id, FEED_NOT_FOUND)
-    provisioning.feed(number)
+    provisioning.feed_to_subscribe(number, caller)
     require_content_type(request.headers.get("content-type"), SUBSCRIPTION_MEDIA_TYPE)
     document = parse_object(body)
     provisioning.ensure_subscription_capacity()
@@ -51,7 +55,7 @@ def create_subscription(
     dependencies=[PROVISIONED],
     summary="The URLs of the feed's live subscriptions",
     responses={200: {"model": list[str]}, **error_responses(SPEC, 404)},
-    openapi_extra=CALLER_STATED,
+    openapi_extra={**CALLER_STATED, **READ},
 )
 def list_subscriptions(
     feed_id: FeedId, caller: CallerDep, provisioning: ProvisioningDep, base: PublicBaseUrlDep
@@ -66,7 +70,7 @@ def list_subscriptions(
     dependencies=[PROVISIONED],
     summary="Get a subscription",
     responses={200: {"model": SubscriptionBody}, **error_responses(SPEC, 404)},
-    openapi_extra=CALLER_STATED,
+    openapi_extra={**CALLER_STATED, **READ},
 )
 def get_subscription(
     sub_id: SubId, caller: CallerDep, provisioning: ProvisioningDep, base: PublicBaseUrlDep
@@ -79,7 +83,7 @@ def get_subscription(
     "/subs/{sub_id}",
     summary="Update a subscription",
     responses={200: {"model": SubscriptionBody}, **error_responses(SPEC, 403, 404, 415)},
-    openapi_extra=json_request_body(SubscriptionRequest, SUBSCRIPTION_MEDIA_TYPE),
+    openapi_extra=json_request_body(SubscriptionRequest, SUBSCRIPTION_MEDIA_TYPE, **WRITE),
 )
 def update_subscription(
     request: Request,
@@ -102,7 +106,7 @@ def update_subscription(
     summary="Delete a subscription",
     status_code=204,
     responses=error_responses(SPEC, 403, 404),
-    openapi_extra=CALLER_STATED,
+    openapi_extra={**CALLER_STATED, **WRITE},
 )
 def delete_subscription(sub_id: SubId, caller: CallerDep, provisioning: ProvisioningDep) -> Response:
     provisioning.delete_subscription(parse_object_id(sub_id, SUBSCRIPTION_NOT_FOUND), caller)

@@ -9,6 +9,8 @@ from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
 from ...web.bodies import RawBody
+from ...web.permissions import requires
+from ..app import PERMISSIONS
 from ..deps import NodeTemplatesDep
 from ..media_types import JSON_MEDIA_TYPE, render
 from ..schemas import NODE_TEMPLATES_REQUEST, ToscaEntity, ToscaServiceTemplate
@@ -19,7 +21,12 @@ from ._common import CREATE_ERRORS, NamePath, VersionPath, documented, read_temp
 router = APIRouter(prefix=PREFIX, tags=["policy design"])
 
 
-@router.get("/nodetemplates", summary="All node templates", responses=documented(list[ToscaEntity]))
+@router.get(
+    "/nodetemplates",
+    summary="All node templates",
+    responses=documented(list[ToscaEntity]),
+    openapi_extra=requires(PERMISSIONS.read("nodetemplates")),
+)
 def get_node_templates(request: Request, node_templates: NodeTemplatesDep) -> Response:
     return render(request, node_templates.all())
 
@@ -28,7 +35,10 @@ def get_node_templates(request: Request, node_templates: NodeTemplatesDep) -> Re
     "/nodetemplates",
     summary="Create node templates (and the node types they carry)",
     responses=documented(ToscaServiceTemplate, *CREATE_ERRORS),
-    openapi_extra=template_body(NODE_TEMPLATES_REQUEST, JSON_MEDIA_TYPE),
+    openapi_extra={
+        **template_body(NODE_TEMPLATES_REQUEST, JSON_MEDIA_TYPE),
+        **requires(PERMISSIONS.write("nodetemplates")),
+    },
 )
 def create_node_templates(request: Request, node_templates: NodeTemplatesDep, body: RawBody) -> Response:
     raw = read_template(request, body, yaml_allowed=False)
@@ -39,7 +49,10 @@ def create_node_templates(request: Request, node_templates: NodeTemplatesDep, bo
     "/nodetemplates",
     summary="Replace stored node templates",
     responses=documented(ToscaServiceTemplate, *CREATE_ERRORS),
-    openapi_extra=template_body(NODE_TEMPLATES_REQUEST, JSON_MEDIA_TYPE),
+    openapi_extra={
+        **template_body(NODE_TEMPLATES_REQUEST, JSON_MEDIA_TYPE),
+        **requires(PERMISSIONS.write("nodetemplates")),
+    },
 )
 def update_node_templates(request: Request, node_templates: NodeTemplatesDep, body: RawBody) -> Response:
     raw = read_template(request, body, yaml_allowed=False)
@@ -50,6 +63,7 @@ def update_node_templates(request: Request, node_templates: NodeTemplatesDep, bo
     "/nodetemplates/{name}/versions/{version}",
     summary="One node template, as a list of zero or one",
     responses=documented(list[ToscaEntity]),
+    openapi_extra=requires(PERMISSIONS.read("nodetemplates")),
 )
 def get_node_template(
     request: Request, node_templates: NodeTemplatesDep, name: NamePath, version: VersionPath
@@ -61,6 +75,7 @@ def get_node_template(
     "/nodetemplates/{name}/versions/{version}",
     summary="Delete one node template",
     responses=documented(ToscaServiceTemplate, 404, 409),
+    openapi_extra=requires(PERMISSIONS.write("nodetemplates")),
 )
 def delete_node_template(
     request: Request, node_templates: NodeTemplatesDep, name: NamePath, version: VersionPath

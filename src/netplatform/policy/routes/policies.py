@@ -8,6 +8,8 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
 
 from ...web.bodies import RawBody
+from ...web.permissions import requires
+from ..app import PERMISSIONS
 from ..deps import ENTITIES, CatalogDep
 from ..media_types import answer_format, render, respond
 from ..schemas import POLICIES_REQUEST, ToscaServiceTemplate
@@ -56,6 +58,7 @@ def policy_type_of(policy_type_id: str, policy_type_version: str) -> Reference:
     summary="All policies of one policy type version",
     responses=documented(ToscaServiceTemplate, 404),
     dependencies=[ENTITIES],
+    openapi_extra=requires(PERMISSIONS.read("policies")),
 )
 async def get_policies_of_type(
     request: Request,
@@ -73,7 +76,10 @@ async def get_policies_of_type(
     TYPE_PATH,
     summary="Create policies of this policy type version",
     responses=documented(ToscaServiceTemplate, *CREATE_ERRORS),
-    openapi_extra=template_body(POLICIES_REQUEST, *BOTH_MEDIA_TYPES),
+    openapi_extra={
+        **template_body(POLICIES_REQUEST, *BOTH_MEDIA_TYPES),
+        **requires(PERMISSIONS.write("policies")),
+    },
 )
 def create_policies_of_type(
     request: Request,
@@ -92,6 +98,7 @@ def create_policies_of_type(
     summary="All versions of one policy of this policy type version",
     responses=documented(ToscaServiceTemplate, 404),
     dependencies=[ENTITIES],
+    openapi_extra=requires(PERMISSIONS.read("policies")),
 )
 def get_policy_versions_of_type(
     request: Request,
@@ -111,6 +118,7 @@ def get_policy_versions_of_type(
     summary="One version of a policy of this policy type version (policyVersion `latest`: the highest)",
     responses=documented(ToscaServiceTemplate, 404),
     dependencies=[ENTITIES],
+    openapi_extra=requires(PERMISSIONS.read("policies")),
 )
 def get_policy_of_type(
     request: Request,
@@ -132,6 +140,7 @@ def get_policy_of_type(
     TYPE_PATH + "/{policyId}/versions/{policyVersion}",
     summary="Delete one version of a policy of this policy type version",
     responses=documented(ToscaServiceTemplate, 404, 409),
+    openapi_extra=requires(PERMISSIONS.write("policies")),
 )
 def delete_policy_of_type(
     request: Request,
@@ -156,6 +165,7 @@ def delete_policy_of_type(
     summary="All versions of all policies",
     responses=documented(ToscaServiceTemplate, 404),
     dependencies=[ENTITIES],
+    openapi_extra=requires(PERMISSIONS.read("policies")),
 )
 async def get_policies(request: Request, catalog: CatalogDep, mode: Mode = "BARE") -> Response:
     return respond(await catalog.policies(answer_format(request), referenced=is_referenced(mode)))
@@ -165,7 +175,10 @@ async def get_policies(request: Request, catalog: CatalogDep, mode: Mode = "BARE
     "/policies",
     summary="Create one or more policies (of any types)",
     responses=documented(ToscaServiceTemplate, *CREATE_ERRORS),
-    openapi_extra=template_body(POLICIES_REQUEST, *BOTH_MEDIA_TYPES),
+    openapi_extra={
+        **template_body(POLICIES_REQUEST, *BOTH_MEDIA_TYPES),
+        **requires(PERMISSIONS.write("policies")),
+    },
 )
 def create_policies(request: Request, catalog: CatalogDep, body: RawBody) -> Response:
     raw = read_template(request, body)
@@ -177,6 +190,7 @@ def create_policies(request: Request, catalog: CatalogDep, body: RawBody) -> Res
     summary="One version of a policy (policyVersion `latest`: the highest)",
     responses=documented(ToscaServiceTemplate, 404),
     dependencies=[ENTITIES],
+    openapi_extra=requires(PERMISSIONS.read("policies")),
 )
 def get_policy(
     request: Request,
@@ -195,6 +209,7 @@ def get_policy(
     "/policies/{policyId}/versions/{policyVersion}",
     summary="Delete one version of a policy",
     responses=documented(ToscaServiceTemplate, 404, 409),
+    openapi_extra=requires(PERMISSIONS.write("policies")),
 )
 def delete_policy(
     request: Request, catalog: CatalogDep, policyId: NamePath, policyVersion: VersionPath

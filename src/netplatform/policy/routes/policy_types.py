@@ -6,6 +6,8 @@ from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
 from ...web.bodies import RawBody
+from ...web.permissions import requires
+from ..app import PERMISSIONS
 from ..deps import ENTITIES, CatalogDep
 from ..media_types import answer_format, render, respond
 from ..schemas import POLICY_TYPES_REQUEST, ToscaServiceTemplate
@@ -31,6 +33,7 @@ router = APIRouter(prefix=PREFIX, tags=["policy design"])
     summary="All policy types",
     responses=documented(ToscaServiceTemplate),
     dependencies=[ENTITIES],
+    openapi_extra=requires(PERMISSIONS.read("policytypes")),
 )
 async def get_policy_types(request: Request, catalog: CatalogDep) -> Response:
     return respond(await catalog.policy_types(answer_format(request)))
@@ -40,7 +43,10 @@ async def get_policy_types(request: Request, catalog: CatalogDep) -> Response:
     "/policytypes",
     summary="Create policy types (and the data types they carry)",
     responses=documented(ToscaServiceTemplate, *CREATE_ERRORS),
-    openapi_extra=template_body(POLICY_TYPES_REQUEST, *BOTH_MEDIA_TYPES),
+    openapi_extra={
+        **template_body(POLICY_TYPES_REQUEST, *BOTH_MEDIA_TYPES),
+        **requires(PERMISSIONS.write("policytypes")),
+    },
 )
 def create_policy_types(request: Request, catalog: CatalogDep, body: RawBody) -> Response:
     raw = read_template(request, body)
@@ -52,6 +58,7 @@ def create_policy_types(request: Request, catalog: CatalogDep, body: RawBody) ->
     summary="All versions of one policy type",
     responses=documented(ToscaServiceTemplate, 404),
     dependencies=[ENTITIES],
+    openapi_extra=requires(PERMISSIONS.read("policytypes")),
 )
 async def get_policy_type_versions(request: Request, catalog: CatalogDep, policyTypeId: NamePath) -> Response:
     return respond(await catalog.policy_type_versions(check_name(policyTypeId), answer_format(request)))
@@ -62,6 +69,7 @@ async def get_policy_type_versions(request: Request, catalog: CatalogDep, policy
     summary="One version of a policy type (versionId `latest`: the highest version)",
     responses=documented(ToscaServiceTemplate, 404),
     dependencies=[ENTITIES],
+    openapi_extra=requires(PERMISSIONS.read("policytypes")),
 )
 async def get_policy_type(
     request: Request, catalog: CatalogDep, policyTypeId: NamePath, versionId: SelectorPath
@@ -76,6 +84,7 @@ async def get_policy_type(
     "/policytypes/{policyTypeId}/versions/{versionId}",
     summary="Delete one version of a policy type",
     responses=documented(ToscaServiceTemplate, 404, 409),
+    openapi_extra=requires(PERMISSIONS.write("policytypes")),
 )
 def delete_policy_type(
     request: Request, catalog: CatalogDep, policyTypeId: NamePath, versionId: VersionPath

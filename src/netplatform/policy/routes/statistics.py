@@ -5,6 +5,8 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
+from ...web.permissions import requires
+from ..app import PERMISSIONS
 from ..deps import StatisticsDep
 from ..media_types import render
 from ..schemas import StatisticsReport
@@ -14,6 +16,11 @@ from ._common import documented
 router = APIRouter(prefix=PREFIX, tags=["policy design"])
 
 
-@router.get("/statistics", summary="Counters of API calls", responses=documented(StatisticsReport))
+@router.get(
+    "/statistics",
+    summary="Counters of API calls",
+    responses=documented(StatisticsReport),
+    openapi_extra=requires(PERMISSIONS.read("statistics")),
+)
 def statistics(request: Request, counters: StatisticsDep) -> Response:
     return render(request, counters.report())

@@ -10,6 +10,7 @@ from fastapi.responses import JSONResponse
 
 from ...web.bodies import RawBody
 from ...web.openapi import error_responses
+from ...web.permissions import per_object
 from ..app import SPEC
 from ..deps import CallerDep, EventsDep
 from ..schemas import PublishResult
@@ -22,6 +23,11 @@ MAX_TIMEOUT_MS = 60_000
 DEFAULT_LIMIT = 1000
 MAX_LIMIT = 10_000
 
+TOPIC_ACL = "topic ACL"
+"""The rule of publish and fetch, as the reference has it: any authenticated identity passes the
+kernel, the topic's writer or reader ACL decides (and the bridge-admin topic admits router
+admins only)."""
+
 GroupPath = Annotated[str, Path(min_length=1, max_length=255)]
 
 
@@ -29,7 +35,7 @@ GroupPath = Annotated[str, Path(min_length=1, max_length=255)]
     "/{topic}",
     summary="Publish: a JSON object, a JSON array (one message per element) or text lines",
     responses={200: {"model": PublishResult}, **error_responses(SPEC, 403, 404, 415, 503)},
-    openapi_extra=PUBLISH_BODY,
+    openapi_extra={**PUBLISH_BODY, **per_object(TOPIC_ACL)},
 )
 async def publish(
     topic: str, request: Request, body: RawBody, events: EventsDep, caller: CallerDep
@@ -45,6 +51,7 @@ async def publish(
     "/{topic}/{group}/{consumer}",
     summary="The group's next messages, oldest first; [] when the timeout passes with none",
     responses={200: {"model": list[str]}, **error_responses(SPEC, 403, 404, 503)},
+    openapi_extra=per_object(TOPIC_ACL),
 )
 async def fetch(
     topic: str,

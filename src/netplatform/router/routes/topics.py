@@ -1,4 +1,9 @@
-"""Topic routes: create, list, read, delete, and grants to producers and consumers (issue 14)."""
+"""Topic routes: create, list, read, delete, and grants to producers and consumers (issue 14).
+
+Issue 23: reads stay open to every authenticated identity, as in the reference; creating and
+deleting need router.writer (deleting also the topic's owner or a router admin); granting and
+revoking need the topic's owner, a router admin or router.writer, decided in the handler.
+"""
 
 from __future__ import annotations
 
@@ -8,27 +13,35 @@ from fastapi import APIRouter, Path
 from fastapi.responses import JSONResponse, Response
 
 from ...web.openapi import error_responses
-from ..app import SPEC
-from ..deps import CallerDep, TopicsDep
+from ...web.permissions import per_object, requires
+from ..app import PERMISSIONS, SPEC
+from ..deps import CallerDep, GranterDep, TopicsDep
 from ..schemas import GroupLag, GroupList, Identity, TopicBody, TopicList, TopicRequest, render_topic
 from ..topics import KINDS
 
 router = APIRouter(prefix="/topics", tags=["topics"])
 
 GrantKind = Literal["producers", "consumers"]
+OPEN_READ = per_object("any authenticated identity")
+GRANTERS = per_object("the topic's owner, a router administrator, or router.writer")
+WRITE = requires(PERMISSIONS.write("topics"))
+
 IdentityPath = Annotated[Identity, Path(description="a user, or a role every holder of which is admitted")]
 
 
 @router.post(
     "/create",
     summary="Create a topic (its creator becomes its owner)",
-    responses={200: {"model": TopicBody}, **error_responses(SPEC, 409, 503)},
+    responses={200: {"model": TopicBody}, **error_responses(SPEC, 403, 409, 503)},
+    openapi_extra=WRITE,
 )
 async def create_topic(body: TopicRequest, topics: TopicsDep, caller: CallerDep) -> JSONResponse:
     return JSONResponse(render_topic(await topics.create(body.topic(caller.identity))))
 
 
-@router.get("", summary="Names of every topic", responses={200: {"model": TopicList}})
+@router.get(
+    "", summary="Names of every topic", responses={200: {"model": TopicList}}, openapi_extra=OPEN_READ
+)
 async def list_topics(topics: TopicsDep) -> JSONResponse:
     return JSONResponse(TopicList(topics=await topics.names()).model_dump())
 
@@ -37,6 +50,7 @@ async def list_topics(topics: TopicsDep) -> JSONResponse:
     "/{topic}",
     summary="A topic and its ACLs",
     responses={200: {"model": TopicBody}, **error_responses(SPEC, 404)},
+    openapi_extra=OPEN_READ,
 )
 async def get_topic(topic: str, topics: TopicsDep) -> JSONResponse:
     return JSONResponse(render_topic(await topics.get(topic)))
@@ -46,6 +60,7 @@ async def get_topic(topic: str, topics: TopicsDep) -> JSONResponse:
     "/{topic}/groups",
     summary="The topic's consumer groups and how many messages each has still to fetch",
     responses={200: {"model": GroupList}, **error_responses(SPEC, 404, 503)},
+    openapi_extra=OPEN_READ,
 )
 async def list_groups(topic: str, topics: TopicsDep) -> JSONResponse:
     # Readable by whoever may read the topic itself: anyone (as GET /topics/{topic}).
@@ -55,9 +70,10 @@ async def list_groups(topic: str, topics: TopicsDep) -> JSONResponse:
 
 @router.delete(
     "/{topic}",
-    summary="Delete a topic and its messages (owner or router admin)",
+    summary="Delete a topic and its messages (router.writer, and the owner or a router admin)",
     status_code=204,
     responses=error_responses(SPEC, 403, 404, 503),
+    openapi_extra=WRITE,
 )
 async def delete_topic(topic: str, topics: TopicsDep, caller: CallerDep) -> Response:
     await topics.delete(topic, caller)
@@ -68,9 +84,10 @@ async def delete_topic(topic: str, topics: TopicsDep, caller: CallerDep) -> Resp
     "/{topic}/{kind}/{identity}",
     summary="Permit an identity or role to publish (producers) or consume (consumers)",
     responses={200: {"model": TopicBody}, **error_responses(SPEC, 403, 404)},
+    openapi_extra=GRANTERS,
 )
 async def grant(
-    topic: str, kind: GrantKind, identity: IdentityPath, topics: TopicsDep, caller: CallerDep
+    topic: str, kind: GrantKind, identity: IdentityPath, topics: TopicsDep, caller: GranterDep
 ) -> JSONResponse:
     return JSONResponse(render_topic(await topics.grant(topic, KINDS[kind], identity, caller)))
 
@@ -80,9 +97,10 @@ async def grant(
     summary="Revoke a grant; the ACL stays enabled",
     status_code=204,
     responses=error_responses(SPEC, 403, 404),
+    openapi_extra=GRANTERS,
 )
 async def revoke(
-    topic: str, kind: GrantKind, identity: IdentityPath, topics: TopicsDep, caller: CallerDep
+    topic: str, kind: GrantKind, identity: IdentityPath, topics: TopicsDep, caller: GranterDep
 ) -> Response:
     await topics.revoke(topic, KINDS[kind], identity, caller)
     return Response(status_code=204)

@@ -23,9 +23,11 @@ from urllib.parse import unquote_to_bytes
 from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from ..auth import UserDirectory, parse_basic
-from ..errors import ApiError, BadRequest, InternalError, PayloadTooLarge, Unauthorized
+from ...access.directory import AccessDirectory
+from ..auth import parse_basic
+from ..errors import ApiError, BadRequest, Forbidden, InternalError, PayloadTooLarge, Unauthorized
 from ..metrics import Metrics
+from ..permissions import AUTHENTICATED
 from ..requestid import REQUEST_ID_HEADER, usable_or_new
 from ..routes import RouteTable
 from ..service import ServiceSpec
@@ -47,7 +49,7 @@ class KernelMiddleware:
         *,
         spec: ServiceSpec,
         routes: RouteTable,
-        directory: UserDirectory,
+        access: AccessDirectory,
         limit: int | None,
         metrics: Metrics,
         access_log: bool,
@@ -55,7 +57,7 @@ class KernelMiddleware:
         self.app = app
         self.spec = spec
         self.routes = routes
-        self.directory = directory
+        self.access = access
         self.limit = limit
         self.metrics = metrics
         self.access_log = access_log
@@ -94,7 +96,7 @@ class KernelMiddleware:
 
         try:
             limit = self._limit(scope)
-            refusal = self._refusal(scope, request_headers, limit)
+            refusal = await self._refusal(scope, request_headers, limit)
             if refusal is not None:
                 await self.renderer(Request(scope), refusal)(scope, receive, send_with_headers)
             else:
@@ -117,25 +119,41 @@ class KernelMiddleware:
                 found[name] = value.decode("latin-1")
         return found
 
-    def _refusal(self, scope: Scope, headers: dict[bytes, str], limit: int | None) -> ApiError | None:
+    async def _refusal(self, scope: Scope, headers: dict[bytes, str], limit: int | None) -> ApiError | None:
         """The error the kernel answers instead of the service, if any (in this order)."""
         if not self.routes.is_public(scope):
-            authorization = headers.get(_AUTHORIZATION)
-            user = self.directory.authenticate_header(authorization)
-            if user is None:
-                credentials = parse_basic(authorization)
-                return Unauthorized(
-                    "Authentication required" if credentials is None else "Bad credentials",
-                    headers={"WWW-Authenticate": self.challenge},
-                    extra={"user": credentials.user if credentials else None},
-                )
-            scope["state"]["user"] = user
+            try:
+                refusal = await self._access_refusal(scope, headers.get(_AUTHORIZATION))
+            except ApiError as error:  # the authorization data cannot be read (503)
+                return error
+            if refusal is not None:
+                return refusal
         if _has_nul(scope):
             return BadRequest("NUL characters are not allowed in a request path or query")
         declared = headers.get(_CONTENT_LENGTH)
         if limit is not None and declared is not None and declared.isdigit() and int(declared) > limit:
             return PayloadTooLarge(f"Request body larger than {limit} bytes")
         return None
+
+    async def _access_refusal(self, scope: Scope, authorization: str | None) -> ApiError | None:
+        """401 without valid credentials, 403 without the permission the route declares."""
+        user = await self.access.authenticate(authorization)
+        if user is None:
+            credentials = parse_basic(authorization)
+            return Unauthorized(
+                "Authentication required" if credentials is None else "Bad credentials",
+                headers={"WWW-Authenticate": self.challenge},
+                extra={"user": credentials.user if credentials else None},
+            )
+        scope["state"]["user"] = user
+        required = self.routes.requirement(scope)
+        if required is None or required == AUTHENTICATED:
+            return None
+        if isinstance(required, str):  # UNDECLARED: tests/web/test_permissions.py finds such routes
+            return Forbidden(f"{scope['method']} {scope['path']} declares no permission: nobody may call it")
+        if await self.access.allows(user, required):
+            return None
+        return Forbidden(f"User {user} does not have permission {required}")
 
     def _limit(self, scope: Scope) -> int | None:
         # Routes that stream their body (a 100 MiB publish) enforce limits of their own.

@@ -1,0 +1,40 @@
+"""The built-in roles: they exist from the start, cannot be deleted, and their permissions are
+code, not rows (so an upgrade that adds a route's permission needs no data migration)."""
+
+from __future__ import annotations
+
+from ..web.permissions import Permission, ServicePermissions
+
+ADMIN_ROLE = "platform.admin"
+NODE_ROLE = "platform.node"
+
+# Services whose API permissions have built-in reader and writer roles.
+ROLE_SERVICES = ("blueprints", "distribution", "bus", "policy", "configtree", "router", "authz")
+
+
+def _builtin() -> dict[str, tuple[str, tuple[Permission, ...]]]:
+    roles: dict[str, tuple[str, tuple[Permission, ...]]] = {
+        ADMIN_ROLE: ("Everything, on every service", (Permission("*", "*", "*"),)),
+        NODE_ROLE: (
+            "The internal routes: distribution nodes forwarding files, mirror agents reading topics",
+            (
+                ServicePermissions("distribution").internal("*"),
+                ServicePermissions("router").internal("*"),
+            ),
+        ),
+    }
+    for service in ROLE_SERVICES:
+        permissions = ServicePermissions(service)
+        roles[f"{service}.reader"] = (f"Every read of the {service} API", (permissions.read("*"),))
+        roles[f"{service}.writer"] = (
+            f"Every read and write of the {service} API (internal routes excepted)",
+            (Permission(permissions.api_type, "*", "read,write"),),
+        )
+    return roles
+
+
+BUILTIN_ROLES = _builtin()
+
+
+def is_builtin(role: str) -> bool:
+    return role in BUILTIN_ROLES

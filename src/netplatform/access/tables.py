@@ -1,0 +1,56 @@
+"""The authorization tables: identities, roles, their permissions and memberships.
+
+Every write to them moves the ``access`` generation (triggers created by the authz migration),
+which is how every instance's decision cache learns of a grant, revoke or membership change.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import BigInteger, Column, Index, PrimaryKeyConstraint, String, Table
+
+from ..store.db import new_metadata
+from ..store.generations import generations_table
+
+metadata = new_metadata()
+
+identities = Table(
+    "authz_identities",
+    metadata,
+    Column("id", String(255), primary_key=True),
+    # argon2id, salted (the encoded hash carries its parameters and salt); never the password.
+    Column("password_hash", String(255), nullable=False),
+    Column("created", BigInteger, nullable=False),
+)
+
+roles = Table(
+    "authz_roles",
+    metadata,
+    Column("name", String(255), primary_key=True),
+    Column("description", String(1024), nullable=False, default=""),
+)
+
+role_permissions = Table(
+    "authz_role_permissions",
+    metadata,
+    Column("role", String(255), nullable=False),
+    Column("type", String(255), nullable=False),
+    Column("instance", String(255), nullable=False),
+    Column("action", String(255), nullable=False),
+    PrimaryKeyConstraint("role", "type", "instance", "action"),
+)
+
+memberships = Table(
+    "authz_memberships",
+    metadata,
+    Column("identity", String(255), nullable=False),
+    Column("role", String(255), nullable=False),
+    # Epoch milliseconds after which the membership grants nothing; NULL: never.
+    Column("expires", BigInteger, nullable=True),
+    PrimaryKeyConstraint("identity", "role"),
+    Index("ix_authz_memberships_role", "role"),
+)
+
+generations = generations_table("authz_generations", metadata)
+
+GENERATION_SCOPE = "access"
+WATCHED_TABLES = ("authz_identities", "authz_roles", "authz_role_permissions", "authz_memberships")

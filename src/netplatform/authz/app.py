@@ -1,0 +1,34 @@
+"""The authz service (port 8087): identities, roles, permissions and memberships over REST.
+
+The tables are the kernel's (:mod:`netplatform.access`): every service decides from them, and
+every write here moves their generation (triggers), so every instance's decisions follow
+within the kernel's refresh interval.
+"""
+
+from __future__ import annotations
+
+from fastapi import FastAPI
+
+from ..access.directory import AccessDirectory
+from ..settings import Settings
+from ..web.app import build_app
+from .identities import Identities
+from .memberships import Memberships
+from .roles import Roles
+from .spec import SPEC
+
+
+def create_app(settings: Settings) -> FastAPI:
+    from .routes import credentials, listings, memberships, roles
+
+    app = build_app(
+        SPEC,
+        settings,
+        routers=[credentials.router, roles.router, memberships.router, listings.router],
+    )
+    state = app.state
+    access: AccessDirectory = state.access
+    state.identities = Identities(state.db, access.configured)
+    state.roles = Roles(state.db, access.configured)
+    state.memberships = Memberships(state.db, access.configured)
+    return app

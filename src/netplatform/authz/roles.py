@@ -1,0 +1,143 @@
+"""Roles and the permissions granted to them.
+
+A built-in role (``access/builtin.py``) exists always: it cannot be created, deleted, granted
+or ungranted here, since its permissions are code. A stored role is a row; deleting it deletes
+its grants and memberships in the same transaction. A role only named by a NETPLATFORM_USERS
+entry (never created) is known to the listings, with no permissions, so its configured
+members can be seen.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from sqlalchemy.orm import Session
+
+from ..access import queries
+from ..access.bootstrap import ConfiguredIdentities
+from ..access.builtin import BUILTIN_ROLES, is_builtin
+from ..store.db import Database
+from ..store.retry import write_with_retry
+from ..web.permissions import Permission
+from .errors import exists, not_found, refused
+from .schemas import Perm, Role
+
+BUILTIN_RULE = "is built in: its permissions are code, and it cannot be deleted"
+
+
+def perms(permissions: Iterable[Permission]) -> list[Perm]:
+    """Wire permissions, each once, in a stable order."""
+    return [Perm.of(permission) for permission in sorted(set(permissions))]
+
+
+def builtin_role(name: str) -> Role:
+    description, granted = BUILTIN_ROLES[name]
+    return Role(name=name, description=description, perms=perms(granted), builtin=True)
+
+
+def stored_role(name: str, description: str, granted: Iterable[Permission]) -> Role:
+    return Role(name=name, description=description, perms=perms(granted), builtin=False)
+
+
+def configured_role_names(configured: ConfiguredIdentities) -> set[str]:
+    return {role for held in configured.roles.values() for role in held}
+
+
+def role_known(session: Session, configured: ConfiguredIdentities, role: str) -> bool:
+    """Built in, stored, or named by a NETPLATFORM_USERS entry (what the listings answer for)."""
+    return (
+        is_builtin(role)
+        or queries.role_description(session, role) is not None
+        or role in configured_role_names(configured)
+    )
+
+
+def describe_roles(session: Session, names: Iterable[str]) -> list[Role]:
+    """The named roles with their permissions: built-in ones first (in their code order), then
+    the others by name (a role only named by configuration has no description nor permissions)."""
+    wanted = set(names)
+    found = [builtin_role(name) for name in BUILTIN_ROLES if name in wanted]
+    others = sorted(wanted - set(BUILTIN_ROLES))
+    descriptions = queries.role_descriptions(session, others)
+    grants = queries.role_permissions(session, others)
+    for name in others:
+        granted = (permission for role, permission in grants if role == name)
+        found.append(
+            Role(name=name, description=descriptions.get(name, ""), perms=perms(granted), builtin=False)
+        )
+    return found
+
+
+def require_stored_role(session: Session, role: str, *, lock: bool = False) -> None:
+    """404 unless ``role`` is a stored role; 403 for a built-in one (it is code)."""
+    if is_builtin(role):
+        raise refused(f"Role {role} {BUILTIN_RULE}")
+    if queries.role_description(session, role, lock=lock) is None:
+        raise not_found("role", role, "role")
+
+
+class Roles:
+    def __init__(self, db: Database, configured: ConfiguredIdentities) -> None:
+        self.db = db
+        self.configured = configured
+
+    def every(self) -> list[Role]:
+        """The built-in roles with their permissions, then the stored ones by name."""
+        with self.db.read() as session:
+            stored = queries.stored_roles(session)
+            grants = queries.every_grant(session)
+        granted: dict[str, list[Permission]] = {}
+        for role, permission in grants:
+            granted.setdefault(role, []).append(permission)
+        found = [builtin_role(name) for name in BUILTIN_ROLES]
+        for name, description in stored.items():
+            if not is_builtin(name):
+                found.append(
+                    Role(
+                        name=name, description=description, perms=perms(granted.get(name, ())), builtin=False
+                    )
+                )
+        return found
+
+    def create(self, name: str, description: str) -> Role:
+        if is_builtin(name):
+            raise exists(f"Role {name} exists: it {BUILTIN_RULE}", "name")
+
+        def work(session: Session) -> None:
+            if queries.role_description(session, name) is not None:
+                raise exists(f"Role {name} exists", "name")
+            queries.insert_role(session, name, description)
+
+        write_with_retry(self.db, work)
+        return Role(name=name, description=description, perms=[], builtin=False)
+
+    def delete(self, name: str) -> None:
+        """Delete a stored role with its grants and memberships."""
+        if is_builtin(name):
+            raise refused(f"Role {name} {BUILTIN_RULE}")
+        with self.db.write() as session:
+            if not queries.delete_role(session, name):
+                raise not_found("role", name, "name")
+
+    def grant(self, role: str, permission: Permission) -> None:
+        def work(session: Session) -> None:
+            # The role's row stays locked until the grant commits, so a concurrent delete of
+            # the role cannot leave the grant behind.
+            require_stored_role(session, role, lock=True)
+            if queries.is_granted(session, role, permission):
+                raise exists(f"Role {role} is already granted {permission}", "perm")
+            queries.insert_grant(session, role, permission)
+
+        write_with_retry(self.db, work)
+
+    def ungrant(self, role: str, permission: Permission) -> None:
+        with self.db.write() as session:
+            require_stored_role(session, role)
+            if not queries.delete_grant(session, role, permission):
+                raise not_found("grant", f"{permission} to role {role}", "perm")
+
+    def permissions_of(self, role: str) -> list[Perm]:
+        with self.db.read() as session:
+            if not role_known(session, self.configured, role):
+                raise not_found("role", role, "role")
+            return describe_roles(session, [role])[0].perms

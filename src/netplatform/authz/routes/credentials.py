@@ -1,0 +1,82 @@
+"""Identities and their credentials: ``/authn/cred`` and ``/authn/validate``.
+
+Passwords are taken from request bodies only, hashed (argon2id) before they are stored, and
+never echoed: no answer and no error message carries one.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Path
+from fastapi.responses import JSONResponse
+
+from ...web.errors import Forbidden
+from ...web.openapi import error_responses
+from ...web.permissions import requires
+from ..deps import IdentitiesDep
+from ..schemas import ChangedCredential, IdentityAnswer, IdentityList, NewCredential, Validation
+from ..spec import PERMISSIONS, SPEC
+from ._common import reply
+
+router = APIRouter(prefix="/authn", tags=["credentials"])
+
+IdentityPath = Annotated[str, Path(description="an identity")]
+WRITE = requires(PERMISSIONS.write("cred"))
+
+
+@router.get(
+    "/cred",
+    summary="Every identity: the configured ones (NETPLATFORM_USERS), then the stored ones",
+    responses={200: {"model": IdentityList}, **error_responses(SPEC, 403)},
+    openapi_extra=requires(PERMISSIONS.read("cred")),
+)
+def list_identities(identities: IdentitiesDep) -> JSONResponse:
+    return reply(IdentityList(user=identities.every()))
+
+
+@router.post(
+    "/cred",
+    summary="Create an identity with its password (stored as an argon2id hash only)",
+    status_code=201,
+    responses={201: {"model": IdentityAnswer}, **error_responses(SPEC, 403, 409)},
+    openapi_extra=WRITE,
+)
+def create_identity(body: NewCredential, identities: IdentitiesDep) -> JSONResponse:
+    identities.create(body.id, body.password)
+    return reply(IdentityAnswer(id=body.id), 201)
+
+
+@router.put(
+    "/cred/{id}",
+    summary="Change a stored identity's password (a configured identity's: 403)",
+    responses={200: {"model": IdentityAnswer}, **error_responses(SPEC, 403, 404)},
+    openapi_extra=WRITE,
+)
+def change_password(id: IdentityPath, body: ChangedCredential, identities: IdentitiesDep) -> JSONResponse:
+    identities.change_password(id, body.password, body.id)
+    return reply(IdentityAnswer(id=id))
+
+
+@router.delete(
+    "/cred/{id}",
+    summary="Delete a stored identity and its memberships (a configured identity: 403)",
+    responses={200: {"model": IdentityAnswer}, **error_responses(SPEC, 403, 404)},
+    openapi_extra=WRITE,
+)
+def delete_identity(id: IdentityPath, identities: IdentitiesDep) -> JSONResponse:
+    identities.delete(id)
+    return reply(IdentityAnswer(id=id))
+
+
+@router.post(
+    "/validate",
+    summary="Whether an identity's password is valid (200), or not (403): for other systems",
+    responses={200: {"model": IdentityAnswer}, **error_responses(SPEC, 403)},
+    openapi_extra=requires(PERMISSIONS.read("validate")),
+)
+def validate(body: Validation, identities: IdentitiesDep) -> JSONResponse:
+    # A plain def: the hash check (tens of milliseconds) runs in the thread pool.
+    if not identities.validate(body.id, body.password):
+        raise Forbidden("Invalid identity or password", fields="Authentication")
+    return reply(IdentityAnswer(id=body.id))
