@@ -92,6 +92,24 @@ class AccessDirectory:
             self._verified = {}
             self._grants = {}
 
+    # --- the remembered path ---------------------------------------------------------------
+
+    def remembered(self, header: str | None, required: Permission | None) -> tuple[str, bool] | None:
+        """(identity, allowed) from memory alone, when everything needed is remembered and fresh;
+        else None (take :meth:`authenticate` and :meth:`allows`). On a hot route this is the whole
+        cost of authorization: a clock read and three dictionary lookups, no coroutine."""
+        if header is None or time.monotonic() - self._checked >= REFRESH_S:
+            return None
+        user = self._verified.get(header)
+        if user is None:
+            return None
+        if required is None:
+            return user, True
+        grants = self._grants.get(user)
+        if grants is None or grants.until_ms <= now_ms():
+            return None
+        return user, grants.allows(required)
+
     # --- authentication -------------------------------------------------------------------
 
     async def authenticate(self, header: str | None) -> str | None:

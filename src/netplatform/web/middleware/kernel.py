@@ -27,7 +27,7 @@ from ...access.directory import AccessDirectory
 from ..auth import parse_basic
 from ..errors import ApiError, BadRequest, Forbidden, InternalError, PayloadTooLarge, Unauthorized
 from ..metrics import Metrics
-from ..permissions import AUTHENTICATED
+from ..permissions import AUTHENTICATED, Permission
 from ..requestid import REQUEST_ID_HEADER, usable_or_new
 from ..routes import RouteTable
 from ..service import ServiceSpec
@@ -137,23 +137,31 @@ class KernelMiddleware:
 
     async def _access_refusal(self, scope: Scope, authorization: str | None) -> ApiError | None:
         """401 without valid credentials, 403 without the permission the route declares."""
+        required = self.routes.requirement(scope)
+        needed = required if isinstance(required, Permission) else None
+        decided = self.access.remembered(authorization, needed)
+        if decided is None:
+            decided = await self._decide(authorization, needed)
+            if decided is None:
+                credentials = parse_basic(authorization)
+                return Unauthorized(
+                    "Authentication required" if credentials is None else "Bad credentials",
+                    headers={"WWW-Authenticate": self.challenge},
+                    extra={"user": credentials.user if credentials else None},
+                )
+        user, allowed = decided
+        scope["state"]["user"] = user
+        if isinstance(required, str) and required != AUTHENTICATED:
+            # UNDECLARED: nobody's route (tests/web/test_permissions.py finds such routes).
+            return Forbidden(f"{scope['method']} {scope['path']} declares no permission: nobody may call it")
+        return None if allowed else Forbidden(f"User {user} does not have permission {required}")
+
+    async def _decide(self, authorization: str | None, needed: Permission | None) -> tuple[str, bool] | None:
+        """(identity, allowed) through the database when memory does not hold the answer."""
         user = await self.access.authenticate(authorization)
         if user is None:
-            credentials = parse_basic(authorization)
-            return Unauthorized(
-                "Authentication required" if credentials is None else "Bad credentials",
-                headers={"WWW-Authenticate": self.challenge},
-                extra={"user": credentials.user if credentials else None},
-            )
-        scope["state"]["user"] = user
-        required = self.routes.requirement(scope)
-        if required is None or required == AUTHENTICATED:
             return None
-        if isinstance(required, str):  # UNDECLARED: tests/web/test_permissions.py finds such routes
-            return Forbidden(f"{scope['method']} {scope['path']} declares no permission: nobody may call it")
-        if await self.access.allows(user, required):
-            return None
-        return Forbidden(f"User {user} does not have permission {required}")
+        return user, needed is None or await self.access.allows(user, needed)
 
     def _limit(self, scope: Scope) -> int | None:
         # Routes that stream their body (a 100 MiB publish) enforce limits of their own.
