@@ -196,6 +196,9 @@ class Settings(BaseSettings):
     router_admins: str = ""
     # How often a waiting fetch looks for messages other instances published (same process: at once).
     router_poll_ms: int = Field(250, ge=10, le=10_000)
+    # The largest message a publish may carry, in UTF-8 bytes (413 beyond), on either engine.
+    # With JetStream it is lowered, with a warning, to the server's max_payload when that is less.
+    router_max_message_bytes: int = Field(1024 * 1024, ge=1)
     # Mirror agents: how long one fetch from a source router waits, and the pause after a failure.
     router_mirror_poll_ms: int = Field(2000, ge=0)
     router_mirror_retry_s: float = Field(2.0, gt=0)

@@ -22,7 +22,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from netplatform.router.engines.base import Engine, EngineUnavailable, StreamSpec
+from netplatform.router.engines.base import Engine, EngineUnavailable, MessageTooLarge, StreamSpec
 from netplatform.router.engines.jetstream import JetStreamEngine, stream_name
 from netplatform.settings import Settings
 from netplatform.store.db import database_for
@@ -120,10 +120,26 @@ async def harness(engine_factory: EngineFactory) -> AsyncIterator[Harness]:
     await running.cleanup()
 
 
+async def take(
+    engine: Engine,
+    topic: str,
+    group: str,
+    member: str,
+    *,
+    limit: int,
+    timeout_s: float,
+    abandoned: asyncio.Event | None = None,
+) -> list[str]:
+    """A fetch whose answer was written: the claim is committed."""
+    claim = await engine.fetch(topic, group, member, limit=limit, timeout_s=timeout_s, abandoned=abandoned)
+    await claim.commit()
+    return claim.messages
+
+
 async def drain(engine: Engine, topic: str, group: str, member: str = "m1", limit: int = 50) -> list[str]:
     """Everything the group has still to get, fetched ``limit`` at a time."""
     received: list[str] = []
-    while batch := await engine.fetch(topic, group, member, limit=limit, timeout_s=0.2):
+    while batch := await take(engine, topic, group, member, limit=limit, timeout_s=0.2):
         assert len(batch) <= limit
         received += batch
     return received
@@ -160,7 +176,7 @@ async def test_a_new_group_starts_at_the_oldest_message(harness: Harness) -> Non
     engine = await harness.engine()
     topic = await harness.topic(engine)
     await engine.publish(topic, numbered(5))
-    assert await engine.fetch(topic, "early", "m", limit=2, timeout_s=1) == numbered(2)
+    assert await take(engine, topic, "early", "m", limit=2, timeout_s=1) == numbered(2)
     await engine.publish(topic, numbered(3, 5))
     # A group that reads for the first time now still gets everything retained, oldest first.
     assert await drain(engine, topic, "late") == numbered(8)
@@ -202,9 +218,9 @@ async def test_members_on_two_engines_split_the_messages(harness: Harness) -> No
 async def test_long_poll_wakes_on_a_publish(harness: Harness) -> None:
     engine = await harness.engine()
     topic = await harness.topic(engine)
-    assert await engine.fetch(topic, "g", "m", limit=10, timeout_s=0.1) == []  # the group exists now
+    assert await take(engine, topic, "g", "m", limit=10, timeout_s=0.1) == []  # the group exists now
     started = time.monotonic()
-    waiting = asyncio.create_task(engine.fetch(topic, "g", "m", limit=10, timeout_s=20))
+    waiting = asyncio.create_task(take(engine, topic, "g", "m", limit=10, timeout_s=20))
     await asyncio.sleep(0.5)
     assert not waiting.done()
     await engine.publish(topic, ["wake up"])
@@ -215,7 +231,7 @@ async def test_long_poll_wakes_on_a_publish(harness: Harness) -> None:
 async def test_long_poll_on_a_group_that_never_read(harness: Harness) -> None:
     engine = await harness.engine()
     topic = await harness.topic(engine)
-    waiting = asyncio.create_task(engine.fetch(topic, "fresh", "m", limit=10, timeout_s=20))
+    waiting = asyncio.create_task(take(engine, topic, "fresh", "m", limit=10, timeout_s=20))
     await asyncio.sleep(0.5)
     await engine.publish(topic, ["first", "second"])
     received = await asyncio.wait_for(waiting, 10)
@@ -227,12 +243,12 @@ async def test_an_empty_list_after_the_timeout(harness: Harness) -> None:
     engine = await harness.engine()
     topic = await harness.topic(engine)
     started = time.monotonic()
-    assert await engine.fetch(topic, "g", "m", limit=10, timeout_s=0.5) == []
+    assert await take(engine, topic, "g", "m", limit=10, timeout_s=0.5) == []
     assert 0.4 <= time.monotonic() - started < 4
     await engine.publish(topic, ["one"])
     assert await drain(engine, topic, "g") == ["one"]
     started = time.monotonic()
-    assert await engine.fetch(topic, "g", "m", limit=10, timeout_s=0.5) == []
+    assert await take(engine, topic, "g", "m", limit=10, timeout_s=0.5) == []
     assert 0.4 <= time.monotonic() - started < 4
 
 
@@ -240,7 +256,7 @@ async def test_a_group_continues_where_it_stopped_on_a_new_engine(harness: Harne
     first = await harness.engine()
     topic = await harness.topic(first)
     await first.publish(topic, numbered(10))
-    assert await first.fetch(topic, "g", "m", limit=4, timeout_s=1) == numbered(4)
+    assert await take(first, topic, "g", "m", limit=4, timeout_s=1) == numbered(4)
     await first.close()
     second = await harness.engine()
     assert await second.group_positions(topic) == {"g": 6}
@@ -251,7 +267,7 @@ async def test_group_positions_are_each_groups_lag(harness: Harness) -> None:
     engine = await harness.engine()
     topic = await harness.topic(engine)
     await engine.publish(topic, numbered(10))
-    await engine.fetch(topic, "slow", "m", limit=3, timeout_s=1)
+    await take(engine, topic, "slow", "m", limit=3, timeout_s=1)
     await drain(engine, topic, "fast")
     assert await engine.group_positions(topic) == {"slow": 7, "fast": 0}
     await engine.publish(topic, numbered(2, 10))
@@ -262,13 +278,13 @@ async def test_drop_stream_removes_messages_and_positions(harness: Harness) -> N
     engine = await harness.engine()
     topic = await harness.topic(engine)
     await engine.publish(topic, numbered(5))
-    await engine.fetch(topic, "g", "m", limit=2, timeout_s=1)
+    await take(engine, topic, "g", "m", limit=2, timeout_s=1)
     await engine.drop_stream(topic)
     await engine.drop_stream(topic)  # absent: no error
     await engine.drop_stream(f"never.created.{uuid.uuid4().hex}")
     await engine.ensure_stream(StreamSpec(topic=topic))
     assert await engine.group_positions(topic) == {}
-    assert await engine.fetch(topic, "g", "m", limit=10, timeout_s=0.2) == []
+    assert await take(engine, topic, "g", "m", limit=10, timeout_s=0.2) == []
     await engine.publish(topic, ["after"])
     assert await drain(engine, topic, "g") == ["after"]
 
@@ -278,11 +294,11 @@ async def test_a_stream_recreated_by_another_engine_serves_its_groups(harness: H
     one, two = await harness.engine(), await harness.engine()
     topic = await harness.topic(one)
     await one.publish(topic, ["old"])
-    assert await one.fetch(topic, "g", "m", limit=10, timeout_s=1) == ["old"]
+    assert await take(one, topic, "g", "m", limit=10, timeout_s=1) == ["old"]
     await two.drop_stream(topic)
     await two.ensure_stream(StreamSpec(topic=topic))
     await two.publish(topic, ["new"])
-    assert await one.fetch(topic, "g", "m", limit=10, timeout_s=1) == ["new"]
+    assert await take(one, topic, "g", "m", limit=10, timeout_s=1) == ["new"]
 
 
 async def test_ensure_stream_twice_keeps_the_stream(harness: Harness) -> None:
@@ -318,8 +334,8 @@ async def test_topics_differing_in_punctuation_are_separate(harness: Harness) ->
 async def test_close_ends_a_pending_fetch(harness: Harness) -> None:
     engine = await harness.engine()
     topic = await harness.topic(engine)
-    await engine.fetch(topic, "g", "m", limit=1, timeout_s=0.1)
-    waiting = asyncio.create_task(engine.fetch(topic, "g", "m", limit=10, timeout_s=30))
+    await take(engine, topic, "g", "m", limit=1, timeout_s=0.1)
+    waiting = asyncio.create_task(take(engine, topic, "g", "m", limit=10, timeout_s=30))
     await asyncio.sleep(0.3)
     await asyncio.wait_for(engine.close(), 10)
     assert await asyncio.wait_for(waiting, 10) == []
@@ -370,7 +386,7 @@ async def test_publish_without_a_stream_fails_promptly(nats_url: str) -> None:
     with pytest.raises(EngineUnavailable, match="no JetStream stream"):
         await engine.publish(f"org.example.never.{uuid.uuid4().hex}", ["x", "y"])
     with pytest.raises(EngineUnavailable, match="no JetStream stream"):
-        await engine.fetch(f"org.example.never.{uuid.uuid4().hex}", "g", "m", limit=1, timeout_s=5)
+        await take(engine, f"org.example.never.{uuid.uuid4().hex}", "g", "m", limit=1, timeout_s=5)
     assert time.monotonic() - started < 3
     await engine.close()
 
@@ -419,8 +435,8 @@ async def test_a_lost_connection_fails_promptly_and_the_engine_recovers(nats_url
     try:
         await engine.ensure_stream(StreamSpec(topic=topic))
         await engine.publish(topic, ["before"])
-        assert await engine.fetch(topic, "g", "m", limit=10, timeout_s=1) == ["before"]
-        waiting = asyncio.create_task(engine.fetch(topic, "g", "m", limit=10, timeout_s=30))
+        assert await take(engine, topic, "g", "m", limit=10, timeout_s=1) == ["before"]
+        waiting = asyncio.create_task(take(engine, topic, "g", "m", limit=10, timeout_s=30))
         await asyncio.sleep(0.3)
         started = time.monotonic()
         await proxy.cut()
@@ -431,7 +447,7 @@ async def test_a_lost_connection_fails_promptly_and_the_engine_recovers(nats_url
         assert time.monotonic() - started < 3
         await proxy.start(int(urlsplit(url).port or 0))  # the server is back on the same address
         await engine.publish(topic, ["after"])
-        assert await engine.fetch(topic, "g", "m", limit=10, timeout_s=1) == ["after"]
+        assert await take(engine, topic, "g", "m", limit=10, timeout_s=1) == ["after"]
     finally:
         await _drop_quietly(nats_url, topic)
         await engine.close()
@@ -506,3 +522,55 @@ async def test_read_of_a_topic_without_stream_is_unavailable(harness: Harness) -
     engine = await harness.engine()
     with pytest.raises(EngineUnavailable):
         await engine.read(f"org.example.never.{uuid.uuid4().hex}", 0, 10, 0.2)
+
+
+# -- claims: a fetch takes nothing from a consumer that left --------------------------------------
+
+
+async def test_a_released_claim_goes_back_to_the_group_in_order(harness: Harness) -> None:
+    engine = await harness.engine()
+    topic = await harness.topic(engine)
+    await engine.publish(topic, numbered(5))
+    claim = await engine.fetch(topic, "g", "m", limit=3, timeout_s=1)
+    assert claim.messages == numbered(3)
+    await claim.release()
+    assert await drain(engine, topic, "g") == numbered(5)
+    assert await engine.group_positions(topic) == {"g": 0}
+
+
+async def test_an_abandoned_fetch_claims_nothing(harness: Harness) -> None:
+    engine = await harness.engine()
+    topic = await harness.topic(engine)
+    await take(engine, topic, "g", "m", limit=1, timeout_s=0.1)  # the group exists
+    abandoned = asyncio.Event()
+    waiting = asyncio.create_task(engine.fetch(topic, "g", "m", limit=10, timeout_s=20, abandoned=abandoned))
+    await asyncio.sleep(0.3)
+    started = time.monotonic()
+    abandoned.set()
+    assert (await asyncio.wait_for(waiting, 5)).messages == []
+    assert time.monotonic() - started < 2
+    # JetStream still holds the abandoned pull request: what it delivers there is given back.
+    await engine.publish(topic, ["after the member left"])
+    assert await take(engine, topic, "g", "m", limit=10, timeout_s=10) == ["after the member left"]
+
+
+async def test_a_message_over_the_limit_stores_nothing(harness: Harness) -> None:
+    engine = await harness.engine()
+    topic = await harness.topic(engine)
+    limit = engine.max_message_bytes
+    with pytest.raises(MessageTooLarge):
+        await engine.publish(topic, ["small", "é" * (limit // 2 + 1), "small"])  # 2 bytes each
+    await engine.publish(topic, ["x" * limit])
+    assert await drain(engine, topic, "g") == ["x" * limit]
+
+
+async def test_a_limit_above_the_servers_max_payload_is_lowered_with_a_warning(
+    nats_url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    engine = JetStreamEngine(nats_url, retention_s=RETENTION_S, max_message_bytes=1 << 40)
+    await engine.start()
+    try:
+        assert engine.max_message_bytes < 1 << 40  # the server's max_payload (1 MiB by default)
+        assert "more than the NATS server accepts" in caplog.text
+    finally:
+        await engine.close()

@@ -14,6 +14,7 @@ from netplatform.store.migrate import upgrade
 from netplatform.web.app import build_app
 from netplatform.web.auth import PUBLIC
 from netplatform.web.errors import ApiError, Conflict
+from netplatform.web.health import HealthCheck
 from netplatform.web.permissions import ServicePermissions, per_object, requires
 from netplatform.web.requestid import REQUEST_ID_HEADER
 from netplatform.web.service import ServiceSpec
@@ -332,7 +333,32 @@ def test_health_is_503_when_the_database_does_not_answer(make_settings) -> None:
     ):
         response = client.get("/health")
     assert response.status_code == 503
-    assert response.json() == {"service": "kernel-test", "status": "DOWN"}
+    assert response.json() == {"service": "kernel-test", "status": "DOWN", "reason": "database unreachable"}
+
+
+def test_health_includes_the_checks_a_service_adds(settings: Settings) -> None:
+    upgrade(settings)
+    app = build_app(SPEC, settings, [router])
+    reachable = [True]
+
+    async def engine_answers() -> bool:
+        return reachable[0]
+
+    app.state.health.add(HealthCheck("engine", "jetstream", engine_answers))
+    app.state.health.max_age_s = 0.0  # every poll probes, so the test sees each change at once
+    with LiveServer(app) as server, http_client(server.url, auth=None) as client:
+        up = client.get("/health")
+        reachable[0] = False
+        down = client.get("/health")
+    assert up.status_code == 200
+    assert up.json() == {"service": "kernel-test", "status": "UP", "engine": "jetstream"}
+    assert down.status_code == 503
+    assert down.json() == {
+        "service": "kernel-test",
+        "status": "DOWN",
+        "engine": "jetstream",
+        "reason": "engine jetstream unreachable",
+    }
 
 
 def test_health_is_a_kernel_request_like_any_other(settings: Settings) -> None:

@@ -11,11 +11,12 @@ from fastapi import FastAPI
 
 from ..settings import Settings
 from ..web.app import build_app
+from ..web.health import HealthCheck
 from ..web.permissions import ServicePermissions
 from ..web.service import ServiceSpec
 from .access import Administrators
 from .engines import engine_for
-from .engines.base import Engine
+from .engines.base import Engine, EngineUnavailable
 from .errors import RouterError, render_error
 from .events import Events
 from .mirror_agents import MirrorAgents
@@ -49,7 +50,12 @@ async def _run_engine(app: FastAPI) -> AsyncIterator[None]:
     """The engine, and the mirror agents on it (stopped first, so they never see it closed)."""
     engine: Engine = app.state.engine
     mirrors: MirrorSupervisor = app.state.mirrors
-    await engine.start()
+    try:
+        await engine.start()
+    except EngineUnavailable as error:
+        # Serve anyway: every call connects again, /health answers 503 naming the engine
+        # meanwhile, and the mirror agents retry (a router started before its NATS server).
+        log.warning("the %s engine is unreachable at start (retried on every call): %s", engine.name, error)
     try:
         await mirrors.start()
         try:
@@ -94,6 +100,7 @@ def create_app(settings: Settings) -> FastAPI:
     )
     state = app.state
     state.engine = engine_for(settings, state.db)
+    state.health.add(HealthCheck("engine", state.engine.name, state.engine.reachable))
     administrators = Administrators(settings.router_admin_entries, settings.router_bridge_admin_topic)
     state.topics = Topics(state.db, state.engine, administrators)
     state.events = Events(state.topics, state.engine)

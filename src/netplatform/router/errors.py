@@ -54,10 +54,13 @@ class RouterError(BaseModel):
     helpURL: str
 
 
-def render_error(request: Request, error: ApiError) -> Response:
+def error_body(error: ApiError) -> RouterError:
     mrstatus = error.extra.get("mrstatus") or _DEFAULT_CODES.get(error.status, GENERIC_INTERNAL_ERROR)
-    body = RouterError(status=error.status, mrstatus=mrstatus, message=error.message, helpURL=HELP_URL)
-    return JSONResponse(body.model_dump(), status_code=error.status, headers=error.headers)
+    return RouterError(status=error.status, mrstatus=mrstatus, message=error.message, helpURL=HELP_URL)
+
+
+def render_error(request: Request, error: ApiError) -> Response:
+    return JSONResponse(error_body(error).model_dump(), status_code=error.status, headers=error.headers)
 
 
 def _coded(error: type[ApiError], message: str, mrstatus: int) -> ApiError:

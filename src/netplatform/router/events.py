@@ -2,14 +2,33 @@
 
 No HTTP here, so an in-process agent (a mirror agent) publishes through the same object and
 the same checks as the routes, as its own identity (mirror_supervisor.py).
+
+A fetch hands out a claim: the route writes the answer, then settles the claim (commit when
+the answer was written, release otherwise), so a client that left takes nothing away.
 """
 
 from __future__ import annotations
 
+import asyncio
+import logging
+from dataclasses import dataclass
+
+from ..web.errors import ApiError
 from .access import Caller, require_consumer
-from .engines.base import Engine, EngineUnavailable
+from .engines.base import Claim, Engine, EngineUnavailable, MessageTooLarge, PartlyStored
 from .errors import engine_unavailable, message_too_large
 from .topics import Topics
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Published:
+    """What a publish stored: its first ``count`` messages. ``failure`` says why the others
+    were not (None: all were)."""
+
+    count: int
+    failure: ApiError | None = None
 
 
 class Events:
@@ -17,16 +36,19 @@ class Events:
         self.topics = topics
         self.engine = engine
 
-    async def publish(self, topic: str, messages: list[str], caller: Caller) -> int:
-        """Append ``messages`` to ``topic`` in order; the count, once all are durable."""
+    async def publish(self, topic: str, messages: list[str], caller: Caller) -> Published:
+        """Append ``messages`` to ``topic`` in order, once all are durable; a failure after the
+        first were stored answers how many were (nothing stored: the error is raised)."""
         self.topics.administrators.require_publisher(await self.topics.for_traffic(topic), caller)
         if not messages:
-            return 0
+            return Published(0)
         try:
-            return await self.engine.publish(topic, messages)
+            return Published(await self.engine.publish(topic, messages))
+        except PartlyStored as error:
+            return Published(error.stored, engine_unavailable(str(error)))
         except EngineUnavailable as error:
             raise engine_unavailable(str(error)) from error
-        except ValueError as error:  # a message beyond the engine's size limit
+        except MessageTooLarge as error:
             raise message_too_large(str(error)) from error
 
     async def read(self, topic: str, *, after: int, limit: int, timeout_s: float) -> list[tuple[int, str]]:
@@ -40,11 +62,36 @@ class Events:
             raise engine_unavailable(str(error)) from error
 
     async def fetch(
-        self, topic: str, group: str, consumer: str, caller: Caller, *, limit: int, timeout_s: float
-    ) -> list[str]:
-        """The group's next messages (up to ``limit``), waiting up to ``timeout_s`` for the first."""
+        self,
+        topic: str,
+        group: str,
+        consumer: str,
+        caller: Caller,
+        *,
+        limit: int,
+        timeout_s: float,
+        abandoned: asyncio.Event | None = None,
+    ) -> Claim:
+        """The group's next messages (up to ``limit``), waiting up to ``timeout_s`` for the first
+        unless ``abandoned`` is set first; settle() the claim once the answer is out (or not)."""
         require_consumer(await self.topics.for_traffic(topic), caller)
         try:
-            return await self.engine.fetch(topic, group, consumer, limit=limit, timeout_s=timeout_s)
+            return await self.engine.fetch(
+                topic, group, consumer, limit=limit, timeout_s=timeout_s, abandoned=abandoned
+            )
         except EngineUnavailable as error:
             raise engine_unavailable(str(error)) from error
+
+    @staticmethod
+    async def settle(claim: Claim, *, delivered: bool) -> None:
+        """Commit the claim when its answer was written, else give its messages back.
+
+        Nobody is left to tell of a failure here: an ack that fails (JetStream) lets the server
+        redeliver after its ack wait, a duplicate; a release that fails loses the messages for
+        the group (embedded: the database is down) or redelivers them after the ack wait.
+        """
+        try:
+            await (claim.commit() if delivered else claim.release())
+        except EngineUnavailable as error:
+            verb = "commit" if delivered else "release"
+            log.warning("could not %s %d fetched messages: %s", verb, len(claim.messages), error)

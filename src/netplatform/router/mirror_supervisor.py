@@ -241,10 +241,12 @@ class MirrorSupervisor:
                 await asyncio.sleep(self.config.retry_s)
             return position
         publisher = Caller(self.config.publisher, await self.roles(self.config.publisher))
-        await self.events.publish(topic, [message for _seq, message in read], publisher)
-        last = read[-1][0]
-        await self.agents.advance(agent, topic, last)
-        return last
+        published = await self.events.publish(topic, [message for _seq, message in read], publisher)
+        if published.count:
+            await self.agents.advance(agent, topic, read[published.count - 1][0])
+        if published.failure is not None:  # the first were stored: resume after them
+            raise published.failure
+        return read[-1][0]
 
 
 async def _cancel(*tasks: asyncio.Task[None]) -> None:

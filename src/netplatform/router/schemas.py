@@ -8,6 +8,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StringConstraints, WithJsonSchema
 
 from ..web.text import StorableStr
+from .errors import RouterError
 from .topic_model import Acl, Topic
 
 TOPIC_NAME_PATTERN = r"^[A-Za-z0-9._-]{1,249}$"
@@ -98,6 +99,12 @@ class GroupList(BaseModel):
 class PublishResult(BaseModel):
     count: int = Field(description="messages accepted")
     serverTimeMs: int = Field(description="time the router took, in milliseconds")
+
+
+class PartialPublishResult(PublishResult):
+    """A publish that stored only its first ``count`` messages (status 207): send the rest again."""
+
+    error: RouterError = Field(description="why the messages after the first `count` were not stored")
 
 
 class MirroredMessage(BaseModel):

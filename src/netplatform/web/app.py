@@ -141,11 +141,11 @@ def _install_middleware(
 
 
 async def _health_answer(spec: ServiceSpec, probe: HealthProbe) -> JSONResponse:
-    healthy = await probe.healthy()
-    return JSONResponse(
-        {"service": spec.name, "status": "UP" if healthy else "DOWN"},
-        status_code=200 if healthy else 503,
-    )
+    health = await probe.health()
+    answer = {"service": spec.name, "status": "UP" if health.down is None else "DOWN", **health.named}
+    if health.down is not None:
+        answer["reason"] = health.down
+    return JSONResponse(answer, status_code=200 if health.down is None else 503)
 
 
 def _health_shortcut(app: FastAPI, spec: ServiceSpec, routes: RouteTable) -> Middleware:

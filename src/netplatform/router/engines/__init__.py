@@ -12,7 +12,16 @@ def engine_for(settings: Settings, db: Database) -> Engine:
     if settings.router_nats_url:
         from .jetstream import JetStreamEngine  # imported only when used: it needs the nats client
 
-        return JetStreamEngine(settings.router_nats_url, retention_s=settings.router_retention_s)
+        return JetStreamEngine(
+            settings.router_nats_url,
+            retention_s=settings.router_retention_s,
+            max_message_bytes=settings.router_max_message_bytes,
+        )
     from .embedded import EmbeddedEngine
 
-    return EmbeddedEngine(db, retention_s=settings.router_retention_s, poll_s=settings.router_poll_ms / 1000)
+    return EmbeddedEngine(
+        db,
+        retention_s=settings.router_retention_s,
+        poll_s=settings.router_poll_ms / 1000,
+        max_message_bytes=settings.router_max_message_bytes,
+    )

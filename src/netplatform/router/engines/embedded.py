@@ -8,9 +8,12 @@ order holds across instances on PostgreSQL).
 
 A fetch claims the group's next messages and moves its durable position in one transaction
 (the group's row locked on PostgreSQL, SQLite has one writer), so two members never get the
-same message. A fetch with nothing to claim waits: a publish through this engine wakes it at
-once; publishes by other instances are seen by polling every ``poll_s``. A background task
-deletes messages older than the retention.
+same message. When the answer cannot be written the claim is released: the position moves back
+to just before the first claimed message (never forward), so the group gets them again; another
+member's claim made meanwhile is given back with it, a duplicate rather than a loss. A fetch with
+nothing to claim waits: a publish through this engine wakes it at once; publishes by other
+instances are seen by polling every ``poll_s``; a client that leaves ends the wait. A background
+task deletes messages older than the retention.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ import contextlib
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import TypeVar
 
 from anyio.to_thread import run_sync
@@ -28,7 +32,7 @@ from ...clock import now_ms
 from ...store.db import Database
 from ...store.retry import write_with_retry
 from ..repository.streams import StreamRepository
-from .base import EngineUnavailable, StreamSpec
+from .base import EngineUnavailable, StreamSpec, check_sizes, until_set
 
 log = logging.getLogger(__name__)
 
@@ -43,6 +47,28 @@ class _Publish:
     topic: str
     messages: list[str]
     done: asyncio.Future[int] = field(default_factory=lambda: asyncio.get_running_loop().create_future())
+
+
+@dataclass
+class _Claim:
+    """Claimed rows: the group's position already moved past them (see the module doc)."""
+
+    engine: EmbeddedEngine
+    topic: str
+    group: str
+    first_seq: int
+    messages: list[str]
+
+    async def commit(self) -> None:
+        """Nothing to do: the claim moved the position durably."""
+
+    async def release(self) -> None:
+        if not self.messages:
+            return
+        try:
+            await run_sync(self.engine.give_back, self.topic, self.group, self.first_seq)
+        except Exception as error:  # the database: the contract speaks of the engine only
+            raise EngineUnavailable(f"giving back claimed messages failed: {error!r}") from error
 
 
 class _Wakeups:
@@ -69,10 +95,13 @@ class EmbeddedEngine:
 
     name = "embedded"
 
-    def __init__(self, db: Database, *, retention_s: float, poll_s: float = 0.25) -> None:
+    def __init__(
+        self, db: Database, *, retention_s: float, poll_s: float = 0.25, max_message_bytes: int = 1024 * 1024
+    ) -> None:
         self.db = db
         self.retention_s = retention_s
         self.poll_s = poll_s
+        self.max_message_bytes = max_message_bytes
         self._queue: list[_Publish] = []
         self._committer: asyncio.Task[None] | None = None
         self._pruner: asyncio.Task[None] | None = None
@@ -94,6 +123,10 @@ class EmbeddedEngine:
             self._pruner = None
         if self._committer is not None:
             await asyncio.wait([self._committer])
+
+    async def reachable(self) -> bool:
+        """Its store is the project's database, which the kernel's health probe checks."""
+        return True
 
     # -- streams ---------------------------------------------------------------------------
 
@@ -120,6 +153,7 @@ class EmbeddedEngine:
     async def publish(self, topic: str, messages: list[str]) -> int:
         if not messages:
             return 0
+        check_sizes(messages, self.max_message_bytes)
         if self._closing:
             raise EngineUnavailable("the embedded engine is closed")
         pending = _Publish(topic, list(messages))
@@ -175,16 +209,23 @@ class EmbeddedEngine:
     # -- fetch -----------------------------------------------------------------------------
 
     async def fetch(
-        self, topic: str, group: str, consumer: str, *, limit: int, timeout_s: float
-    ) -> list[str]:
+        self,
+        topic: str,
+        group: str,
+        consumer: str,
+        *,
+        limit: int,
+        timeout_s: float,
+        abandoned: asyncio.Event | None = None,
+    ) -> _Claim:
         """``consumer`` needs no state here: a group's members share its one position."""
-        if limit < 1:
-            return []
-
-        def peek() -> bool:
-            return self._anything_new(topic, group)
-
-        return await self._long_poll(topic, timeout_s, lambda: self._claim(topic, group, limit), peek)
+        claimed: list[tuple[int, str]] = []
+        if limit >= 1:
+            take = partial(self._claim, topic, group, limit)
+            peek = partial(self._anything_new, topic, group)
+            claimed = await self._long_poll(topic, timeout_s, take, peek, abandoned)
+        first = claimed[0][0] if claimed else 0
+        return _Claim(self, topic, group, first, [body for _seq, body in claimed])
 
     async def read(self, topic: str, after: int, limit: int, timeout_s: float) -> list[tuple[int, str]]:
         """A plain read: no group, no write; every poll is the read itself."""
@@ -193,22 +234,29 @@ class EmbeddedEngine:
         return await self._long_poll(topic, timeout_s, lambda: self._read_after(topic, after, limit), None)
 
     async def _long_poll(
-        self, topic: str, timeout_s: float, take: Callable[[], list[T]], peek: Callable[[], bool] | None
+        self,
+        topic: str,
+        timeout_s: float,
+        take: Callable[[], list[T]],
+        peek: Callable[[], bool] | None,
+        abandoned: asyncio.Event | None = None,
     ) -> list[T]:
         """``take`` now; when it finds nothing, again on a publish here or when ``peek`` (polled
-        every ``poll_s``; None: ``take`` itself) sees one by another instance, until the timeout."""
+        every ``poll_s``; None: ``take`` itself) sees one by another instance, until the timeout
+        or until ``abandoned`` is set (then nothing more is taken)."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + max(timeout_s, 0.0)
         wake = self._wakeups.event(topic)
         taken = await run_sync(take)
         while not taken and not self._closing:
             remaining = deadline - loop.time()
-            if remaining <= 0:
+            if remaining <= 0 or (abandoned is not None and abandoned.is_set()):
                 return []
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(wake.wait(), min(remaining, self.poll_s))
+            await until_set(wake, abandoned, min(remaining, self.poll_s))
             woken = wake.is_set()
             wake = self._wakeups.event(topic)  # taken before looking, so no publish slips between
+            if abandoned is not None and abandoned.is_set():
+                return []
             if woken or peek is None or await run_sync(peek):
                 taken = await run_sync(take)
         return taken
@@ -221,8 +269,8 @@ class EmbeddedEngine:
                 raise EngineUnavailable(f"no stream for topic {topic!r}")
             return streams.after(stream_id, after, limit)
 
-    def _claim(self, topic: str, group: str, limit: int) -> list[str]:
-        def work(streams: StreamRepository) -> list[str]:
+    def _claim(self, topic: str, group: str, limit: int) -> list[tuple[int, str]]:
+        def work(streams: StreamRepository) -> list[tuple[int, str]]:
             stream_id = streams.stream_id(topic)
             if stream_id is None:
                 raise EngineUnavailable(f"no stream for topic {topic!r}")
@@ -230,9 +278,20 @@ class EmbeddedEngine:
             rows = streams.after(stream_id, position, limit)
             if rows:
                 streams.move(stream_id, group, rows[-1][0])
-            return [body for _seq, body in rows]
+            return rows
 
         return self._write(work)
+
+    def give_back(self, topic: str, group: str, first_seq: int) -> None:
+        """Move the group's position back to just before ``first_seq`` (a released claim)."""
+
+        def work(streams: StreamRepository) -> None:
+            stream_id = streams.stream_id(topic)
+            if stream_id is not None:  # a dropped stream has nothing to give back
+                streams.move_back(stream_id, group, first_seq - 1)
+
+        self._write(work)
+        self._wakeups.wake(topic)  # a member waiting on this instance takes them at once
 
     def _anything_new(self, topic: str, group: str) -> bool:
         """A cheap read: has the stream a message past the group's position?"""

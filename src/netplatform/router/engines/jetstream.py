@@ -11,6 +11,12 @@ the batch waits once for all the answers. NATS keeps one connection's messages i
 keeps each topic's order. The client does not reconnect by itself: a lost connection fails what
 is in flight at once (EngineUnavailable) and the next call connects again, every step bounded
 by a timeout so that nothing hangs on a server that is down or silent.
+
+A fetch pulls messages (ack-pending on the server) and hands them over as a claim: the router
+acks them once its answer is written, or naks them when it could not be, and JetStream gives
+nak'd messages to the group's next pull before any newer one. A member that leaves during a
+long poll leaves its pull request on the server until it expires; the subscription stays until
+then, and naks a message that still arrives for it, so the group gets that one again at once.
 """
 
 from __future__ import annotations
@@ -23,14 +29,16 @@ import json
 import logging
 import re
 from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass, field
 from typing import Any
 
 import nats
 import nats.errors
 from nats.aio.client import Client
 from nats.aio.msg import Msg
+from nats.aio.subscription import Subscription
 
-from .base import EngineUnavailable, StreamSpec
+from .base import EngineUnavailable, PartlyStored, StreamSpec, check_sizes, until_set
 
 log = logging.getLogger(__name__)
 
@@ -106,17 +114,24 @@ class _Batch:
     def __init__(self, expected: int) -> None:
         self.expected = expected
         self.answered = 0
+        self.succeeded = 0  # answers that were no error, before the first error (publish: stored)
         self.error: str | None = None
         self.finished = asyncio.Event()
 
     def feed(self, msg: Msg) -> None:
-        """A publish ack or an ack confirmation; an error reply or a status marks the batch failed."""
+        """A publish ack or an ack confirmation; an error reply or a status marks the batch failed.
+
+        Replies come in the order the requests were written (one connection, one stream), so
+        ``succeeded`` counts the first requests that succeeded.
+        """
         self.answered += 1
         headers = msg.headers or {}
         if "Status" in headers:
             self.error = self.error or f"status {headers['Status']} {headers.get('Description', '')}".strip()
         elif b'"error"' in msg.data:
             self.error = self.error or json.loads(msg.data)["error"].get("description", "error")
+        elif self.error is None:
+            self.succeeded += 1
         if self.answered >= self.expected:
             self.finished.set()
 
@@ -132,6 +147,7 @@ class _Pull(_Batch):
         super().__init__(expected)
         self.messages: list[Msg] = []
         self.gone = False
+        self.orphaned = False  # the member left while the request waits on the server
 
     def feed(self, msg: Msg) -> None:
         if msg.reply.startswith("$JS.ACK."):
@@ -150,7 +166,12 @@ class _Pull(_Batch):
         self.finished.set()
 
     async def receive(self, msg: Msg) -> None:
-        self.feed(msg)
+        if not self.orphaned:
+            self.feed(msg)
+            return
+        if msg.reply.startswith("$JS.ACK."):
+            await msg.nak()  # pulled for a member that left: the group's next pull gets it
+        self.finished.set()  # a message or the expiry status: the request is over on the server
 
 
 class _Link:
@@ -161,6 +182,7 @@ class _Link:
         self.prefix = ""
         self._batches: dict[str, _Batch] = {}
         self._ids = itertools.count()
+        self._lingering: set[asyncio.Task[None]] = set()
 
     async def open(self, url: str) -> None:
         await self.nc.connect(
@@ -188,6 +210,8 @@ class _Link:
         return self.nc.is_connected
 
     async def close(self) -> None:
+        for task in self._lingering:
+            task.cancel()
         with contextlib.suppress(Exception):
             await asyncio.wait_for(self.nc.close(), REQUEST_TIMEOUT_S)
         await self._on_lost()
@@ -203,17 +227,31 @@ class _Link:
             self._batches.pop(key, None)
 
     @contextlib.asynccontextmanager
-    async def delivery(self, pull: _Pull) -> AsyncIterator[str]:
+    async def delivery(self, pull: _Pull, linger_s: float) -> AsyncIterator[str]:
         """A subscription of its own for one pull: JetStream delivers messages under their
-        original subject, so only the subscription tells which pull they answer."""
+        original subject, so only the subscription tells which pull they answer. An orphaned
+        pull keeps it until the request ends on the server (at most ``linger_s``)."""
         inbox = self.nc.new_inbox()
         with self.batch(pull):  # so that a lost connection ends the pull at once
             sub = await self.nc.subscribe(inbox, cb=pull.receive)
             try:
                 yield inbox
             finally:
-                with contextlib.suppress(nats.errors.Error):
-                    await sub.unsubscribe()
+                if pull.orphaned:
+                    self._linger(sub, pull, linger_s)
+                else:
+                    with contextlib.suppress(nats.errors.Error):
+                        await sub.unsubscribe()
+
+    def _linger(self, sub: Subscription, pull: _Pull, linger_s: float) -> None:
+        async def until_over() -> None:
+            await self.answered(pull, linger_s)
+            with contextlib.suppress(nats.errors.Error):
+                await sub.unsubscribe()
+
+        task = asyncio.create_task(until_over(), name="router-orphaned-pull")
+        self._lingering.add(task)
+        task.add_done_callback(self._lingering.discard)
 
     async def wait(self, batch: _Batch, timeout_s: float) -> None:
         """Wait for ``batch`` to be answered; a server that stays silent is unavailable."""
@@ -253,22 +291,64 @@ class _Link:
         log.debug("NATS connection error: %r", error)
 
 
+def _failed(stored: int, reason: str) -> EngineUnavailable:
+    """A failed publish: PartlyStored when its first messages were stored nonetheless."""
+    return PartlyStored(stored, reason) if stored else EngineUnavailable(reason)
+
+
+@dataclass
+class _Claim:
+    """Pulled messages, ack-pending on the server until the router settles them (ack_wait
+    redelivers them should this process die first)."""
+
+    engine: JetStreamEngine
+    pulled: list[Msg]
+    messages: list[str] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.messages = [msg.data.decode("utf-8", errors="replace") for msg in self.pulled]
+
+    async def commit(self) -> None:
+        await self.engine.settle(self.pulled, b"+ACK")
+
+    async def release(self) -> None:
+        await self.engine.settle(self.pulled, b"-NAK")
+
+
 class JetStreamEngine:
     """The Engine protocol (engines/base.py) on a NATS JetStream server or cluster."""
 
     name = "jetstream"
 
-    def __init__(self, url: str, *, retention_s: float) -> None:
+    def __init__(self, url: str, *, retention_s: float, max_message_bytes: int = 1024 * 1024) -> None:
         self._url = url
         self._retention_s = retention_s
+        self._configured_max = max_message_bytes
+        self._server_max: int | None = None  # the server's max_payload, read on connect
         self._link: _Link | None = None
         self._lock = asyncio.Lock()
         self._closing = False
         self._consumers: set[tuple[str, str]] = set()  # (stream, consumer) known to exist
 
+    @property
+    def max_message_bytes(self) -> int:
+        if self._server_max is None:
+            return self._configured_max
+        return min(self._configured_max, self._server_max)
+
     async def start(self) -> None:
         self._closing = False
         await self._connection()
+
+    async def reachable(self) -> bool:
+        """Whether JetStream answers an account-info request (connecting when need be)."""
+        try:
+            link = await self._connection()
+            with _unavailable("account info"):
+                await link.api("INFO")
+        except EngineUnavailable:
+            return False
+        return True
 
     async def close(self) -> None:
         self._closing = True
@@ -293,7 +373,20 @@ class JetStreamEngine:
                 bound = 2 * CONNECT_TIMEOUT_S * len(self._url.split(",")) + 1  # two tries each
                 await asyncio.wait_for(link.open(self._url), bound)
             self._link, self._consumers = link, set()
+            self._note_max_payload(link.nc.max_payload)
             return link
+
+    def _note_max_payload(self, server_max: int) -> None:
+        """The limit is clamped, not refused at start: the server is known only once connected,
+        which may be long after the router started (docs/router.md, "Decisions")."""
+        if server_max < self._configured_max and server_max != self._server_max:
+            log.warning(
+                "NETPLATFORM_ROUTER_MAX_MESSAGE_BYTES=%d is more than the NATS server accepts: "
+                "messages are limited to its max_payload of %d bytes",
+                self._configured_max,
+                server_max,
+            )
+        self._server_max = server_max
 
     # -- streams ---------------------------------------------------------------------------
 
@@ -350,49 +443,65 @@ class JetStreamEngine:
         if not messages:
             return 0
         link = await self._connection()
+        check_sizes(messages, self.max_message_bytes)  # after connecting: the server's limit is known
         payloads = [message.encode() for message in messages]
-        limit = link.nc.max_payload
-        if any(len(payload) > limit for payload in payloads):
-            raise ValueError(f"a message is larger than the server's limit of {limit} bytes")
         subject, batch = stream_subject(topic), _Batch(len(payloads))
-        with _unavailable(f"publish to {topic!r}"), link.batch(batch) as reply:
-            for payload in payloads:  # all written before any ack is awaited: pipelined, in order
-                await link.nc.publish(subject, payload, reply=reply)
-            await link.wait(batch, REQUEST_TIMEOUT_S + len(payloads) / 1000)
+        try:
+            with _unavailable(f"publish to {topic!r}"), link.batch(batch) as reply:
+                for payload in payloads:  # all written before any ack is awaited: pipelined, in order
+                    await link.nc.publish(subject, payload, reply=reply)
+                await link.wait(batch, REQUEST_TIMEOUT_S + len(payloads) / 1000)
+        except EngineUnavailable as error:
+            raise _failed(batch.succeeded, str(error)) from error
         if batch.error is not None:
             if batch.error.startswith("status 503"):
-                raise EngineUnavailable(f"no JetStream stream for topic {topic!r}")
-            raise EngineUnavailable(f"JetStream refused a message for {topic!r}: {batch.error}")
+                raise _failed(batch.succeeded, f"no JetStream stream for topic {topic!r}")
+            raise _failed(batch.succeeded, f"JetStream refused a message for {topic!r}: {batch.error}")
         return len(payloads)
 
     # -- consume ---------------------------------------------------------------------------
 
     async def fetch(
-        self, topic: str, group: str, consumer: str, *, limit: int, timeout_s: float
-    ) -> list[str]:
+        self,
+        topic: str,
+        group: str,
+        consumer: str,
+        *,
+        limit: int,
+        timeout_s: float,
+        abandoned: asyncio.Event | None = None,
+    ) -> _Claim:
         """Pull for the group's durable consumer; ``consumer`` (the member) needs no state here."""
         if limit < 1:
-            return []
+            return _Claim(self, [])
         link = await self._connection()
         try:
             with _unavailable(f"fetch from {topic!r}"):
-                messages = await self._fetch(link, topic, group, limit, timeout_s)
+                pulled = await self._fetch(link, topic, group, limit, timeout_s, abandoned)
         except EngineUnavailable:
             if self._closing:
-                return []  # close() cut the wait short; nothing was acked, the group gets it again
+                return _Claim(self, [])  # close() cut the wait short; nothing was acked
             raise
-        return [msg.data.decode("utf-8", errors="replace") for msg in messages]
+        return _Claim(self, pulled)
 
-    async def _fetch(self, link: _Link, topic: str, group: str, limit: int, timeout_s: float) -> list[Msg]:
+    async def _fetch(
+        self,
+        link: _Link,
+        topic: str,
+        group: str,
+        limit: int,
+        timeout_s: float,
+        abandoned: asyncio.Event | None,
+    ) -> list[Msg]:
         stream, durable = stream_name(topic), consumer_name(group)
         try:
             await self._ensure_consumer(link, topic, group)
-            return await self._pull_and_ack(link, stream, durable, limit, timeout_s)
+            return await self._pull_waiting(link, stream, durable, limit, timeout_s, abandoned)
         except _ConsumerGone:
             self._consumers.discard((stream, durable))
         await self._ensure_consumer(link, topic, group)  # once more, for a consumer dropped meanwhile
         try:
-            return await self._pull_and_ack(link, stream, durable, limit, timeout_s)
+            return await self._pull_waiting(link, stream, durable, limit, timeout_s, abandoned)
         except _ConsumerGone:
             raise EngineUnavailable(f"the consumer of group {group!r} keeps vanishing") from None
 
@@ -420,45 +529,63 @@ class JetStreamEngine:
             await link.api(f"CONSUMER.INFO.{stream}.{durable}")  # created meanwhile with other settings
         self._consumers.add((stream, durable))
 
-    async def _pull_and_ack(
-        self, link: _Link, stream: str, durable: str, limit: int, timeout_s: float
-    ) -> list[Msg]:
-        messages = await self._pull_waiting(link, stream, durable, limit, timeout_s)
-        await self._ack(link, messages)
-        return messages
-
     async def _pull_waiting(
-        self, link: _Link, stream: str, durable: str, limit: int, timeout_s: float
+        self,
+        link: _Link,
+        stream: str,
+        durable: str,
+        limit: int,
+        timeout_s: float,
+        abandoned: asyncio.Event | None = None,
     ) -> list[Msg]:
         """What is waiting, else a long poll for one message and then what came with it."""
         messages = await self._pull(link, stream, durable, {"batch": limit, "no_wait": True}, 0.0)
-        if not messages and timeout_s > 0:
+        if not messages and timeout_s > 0 and not (abandoned is not None and abandoned.is_set()):
             # A batch of one ends as soon as a message comes, leaving no request open on the
             # server that would take later messages for a member no longer listening.
             wait = {"batch": 1, "expires": int(timeout_s * 1e9)}
-            messages = await self._pull(link, stream, durable, wait, timeout_s)
+            messages = await self._pull(link, stream, durable, wait, timeout_s, abandoned)
             if messages and limit > 1:
                 rest = {"batch": limit - 1, "no_wait": True}
                 messages += await self._pull(link, stream, durable, rest, 0.0)
         return messages
 
     async def _pull(
-        self, link: _Link, stream: str, durable: str, request: dict[str, Any], wait_s: float
+        self,
+        link: _Link,
+        stream: str,
+        durable: str,
+        request: dict[str, Any],
+        wait_s: float,
+        abandoned: asyncio.Event | None = None,
     ) -> list[Msg]:
         pull = _Pull(int(request["batch"]))
-        async with link.delivery(pull) as reply:
+        async with link.delivery(pull, wait_s + REQUEST_TIMEOUT_S) as reply:
             subject = f"{API}.CONSUMER.MSG.NEXT.{stream}.{durable}"
             await link.nc.publish(subject, json.dumps(request).encode(), reply=reply)
             # A pull for a consumer that no longer exists gets no answer at all (the API's
             # subscription takes it): a no_wait pull is answered at once, so silence means look.
             if "no_wait" in request and not await link.answered(pull, PROBE_AFTER_S):
                 await self._check_consumer(link, stream, durable)
-            await link.wait(pull, wait_s + REQUEST_TIMEOUT_S)
+            if not await self._answered_unless_left(pull, wait_s + REQUEST_TIMEOUT_S, abandoned):
+                return []
         if pull.gone:
             raise _ConsumerGone
         if pull.error is not None and (not pull.messages or not link.usable):
             raise EngineUnavailable(f"JetStream pull failed: {pull.error}")
         return pull.messages
+
+    @staticmethod
+    async def _answered_unless_left(pull: _Pull, timeout_s: float, abandoned: asyncio.Event | None) -> bool:
+        """True once the pull is answered; False when its member left first, which orphans it
+        (delivery() then keeps listening and naks what still comes); a silent server raises."""
+        await until_set(pull.finished, abandoned, timeout_s)
+        if pull.finished.is_set():
+            return True
+        if abandoned is not None and abandoned.is_set():
+            pull.orphaned = True
+            return False
+        raise EngineUnavailable(f"JetStream did not answer within {timeout_s:.1f}s")
 
     @staticmethod
     async def _check_consumer(link: _Link, stream: str, durable: str) -> None:
@@ -469,24 +596,27 @@ class JetStreamEngine:
                 raise _ConsumerGone from None
             raise
 
-    async def _ack(self, link: _Link, messages: list[Msg]) -> None:
-        """Ack every message, and wait for the server to confirm the last one.
+    async def settle(self, messages: list[Msg], verdict: bytes) -> None:
+        """Ack (``+ACK``) or nak (``-NAK``) every message, and wait for the server to confirm
+        the last one.
 
         Only the last asks for a confirmation: the acks go in order over one connection and the
         consumer applies them in the order they arrive, so the last one confirmed means all
         were applied. Asking for every one doubled the messages per fetched message (a fifth
-        of the router's CPU in a drain: docs/performance/router.md).
+        of the router's CPU in a drain: docs/performance/router.md). Naks in order put the
+        messages back in that order, ahead of newer ones.
         """
         if not messages:
             return
+        link = await self._connection()  # acks name their message, so any connection will do
         batch = _Batch(1)
-        with link.batch(batch) as reply:
+        with _unavailable(f"confirm {verdict.decode()}"), link.batch(batch) as reply:
             for msg in messages[:-1]:
-                await link.nc.publish(msg.reply, b"+ACK")
-            await link.nc.publish(messages[-1].reply, b"+ACK", reply=reply)
+                await link.nc.publish(msg.reply, verdict)
+            await link.nc.publish(messages[-1].reply, verdict, reply=reply)
             await link.wait(batch, REQUEST_TIMEOUT_S)
         if batch.error is not None:
-            raise EngineUnavailable(f"JetStream did not confirm acks: {batch.error}")
+            raise EngineUnavailable(f"JetStream did not confirm {verdict.decode()}: {batch.error}")
 
     # -- read without consuming (mirror agents) --------------------------------------------
 

@@ -83,6 +83,18 @@ class StreamRepository:
             .values(position=position)
         )
 
+    def move_back(self, stream_id: int, group: str, position: int) -> None:
+        """Lower the group's position to ``position``; one already lower stays (never forward)."""
+        self.session.execute(
+            sa.update(group_positions)
+            .where(
+                group_positions.c.stream_id == stream_id,
+                group_positions.c.group_name == group,
+                group_positions.c.position > position,
+            )
+            .values(position=position)
+        )
+
     def after(self, stream_id: int, position: int, limit: int) -> list[tuple[int, str]]:
         """(sequence, body) of up to ``limit`` messages after ``position``, oldest first."""
         query = (

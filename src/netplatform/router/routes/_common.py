@@ -1,9 +1,14 @@
-"""HTTP details the router's route modules share: reading published messages from a request body."""
+"""HTTP details the router's route modules share: reading published messages from a request
+body, and watching for a client that leaves while its fetch waits."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 from typing import Any
+
+from starlette.types import Receive
 
 from ...web.errors import UnsupportedMediaType
 from ...web.media import parse_media_type
@@ -69,3 +74,27 @@ def _text_messages(body: bytes) -> list[str]:
     except UnicodeDecodeError as error:
         raise bad_request("the body is not UTF-8 text") from error
     return [line.removesuffix("\r") for line in text.split("\n") if line.removesuffix("\r")]
+
+
+class Departure:
+    """Watches a request's receive channel: ``gone`` is set once the client disconnects.
+
+    A GET has no body, so after its one ``http.request`` message the server's next message is
+    ``http.disconnect``, when the client closes the connection (or once the response is
+    complete: stop() before that matters). Waiting on it is the only way to learn that a long
+    poll lost its client: the server drops what is sent to a closed connection silently.
+    """
+
+    def __init__(self, receive: Receive) -> None:
+        self.gone = asyncio.Event()
+        self._task = asyncio.create_task(self._watch(receive), name="router-fetch-departure")
+
+    async def _watch(self, receive: Receive) -> None:
+        while (await receive())["type"] != "http.disconnect":
+            pass
+        self.gone.set()
+
+    async def stop(self) -> None:
+        self._task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await self._task

@@ -2,19 +2,24 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
 from typing import Annotated
 
 from fastapi import APIRouter, Path, Query, Request
 from fastapi.responses import JSONResponse
+from starlette.types import Receive, Scope, Send
 
 from ...web.bodies import RawBody
 from ...web.openapi import error_responses
 from ...web.permissions import per_object
 from ..app import SPEC
 from ..deps import CallerDep, EventsDep
-from ..schemas import PublishResult
-from ._common import PUBLISH_BODY, messages_of
+from ..engines.base import Claim
+from ..errors import error_body
+from ..events import Events
+from ..schemas import PartialPublishResult, PublishResult
+from ._common import PUBLISH_BODY, Departure, messages_of
 
 router = APIRouter(prefix="/events", tags=["events"])
 
@@ -34,7 +39,11 @@ GroupPath = Annotated[str, Path(min_length=1, max_length=255)]
 @router.post(
     "/{topic}",
     summary="Publish: a JSON object, a JSON array (one message per element) or text lines",
-    responses={200: {"model": PublishResult}, **error_responses(SPEC, 403, 404, 415, 503)},
+    responses={
+        200: {"model": PublishResult},
+        207: {"model": PartialPublishResult, "description": "Only the first `count` messages were stored"},
+        **error_responses(SPEC, 403, 404, 413, 415, 503),
+    },
     openapi_extra={**PUBLISH_BODY, **per_object(TOPIC_ACL)},
 )
 async def publish(
@@ -42,9 +51,14 @@ async def publish(
 ) -> JSONResponse:
     started = time.monotonic()
     messages = messages_of(request.headers.get("content-type"), body)
-    count = await events.publish(topic, messages, caller)
+    published = await events.publish(topic, messages, caller)
     elapsed_ms = int((time.monotonic() - started) * 1000)
-    return JSONResponse(PublishResult(count=count, serverTimeMs=elapsed_ms).model_dump())
+    if published.failure is None:
+        return JSONResponse(PublishResult(count=published.count, serverTimeMs=elapsed_ms).model_dump())
+    # Some stored, not all (docs/router.md, "Decisions"): 207, the count, and why the rest failed.
+    error = error_body(published.failure)
+    answer = PartialPublishResult(count=published.count, serverTimeMs=elapsed_ms, error=error)
+    return JSONResponse(answer.model_dump(), status_code=207)
 
 
 @router.get(
@@ -57,6 +71,7 @@ async def fetch(
     topic: str,
     group: GroupPath,
     consumer: GroupPath,
+    request: Request,
     events: EventsDep,
     caller: CallerDep,
     timeout_ms: Annotated[
@@ -64,5 +79,37 @@ async def fetch(
     ] = DEFAULT_TIMEOUT_MS,
     limit: Annotated[int, Query(ge=1, le=MAX_LIMIT, description="most messages returned")] = DEFAULT_LIMIT,
 ) -> JSONResponse:
-    messages = await events.fetch(topic, group, consumer, caller, limit=limit, timeout_s=timeout_ms / 1000)
-    return JSONResponse(messages)
+    departure = Departure(request.receive)
+    try:
+        claim = await events.fetch(
+            topic, group, consumer, caller, limit=limit, timeout_s=timeout_ms / 1000, abandoned=departure.gone
+        )
+    except BaseException:
+        await departure.stop()
+        raise
+    return _ClaimedAnswer(claim, events, departure)
+
+
+class _ClaimedAnswer(JSONResponse):
+    """The claimed messages as the answer; the claim is committed once the answer is written
+    and released when it was not (the client left), so the group gets them again."""
+
+    def __init__(self, claim: Claim, events: Events, departure: Departure) -> None:
+        super().__init__(claim.messages)
+        self.claim = claim
+        self.events = events
+        self.departure = departure
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        written = False
+        try:
+            await asyncio.sleep(0)  # a disconnect the server has seen reaches the watcher first
+            if not self.departure.gone.is_set():
+                await super().__call__(scope, receive, send)
+                # The server drops what is sent to a closed connection without a word: gone now
+                # means the answer went nowhere. (Checked before the watcher sees the end of a
+                # complete response, which it also reports as a disconnect.)
+                written = not self.departure.gone.is_set()
+        finally:
+            await self.departure.stop()
+            await self.events.settle(self.claim, delivered=written)
