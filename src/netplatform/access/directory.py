@@ -3,8 +3,8 @@ they hold a permission. From the database, through a cache that is never more th
 :data:`REFRESH_S` behind it.
 
 Every write to the authorization tables moves the ``access`` generation (database triggers).
-The directory reads that generation at most every :data:`REFRESH_S` (lazily, on a request, one
-read shared by the requests that arrive together); when it moved, every remembered credential
+The directory reads that generation at most every :data:`REFRESH_S` (lazily, on a request; the
+requests that arrive meanwhile do not wait for it); when it moved, every remembered credential
 and permission set is forgotten. So a grant, revoke, membership or password change made through
 any instance applies on every instance within that time plus one read, well inside the two
 seconds docs/security.md promises. A membership that expires is forgotten when it expires.
@@ -75,18 +75,25 @@ class AccessDirectory:
     # --- freshness ------------------------------------------------------------------------
 
     async def fresh(self) -> None:
-        """Forget what the database has changed since it was remembered (at most REFRESH_S old)."""
+        """Forget what the database has changed since it was remembered (at most REFRESH_S old).
+
+        One request reads the generation; the requests arriving while it reads go on with what
+        is remembered (it was fresh a moment ago). No lock or event is shared: the apps of one
+        process share this directory, and in tests they run on event loops of their own.
+        """
         now = time.monotonic()
-        if now - self._checked < REFRESH_S:
+        last = self._checked
+        if now - last < REFRESH_S:
             return
+        self._checked = now
         try:
-            epoch = await self.generation.current()
+            epoch = await anyio.to_thread.run_sync(self.generation.peek)
         except Exception as error:
-            if now - self._checked > STALE_LIMIT_S:
+            self._checked = last  # the next request tries again
+            if now - last > STALE_LIMIT_S:
                 log.warning("authorization data unreadable: %s", error)
                 raise ServiceUnavailable("Authorization data is unavailable; try again") from error
             return
-        self._checked = time.monotonic()
         if epoch != self._epoch:
             self._epoch = epoch
             self._verified = {}
