@@ -53,7 +53,9 @@ def test_a_consumer_that_gave_up_on_a_long_poll_loses_nothing(router: Router) ->
 
 def test_every_abandoned_poll_gives_its_messages_back_in_order(router: Router) -> None:
     """Three members wait at once and all leave; three publishes follow: the group's next
-    fetches get every message, in publish order."""
+    fetches get every message, in publish order on the embedded engine. On JetStream the
+    left-behind pull requests may each take and nak a message independently, so the redelivery
+    order is not the publish order (docs/router.md, "Engines"): none is lost."""
     name = router.create_topic()
     sent = [f"m{i}" for i in range(3)]
 
@@ -70,7 +72,8 @@ def test_every_abandoned_poll_gives_its_messages_back_in_order(router: Router) -
             publish(client, name, [message])
         wait_until(lambda: _lag(client, name, "g") == len(sent))
         received = client.get(f"/events/{name}/g/m", params={"timeout": 4000}).json()
-        assert received + drain(client, name, "g") == sent
+        got = received + drain(client, name, "g")
+        assert (got if router.engine == "embedded" else sorted(got)) == sent
 
 
 # -- point 5: one contract on both engines ---------------------------------------------------------
