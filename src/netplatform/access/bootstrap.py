@@ -28,7 +28,7 @@ class ConfiguredIdentities:
         roles = {name: entry.roles for name, entry in entries.items()}
         roles[first] = roles[first] | {ADMIN_ROLE}
         users = {name: entry.password for name, entry in entries.items()}
-        return cls(UserDirectory(users, remembered=0), roles, first)
+        return cls(UserDirectory(users), roles, first)
 
     def __contains__(self, name: object) -> bool:
         return name in self.roles

@@ -62,9 +62,7 @@ def describe_roles(session: Session, names: Iterable[str]) -> list[Role]:
     grants = queries.role_permissions(session, others)
     for name in others:
         granted = (permission for role, permission in grants if role == name)
-        found.append(
-            Role(name=name, description=descriptions.get(name, ""), perms=perms(granted), builtin=False)
-        )
+        found.append(stored_role(name, descriptions.get(name, ""), granted))
     return found
 
 
@@ -92,11 +90,7 @@ class Roles:
         found = [builtin_role(name) for name in BUILTIN_ROLES]
         for name, description in stored.items():
             if not is_builtin(name):
-                found.append(
-                    Role(
-                        name=name, description=description, perms=perms(granted.get(name, ())), builtin=False
-                    )
-                )
+                found.append(stored_role(name, description, granted.get(name, ())))
         return found
 
     def create(self, name: str, description: str) -> Role:

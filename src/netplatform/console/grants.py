@@ -13,7 +13,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from ..web.permissions import Permission, any_matches
+from ..web.permissions import Permission, ServicePermissions, any_matches
 
 # How long a session's permissions are reused before the authz service is asked again.
 GRANTS_TTL_S = 5.0
@@ -23,7 +23,7 @@ GRANTS_CACHE_SIZE = 4096
 
 def api_permission(service: str, resource: str, action: str) -> Permission:
     """A service's own API permission (``platform.<service>.api|<resource>|<action>``)."""
-    return Permission(f"platform.{service}.api", resource, action)
+    return Permission(ServicePermissions(service).api_type, resource, action)
 
 
 @dataclass(frozen=True)

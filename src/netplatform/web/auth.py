@@ -56,13 +56,10 @@ class UserDirectory:
     password shows in the response time.
     """
 
-    def __init__(self, users: Mapping[str, str], *, remembered: int = 256) -> None:
+    def __init__(self, users: Mapping[str, str]) -> None:
+        # Verified header values are remembered by the caller (access/directory.py), per
+        # generation of the authorization data, not here.
         self._digests = [self._digest(user, password) for user, password in users.items()]
-        # Header values already verified, so a client that sends the same credentials on
-        # every request pays one dict lookup instead of a decode and a digest per user.
-        # Only successes are kept (bounded); any other value takes the constant-time path.
-        self._verified: dict[str, str] = {}
-        self._remembered = remembered
 
     @staticmethod
     def _digest(user: str, password: str) -> bytes:
@@ -77,17 +74,3 @@ class UserDirectory:
         for digest in self._digests:
             matched |= hmac.compare_digest(candidate, digest)
         return credentials.user if matched else None
-
-    def authenticate_header(self, header_value: str | None) -> str | None:
-        """The user name when an ``Authorization`` header holds valid credentials, else None."""
-        if header_value is None:
-            return None
-        user = self._verified.get(header_value)
-        if user is not None:
-            return user
-        user = self.authenticate(parse_basic(header_value))
-        if user is not None:
-            if len(self._verified) >= self._remembered:
-                self._verified.clear()
-            self._verified[header_value] = user
-        return user
