@@ -12,15 +12,15 @@ router refuses ``svc-a`` too.
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
-from ..support.servers import ServeProcess, free_port, http_client
+from ..support.servers import http_client
+from .bus_platform import Platform, bus_platform, ok, within
 
 USERS = "admin:admin,bob:bob-pw"
 SVC_A, BOB = ("svc-a", "svc-a-secret"), ("bob", "bob-pw")
@@ -29,45 +29,10 @@ PUBLISHERS = f"{FQTN}.publisher"
 PROPAGATION_S = 2.0  # a membership change applies within this (docs/security.md)
 
 
-class Platform:
-    def __init__(self, ports: dict[str, int]) -> None:
-        self.bus_url, self.router_url, self.authz_url = (
-            f"http://127.0.0.1:{ports[name]}" for name in ("bus", "router", "authz")
-        )
-        self.router_port = ports["router"]
-
-
 @pytest.fixture
 def platform(tmp_path: Path, database_url: str | None) -> Iterator[Platform]:
-    ports = {name: free_port() for name in ("bus", "router", "authz")}
-    env = {
-        **{f"NETPLATFORM_{name.upper()}_PORT": str(port) for name, port in ports.items()},
-        "NETPLATFORM_DATA_DIR": str(tmp_path / "data"),
-        "NETPLATFORM_USERS": USERS,
-        "NETPLATFORM_ACCESS_LOG": "false",
-        "NETPLATFORM_INSTANCE_NAME": "e2e-bus-authz",
-    }
-    if database_url:
-        env["NETPLATFORM_DATABASE_URL"] = database_url
-    args = [arg for name in ports for arg in ("--only", name)]
-    process = ServeProcess(env, args, tmp_path / "serve.log")
-    process.start(wait_ports=list(ports.values()))
-    try:
-        yield Platform(ports)
-    finally:
-        process.stop()
-
-
-def ok(response: httpx.Response, status: int = 200) -> Any:
-    assert response.status_code == status, (response.status_code, response.text)
-    return response.json() if response.content else None
-
-
-def within(seconds: float, check: Callable[[], bool]) -> None:
-    deadline = time.monotonic() + seconds
-    while not check():
-        assert time.monotonic() < deadline, f"not within {seconds} s"
-        time.sleep(0.05)
+    with bus_platform(tmp_path, database_url, USERS, "e2e-bus-authz") as running:
+        yield running
 
 
 def publish(url: str, auth: tuple[str, str]) -> int:

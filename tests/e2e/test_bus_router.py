@@ -11,15 +11,14 @@ removes its membership (its publish is refused within 2 seconds).
 from __future__ import annotations
 
 import json
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import httpx
 import pytest
 
-from ..support.servers import ServeProcess, free_port, http_client
+from ..support.servers import http_client
+from .bus_platform import Platform, bus_platform, ok, within
 
 USERS = "admin:admin,alice:alice-pw,bob:bob-pw,mallory:mallory-pw"
 ALICE, BOB, MALLORY = ("alice", "alice-pw"), ("bob", "bob-pw"), ("mallory", "mallory-pw")
@@ -27,47 +26,10 @@ FQTN = "org.example.bus.lab1.alarms"
 PROPAGATION_S = 2.0  # a membership change applies within this (docs/security.md)
 
 
-class Platform:
-    def __init__(self, bus_port: int, router_port: int, authz_port: int) -> None:
-        self.bus_url = f"http://127.0.0.1:{bus_port}"
-        self.router_url = f"http://127.0.0.1:{router_port}"
-        self.authz_url = f"http://127.0.0.1:{authz_port}"
-        self.router_port = router_port
-
-
 @pytest.fixture
 def platform(tmp_path: Path, database_url: str | None) -> Iterator[Platform]:
-    bus_port, router_port, authz_port = free_port(), free_port(), free_port()
-    env = {
-        "NETPLATFORM_BUS_PORT": str(bus_port),
-        "NETPLATFORM_ROUTER_PORT": str(router_port),
-        "NETPLATFORM_AUTHZ_PORT": str(authz_port),
-        "NETPLATFORM_DATA_DIR": str(tmp_path / "data"),
-        "NETPLATFORM_USERS": USERS,
-        "NETPLATFORM_ACCESS_LOG": "false",
-        "NETPLATFORM_INSTANCE_NAME": "e2e-bus-router",
-    }
-    if database_url:
-        env["NETPLATFORM_DATABASE_URL"] = database_url
-    args = ["--only", "bus", "--only", "router", "--only", "authz"]
-    process = ServeProcess(env, args, tmp_path / "serve.log")
-    process.start(wait_ports=[bus_port, router_port, authz_port])
-    try:
-        yield Platform(bus_port, router_port, authz_port)
-    finally:
-        process.stop()
-
-
-def ok(response: httpx.Response, status: int = 200) -> Any:
-    assert response.status_code == status, (response.status_code, response.text)
-    return response.json() if response.content else None
-
-
-def within(seconds: float, check: Callable[[], bool]) -> None:
-    deadline = time.monotonic() + seconds
-    while not check():
-        assert time.monotonic() < deadline, f"not within {seconds} s"
-        time.sleep(0.05)
+    with bus_platform(tmp_path, database_url, USERS, "e2e-bus-router") as running:
+        yield running
 
 
 def roles_of(authz: httpx.Client, user: str) -> set[str]:
