@@ -148,11 +148,12 @@ class Settings(BaseSettings):
     bus_dr_timeout_s: float = 30.0
     # Credentials the bus controller presents to the message routers of its clusters (default:
     # the first NETPLATFORM_USERS entry, a router administrator by default), the timeout of each
-    # call, and how often a background pass retries what a router did not accept.
+    # call, and how often a background pass retries what a router did not accept and verifies
+    # what it did (docs/bus.md, "The background reconcile").
     bus_router_user: str | None = None
     bus_router_password: str | None = None
     bus_router_timeout_s: float = Field(10.0, gt=0)
-    bus_reconcile_s: float = Field(30.0, gt=0)
+    bus_reconcile_s: float = Field(60.0, gt=0)
     # The authz service in which the bus controller creates each topic's publisher and subscriber
     # roles and makes a client's identity a member of them (default: this process's own,
     # http(s)://<host>:<authz_port>), the credentials it presents there (default: the first

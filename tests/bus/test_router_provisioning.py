@@ -279,7 +279,7 @@ def test_a_router_that_is_down_gives_invalid_until_a_put_retries(
     port = free_port()
     down = ok(bus.post("/mr_clusters", json={"svcLocationName": "dc-central-1", **cluster_at(port)}))
     ok(bus.post("/svcLocations", json={"svcLocationName": "dc-central-1", "svcLayer": "central"}))
-    assert down["status"] == "VALID"  # no topic to push yet
+    assert down["status"] == "INVALID"  # no topic to push yet, and yet the router did not answer
     created = topic_with(bus, pub("alice"), sub("bob"))
     assert created["status"] == "INVALID"
     assert "message router unreachable" in created["statusReason"]
@@ -390,7 +390,7 @@ def test_what_authz_did_not_take_is_invalid_and_retried(
 @pytest.fixture
 def central_router(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningService]:
     """The central cluster's router: another router, on a database of its own, that runs the
-    mirror agents defined on the bus's bridge-admin topic."""
+    mirror agents defined on the bridge-admin topic the bus tells it (no router setting)."""
     with temporary_database() as url:
         settings = Settings(
             data_dir=tmp_path_factory.mktemp("central"),
@@ -398,7 +398,6 @@ def central_router(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Running
             users=USERS,
             access_log=False,
             instance_name="central",
-            router_bridge_admin_topic=ADMIN_TOPIC,
             router_mirror_retry_s=0.3,
         )
         upgrade(settings)
@@ -445,8 +444,7 @@ def test_bridge_messages_go_to_the_target_router(
     }
     assert whitelist["updateWhiteList"] == {"name": agent, "whitelist": FQTN}
     assert create["messageID"].isdigit() and whitelist["messageID"].isdigit()
-    with http_client(router.url) as edge:
-        assert ADMIN_TOPIC not in ok(edge.get("/topics"))["topics"]  # only the target is told
+    assert listed_agents(router.url)["agents"] == []  # only the target is sent the agent
     assert FQTN in router_topic(central_router.url, FQTN)["name"]
 
     ok(bus.put("/bridge", params={"mmagent": agent, "refresh": "true"}))
@@ -455,24 +453,29 @@ def test_bridge_messages_go_to_the_target_router(
     assert resent[1]["updateWhiteList"]["whitelist"] == FQTN
 
 
-def test_a_target_that_runs_no_agents_leaves_the_bridge_invalid(
-    bus: httpx.Client, router: RunningService
+def test_a_target_that_reads_another_admin_topic_leaves_the_bridge_invalid(
+    bus: httpx.Client, router: RunningService, bus_settings: Settings
 ) -> None:
-    """The bus's own router reads no bridge-admin topic: the messages are accepted there, but
-    no agent runs, and the bridge says so at once (no waiting for what cannot come)."""
-    site(bus, "edge-1", "edge", "127.0.0.2", **cluster_at(router.server.port, "127.0.0.2"))
-    site(bus, "central-1", "central", "localhost", **cluster_at(router.server.port, "localhost"))
-    created = topic_with(bus, pub("alice", "edge-1"), sub("bob", "central-1"))
-    assert created["status"] == "INVALID"
-    assert all(client["status"] == "VALID" for client in created["clients"])
-    agent = ok(bus.get("/bridge", params={"mmagent": "127.0.0.2-To-localhost", "detail": "true"}))
-    assert agent["status"] == "INVALID"
-    assert agent["statusReason"] == (
-        f"the message router at http://localhost:{router.server.port} runs no mirror agents "
-        "(no bridge-admin topic is set on it)"
-    )
-    assert f"mirror agent 127.0.0.2-To-localhost: {agent['statusReason']}" in created["statusReason"]
-    assert len(admin_messages(router.url, "mm")) == 2  # sent all the same
+    """The target router's NETPLATFORM_ROUTER_BRIDGE_ADMIN_TOPIC overrides what the bus tells it:
+    the messages are accepted there, but no agent runs, and the bridge says so at once."""
+    port = free_port()
+    elsewhere = bus_settings.model_copy(update={"router_bridge_admin_topic": "org.example.other.admin"})
+    with restartable_router(elsewhere, port):
+        site(bus, "edge-1", "edge", "127.0.0.2", **cluster_at(router.server.port, "127.0.0.2"))
+        site(bus, "central-1", "central", "localhost", **cluster_at(port, "localhost"))
+        created = topic_with(bus, pub("alice", "edge-1"), sub("bob", "central-1"))
+        assert created["status"] == "INVALID"
+        assert all(client["status"] == "VALID" for client in created["clients"])
+        agent = ok(bus.get("/bridge", params={"mmagent": "127.0.0.2-To-localhost", "detail": "true"}))
+        assert agent["status"] == "INVALID"
+        assert agent["statusReason"] == (
+            f"the message router at http://localhost:{port} defines its mirror agents on topic "
+            f"org.example.other.admin, not on bridgeAdminTopic {ADMIN_TOPIC}"
+        )
+        assert f"mirror agent 127.0.0.2-To-localhost: {agent['statusReason']}" in created["statusReason"]
+        told = mirror_settings(f"http://127.0.0.1:{port}")
+        assert (told["configuredAdminTopic"], told["adminTopicOverride"]) == (ADMIN_TOPIC, True)
+        assert len(admin_messages(f"http://127.0.0.1:{port}", "mm")) == 2  # sent all the same
 
 
 @fast_reconcile
@@ -507,3 +510,148 @@ def test_a_bridge_whose_target_is_down_is_invalid_and_retried(
         assert messages[-1]["updateWhiteList"] == {"name": name, "whitelist": FQTN}
         (running,) = listed_agents(f"http://127.0.0.1:{port}")["agents"]
         assert (running["name"], running["whitelist"], running["state"]) == (name, [FQTN], "running")
+
+
+# --- the truth, re-verified (issue 24, 1, 2, 3, 6) -----------------------------------------------
+
+
+def mirror_settings(router_url: str) -> dict[str, Any]:
+    with http_client(router_url) as client:
+        found: dict[str, Any] = ok(client.get("/internal/mirror-settings"))
+    return found
+
+
+@fast_reconcile
+def test_a_cluster_whose_router_is_down_is_invalid_until_a_pass_finds_it(
+    bus: httpx.Client, bus_settings: Settings
+) -> None:
+    """No topic to push: the cluster is VALID only once its router answered (the mirror settings)."""
+    port = free_port()
+    down = ok(bus.post("/mr_clusters", json={"svcLocationName": "edge-1", **cluster_at(port)}))
+    assert down["status"] == "INVALID"
+    assert (
+        f"message router unreachable at http://localhost:{port}/internal/mirror-settings"
+        in down["statusReason"]
+    )
+    assert "lastVerified" not in down
+    with restartable_router(bus_settings, port):
+        eventually(lambda: ok(bus.get("/mr_clusters/edge-1"))["status"] == "VALID")
+        eventually(lambda: "lastVerified" in ok(bus.get("/mr_clusters/edge-1")))
+        told = mirror_settings(f"http://127.0.0.1:{port}")
+        assert (told["adminTopic"], told["configuredAdminTopic"]) == (ADMIN_TOPIC, ADMIN_TOPIC)
+        assert told["sourceUser"] == "admin"  # the bus's own router credential, never its password
+        assert "sourcePassword" not in told
+
+
+@fast_reconcile
+def test_a_topic_deleted_on_the_router_behind_the_bus_is_created_again(
+    bus: httpx.Client, router: RunningService
+) -> None:
+    site(bus, "dc-central-1", "central", "localhost", **cluster_at(router.server.port, "localhost"))
+    created = topic_with(bus, pub("alice"), sub("bob"))
+    assert created["status"] == "VALID"
+    eventually(lambda: "lastVerified" in ok(bus.get(f"/topics/{FQTN}")))
+    first = ok(bus.get(f"/topics/{FQTN}"))["lastVerified"]
+    last_mod = ok(bus.get(f"/topics/{FQTN}"))["lastMod"]
+
+    with http_client(router.url) as client:  # as an operator would, behind the bus's back
+        ok(client.delete(f"/topics/{FQTN}"), 204)
+        assert client.get(f"/topics/{FQTN}").status_code == 404
+    eventually(lambda: http_client(router.url).get(f"/topics/{FQTN}").status_code == 200)
+    again = router_topic(router.url, FQTN)
+    assert again["writerAcl"]["users"] == [PUBLISHERS]
+    assert again["readerAcl"]["users"] == [SUBSCRIBERS]
+    eventually(lambda: ok(bus.get(f"/topics/{FQTN}"))["lastVerified"] > first)
+    after = ok(bus.get(f"/topics/{FQTN}"))
+    assert after["status"] == "VALID" and after["lastMod"] == last_mod  # verified, not changed
+    assert all("lastVerified" in client for client in after["clients"])
+    assert publish(created["clients"][0]["topicURL"], ALICE, {"n": 1}).status_code == 200
+
+
+@fast_reconcile
+def test_a_grant_revoked_on_the_router_behind_the_bus_is_granted_again(
+    bus: httpx.Client, router: RunningService
+) -> None:
+    site(bus, "dc-central-1", "central", "localhost", **cluster_at(router.server.port, "localhost"))
+    assert topic_with(bus, pub("alice"), name=OUTSIDE)["status"] == "VALID"
+    with http_client(router.url) as client:
+        ok(client.delete(f"/topics/{OUTSIDE}/producers/alice"), 200)
+    assert router_topic(router.url, OUTSIDE)["writerAcl"]["users"] == []
+    eventually(lambda: router_topic(router.url, OUTSIDE)["writerAcl"]["users"] == ["alice"])
+
+
+@fast_reconcile
+def test_a_topic_whose_router_cannot_be_repaired_turns_invalid_and_back(
+    bus: httpx.Client, bus_settings: Settings
+) -> None:
+    port = free_port()
+    with restartable_router(bus_settings, port):
+        site(bus, "dc-central-1", "central", "localhost", **cluster_at(port, "localhost"))
+        assert topic_with(bus, pub("alice"))["status"] == "VALID"
+    eventually(lambda: ok(bus.get(f"/topics/{FQTN}"))["status"] == "INVALID")
+    gone = ok(bus.get(f"/topics/{FQTN}"))
+    assert f"localhost:{port}" in gone["statusReason"]
+    assert ok(bus.get("/mr_clusters/dc-central-1"))["status"] == "INVALID"
+    with restartable_router(bus_settings, port):
+        eventually(lambda: ok(bus.get(f"/topics/{FQTN}"))["status"] == "VALID")
+        eventually(lambda: ok(bus.get("/mr_clusters/dc-central-1"))["status"] == "VALID")
+
+
+@fast_reconcile
+def test_a_revoke_the_router_did_not_take_is_retried(bus: httpx.Client, bus_settings: Settings) -> None:
+    """A deleted topic's grants: the router was down at the DELETE; once back, they go."""
+    port = free_port()
+    with restartable_router(bus_settings, port):
+        site(bus, "dc-central-1", "central", "localhost", **cluster_at(port, "localhost"))
+        assert topic_with(bus, pub("alice"), name=OUTSIDE)["status"] == "VALID"
+        assert router_topic(f"http://127.0.0.1:{port}", OUTSIDE)["writerAcl"]["users"] == ["alice"]
+    ok(bus.delete(f"/topics/{OUTSIDE}"), 204)
+    with restartable_router(bus_settings, port):
+        eventually(lambda: router_topic(f"http://127.0.0.1:{port}", OUTSIDE)["writerAcl"]["users"] == [])
+
+
+def test_a_new_topic_reaches_every_cluster_and_a_down_one_turns_invalid(
+    bus: httpx.Client, router: RunningService
+) -> None:
+    site(bus, "dc-central-1", "central", "localhost", **cluster_at(router.server.port, "localhost"))
+    site(bus, "edge-1", "edge", "127.0.0.2", **cluster_at(router.server.port, "127.0.0.2"))
+    port = free_port()
+    site(bus, "edge-2", "edge", "127.0.0.3", **cluster_at(port, "127.0.0.3"))
+    assert ok(bus.get("/mr_clusters/edge-2"))["status"] == "INVALID"
+    ok(
+        bus.put(
+            "/mr_clusters/edge-1",
+            json={"svcLocationName": "edge-1", **cluster_at(router.server.port, "127.0.0.2")},
+        )
+    )
+    assert topic_with(bus, name="quiet")["status"] == "VALID"  # no client: nothing else to do
+    with http_client(router.url) as client:
+        assert "org.example.bus.lab1.quiet" in ok(client.get("/topics"))["topics"]
+
+
+def test_a_new_bridge_admin_topic_is_told_to_every_router(bus: httpx.Client, router: RunningService) -> None:
+    site(bus, "dc-central-1", "central", "localhost", **cluster_at(router.server.port, "localhost"))
+    assert mirror_settings(router.url)["adminTopic"] == ADMIN_TOPIC
+    ok(bus.put("/bus", json={**BUS_SETTINGS, "bridgeAdminTopic": "org.example.bus.admin2"}))
+    assert mirror_settings(router.url)["adminTopic"] == "org.example.bus.admin2"
+    assert ok(bus.get("/mr_clusters/dc-central-1"))["status"] == "VALID"
+
+
+def test_an_agent_whose_source_is_unreachable_leaves_its_bridge_invalid(
+    bus: httpx.Client, central_router: RunningService
+) -> None:
+    """The source cluster's router is a closed port: the target runs the agent, its copies fail,
+    it is listed failing with the error, and the bridge says so."""
+    port = free_port()
+    site(bus, "edge-1", "edge", "127.0.0.2", **cluster_at(port, "127.0.0.2"))
+    site(bus, "central-1", "central", "localhost", **cluster_at(central_router.server.port, "localhost"))
+    topic_with(bus, pub("alice", "edge-1"), sub("bob", "central-1"))
+    agent = ok(bus.get("/bridge", params={"mmagent": "127.0.0.2-To-localhost", "detail": "true"}))
+    assert agent["status"] == "INVALID"
+    assert "lists mirror agent 127.0.0.2-To-localhost as failing since" in agent["statusReason"]
+    assert f"127.0.0.2:{port}" in agent["statusReason"]
+    (listed,) = listed_agents(central_router.url)["agents"]
+    assert listed["state"] == "failing" and listed["lastError"]
+    # The whitelisted topic exists on the target although the central client could not be set up
+    # there by itself: the bus created it before sending the whitelist.
+    assert router_topic(central_router.url, FQTN)["name"] == FQTN

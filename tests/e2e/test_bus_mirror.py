@@ -161,3 +161,37 @@ def run(
             received += ok(fetched)
     assert len(set(received)) == TOTAL, f"{len(set(received))} of {TOTAL} arrived"
     assert list(dict.fromkeys(received)) == sent  # none lost, in order
+
+
+def test_the_edge_to_central_mirror_needs_no_router_setting(tmp_path: Path) -> None:
+    """Issue 24, 6, as a new user tries it: two instances on their defaults (no bridge-admin topic,
+    no mirror credential set on either router). The bus tells the central router its bridge-admin
+    topic and the credential to read the edge with; 200 messages published at the edge arrive at
+    the central router, in order."""
+    with ExitStack() as stack:
+        edge_db = stack.enter_context(temporary_database())
+        central_db = stack.enter_context(temporary_database())
+        bus_port, central_port, edge_port = free_port(), free_port(), free_port()
+        central_ports = {"bus": bus_port, "router": central_port, "authz": free_port()}
+        central = serve("central", tmp_path, central_db, central_ports)
+        central.start(wait_ports=list(central_ports.values()))
+        edge = serve("edge", tmp_path, edge_db, {"router": edge_port}).start(wait_ports=[edge_port])
+        try:
+            _fqtn, publish_url, fetch_url = provision(bus_port, edge_port, central_port)
+            sent = [f"message {i:03d}" for i in range(200)]
+            with httpx.Client(auth=PUBLISHER, timeout=30) as publisher:
+                for start in range(0, len(sent), BATCH):
+                    body = "".join(f"{message}\n" for message in sent[start : start + BATCH])
+                    answer = publisher.post(publish_url, content=body, headers={"content-type": "text/plain"})
+                    assert answer.status_code == 200, answer.text
+            received: list[str] = []
+            deadline = time.monotonic() + 60
+            with httpx.Client(auth=SUBSCRIBER, timeout=30) as subscriber:
+                while len(received) < len(sent) and time.monotonic() < deadline:
+                    fetched = subscriber.get(f"{fetch_url}/noc/1", params={"timeout": 2000, "limit": 1000})
+                    received += ok(fetched)
+            assert received == sent, f"{len(received)} of {len(sent)} arrived"
+        finally:
+            edge_rc, central_rc = edge.stop(), central.stop()
+        assert edge_rc == 0, edge.log()
+        assert central_rc == 0, central.log()

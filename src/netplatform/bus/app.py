@@ -36,6 +36,7 @@ from .locations import SiteLocations
 from .publishers import Publishers
 from .router_client import RouterClient
 from .router_provisioning import RouterProvisioner
+from .router_verification import RouterVerifier
 from .subscribers import Subscribers
 from .tables import TOPOLOGY_SCOPE, generations
 from .topics import Topics
@@ -76,19 +77,19 @@ def router_client(settings: Settings) -> RouterClient:
     )
 
 
-async def _reconcile_forever(provisioner: RouterProvisioner, interval_s: float) -> None:
-    """Retry what the routers did not accept (the provisioner's lock keeps it to one instance)."""
+async def _reconcile_forever(verifier: RouterVerifier, interval_s: float) -> None:
+    """Retry what the routers did not accept, verify what they did (one instance at a time)."""
     while True:
         await asyncio.sleep(interval_s)
         try:
-            await asyncio.to_thread(provisioner.reconcile)
+            await asyncio.to_thread(verifier.reconcile)
         except Exception:  # a database hiccup must not end the loop; the next round retries
             log.exception("message-router reconcile failed")
 
 
 @asynccontextmanager
 async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
-    reconcile = asyncio.create_task(_reconcile_forever(app.state.router_provisioner, app.state.reconcile_s))
+    reconcile = asyncio.create_task(_reconcile_forever(app.state.router_verifier, app.state.reconcile_s))
     try:
         yield
     finally:
@@ -143,10 +144,10 @@ def _add_service_objects(app: FastAPI, settings: Settings) -> None:
     routers = RouterProvisioner(
         db, routers_client, TopicRoles(db, authz_client), limits.central_cname, settings.mirror_identity
     )
-    state.router_provisioner = routers
+    state.router_verifier = RouterVerifier(routers)
     state.reconcile_s = settings.bus_reconcile_s
     state.topology = Generation(db, generations, TOPOLOGY_SCOPE)
-    state.bus_settings = BusSettingsService(db)
+    state.bus_settings = BusSettingsService(db, routers)
     state.site_locations = SiteLocations(db, limits, routers)
     state.distribution_nodes = DistributionNodes(db, distribution)
     state.clusters = Clusters(db, limits, routers)

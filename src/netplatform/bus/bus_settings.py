@@ -1,11 +1,19 @@
-"""The bus settings object: one per environment, created once (deprecated) and replaced by PUT."""
+"""The bus settings object: one per environment, created once (deprecated) and replaced by PUT.
+
+A new ``bridgeAdminTopic`` is news for every cluster's router: its clusters and mirror agents are
+marked NEW in the same transaction, and provisioned again (docs/bus.md, issue 24, 6)."""
 
 from __future__ import annotations
+
+from sqlalchemy.orm import Session
 
 from ..clock import wire_now
 from ..store.db import Database
 from .checks import require, require_token
+from .repository import rows
 from .repository.bus_settings import bus_settings, save_bus_settings
+from .repository.router_state import mark_new
+from .router_provisioning import RouterProvisioner
 from .schemas import BusSettings, Status
 
 UNINITIALISED = "0"
@@ -26,8 +34,9 @@ def _stored_from(body: BusSettings, version: str) -> BusSettings:
 class BusSettingsService:
     """Reads and writes the singleton bus settings row (it is also the message-router lock)."""
 
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Database, routers: RouterProvisioner) -> None:
         self.db = db
+        self.routers = routers
 
     def get(self) -> BusSettings:
         with self.db.read() as session:
@@ -42,6 +51,9 @@ class BusSettingsService:
                 return stored
             created = _stored_from(body, body.version if body.version is not None else FIRST_VERSION)
             save_bus_settings(session, created)
+            moved = _tell_routers(session, stored, created)
+        if moved:
+            self.routers.provision_pending()
         return created
 
     def replace(self, body: BusSettings) -> BusSettings:
@@ -54,4 +66,16 @@ class BusSettingsService:
                 kept = stored.version
             replaced = _stored_from(body, body.version if body.version is not None else kept)
             save_bus_settings(session, replaced)
+            moved = _tell_routers(session, stored, replaced)
+        if moved:
+            self.routers.provision_pending()
         return replaced
+
+
+def _tell_routers(session: Session, before: BusSettings, after: BusSettings) -> bool:
+    """A changed bridge-admin topic: every cluster and mirror agent is to be provisioned again."""
+    if before.bridgeAdminTopic == after.bridgeAdminTopic:
+        return False
+    mark_new(session, rows.CLUSTERS)
+    mark_new(session, rows.MIRROR_MAKERS)
+    return True

@@ -34,7 +34,13 @@ def _with_defaults(body: MrCluster, location: str) -> MrCluster:
     for name, default in DEFAULTS.items():
         if values.get(name) is None:
             values[name] = default
-    values.update(svcLocationName=location, status=Status.NEW.value, statusReason=None, lastMod=wire_now())
+    values.update(
+        svcLocationName=location,
+        status=Status.NEW.value,
+        statusReason=None,
+        lastVerified=None,
+        lastMod=wire_now(),
+    )
     return MrCluster.model_validate(values)
 
 

@@ -3,9 +3,9 @@
 Every call goes to a cluster's base URL (``{topicProtocol}://{fqdn}:{topicPort}``) with the
 configured Basic credentials. The bus controller only needs to know whether a call took effect:
 any 2xx does (and 409 for a topic create: it exists already); anything else, including no
-answer at all, raises :class:`RouterCallFailed` with a reason fit for ``statusReason``. One call
-reads an answer: the list of the mirror agents a router runs, which says whether the agent
-messages the controller sent took effect.
+answer at all, raises :class:`RouterCallFailed` with a reason fit for ``statusReason``. The
+reads (a router's topics, one topic's ACLs, its mirror settings and agents) are what the
+background reconcile compares with what the controller provisioned.
 """
 
 from __future__ import annotations
@@ -16,7 +16,9 @@ from urllib.parse import quote
 import httpx
 
 GRANT_KINDS = ("producers", "consumers")
+ACL_OF_KIND = {"producers": "writerAcl", "consumers": "readerAcl"}
 MIRROR_AGENTS_PATH = "/internal/mirror-agents"
+MIRROR_SETTINGS_PATH = "/internal/mirror-settings"
 
 
 class RouterCallFailed(Exception):
@@ -30,6 +32,7 @@ class RouterClient:
 
     def __init__(self, user: str, password: str, timeout_s: float) -> None:
         self._http = httpx.Client(timeout=timeout_s, auth=(user, password))
+        self._credential = (user, password)
 
     def close(self) -> None:
         self._http.close()
@@ -49,6 +52,36 @@ class RouterClient:
     def publish(self, base_url: str, topic: str, messages: list[dict[str, Any]]) -> None:
         self._call("POST", base_url, f"/events/{quote(topic, safe='')}", messages)
 
+    def tell_mirror_settings(self, base_url: str, admin_topic: str) -> dict[str, Any]:
+        """Tell the router its bridge-admin topic, and the credential its mirror agents present to
+        source routers: this client's own, which the controller already presents to every
+        registered cluster (docs/router.md, "Mirror agents"). The router's answer: what it uses
+        (its environment may override both)."""
+        user, password = self._credential
+        body = {"adminTopic": admin_topic, "sourceUser": user, "sourcePassword": password}
+        return self._json(self._call("PUT", base_url, MIRROR_SETTINGS_PATH, body), "mirror settings")
+
+    def topic_names(self, base_url: str) -> set[str]:
+        """Every topic the router has (``GET /topics``)."""
+        listing = self._json(self._call("GET", base_url, "/topics"), "list of topics")
+        names = listing.get("topics")
+        if not isinstance(names, list):
+            raise RouterCallFailed(f"GET {base_url}/topics answered no list of topics")
+        return {name for name in names if isinstance(name, str)}
+
+    def granted(self, base_url: str, topic: str) -> set[tuple[str, str]] | None:
+        """The topic's grants as (kind, identity or role), or None when the router lacks the topic."""
+        response = self._call("GET", base_url, f"/topics/{quote(topic, safe='')}", also_fine=404)
+        if response.status_code == 404:
+            return None
+        body = self._json(response, "topic")
+        found: set[tuple[str, str]] = set()
+        for kind, acl_name in ACL_OF_KIND.items():
+            acl = body.get(acl_name)
+            users = acl.get("users") if isinstance(acl, dict) else None
+            found.update((kind, user) for user in users or [] if isinstance(user, str))
+        return found
+
     def mirror_agents(self, base_url: str) -> dict[str, Any]:
         """The router's list of the mirror agents it runs (``GET /internal/mirror-agents``)."""
         response = self._call("GET", base_url, MIRROR_AGENTS_PATH)
@@ -59,6 +92,16 @@ class RouterClient:
         if not isinstance(listing, dict) or not isinstance(listing.get("agents"), list):
             raise RouterCallFailed(f"GET {response.url} answered no list of mirror agents")
         return listing
+
+    @staticmethod
+    def _json(response: httpx.Response, what: str) -> dict[str, Any]:
+        try:
+            body = response.json()
+        except ValueError:
+            body = None
+        if not isinstance(body, dict):
+            raise RouterCallFailed(f"{response.request.method} {response.url} answered no {what}")
+        return body
 
     def _call(
         self, method: str, base_url: str, path: str, body: Any = None, *, also_fine: int | None = None

@@ -138,9 +138,23 @@ def check_agent(
         return AgentCheck(
             f"lists mirror agent {name} with whitelist {_topics(listed)}, not {_topics(sorted(wanted))}"
         )
-    if agent.get("state") != "running":
-        return AgentCheck(f"lists mirror agent {name} as {agent.get('state')}: no instance runs it")
+    state = agent.get("state")
+    if state == "failing":
+        since = f" since {agent['failingSince']}" if agent.get("failingSince") else ""
+        error = agent.get("lastError") or "no reason given"
+        # Final: the copies failed once they ran; the reconcile looks again on its next pass.
+        return AgentCheck(f"lists mirror agent {name} as failing{since}: {error}", final=True)
+    if state != "running":
+        return AgentCheck(
+            f"lists mirror agent {name} as {state}: {_STATE_MEANS.get(str(state), 'not copying')}"
+        )
     return None
+
+
+_STATE_MEANS = {
+    "starting": "it has not tried every topic yet",
+    "waiting": "no instance runs it",
+}
 
 
 def _topics(topics: object) -> str:

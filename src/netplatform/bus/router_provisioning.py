@@ -7,8 +7,9 @@ Then :class:`RouterProvisioner` tells the routers and the authz service and stor
 VALID when every call needed answered success, else INVALID with the reason (a DELETED client
 stays DELETED, with the reason, until its grants and memberships are removed). No database
 transaction is open while another service is called. A later PUT marks the objects NEW again,
-and :meth:`RouterProvisioner.reconcile` (run in the background by the app) retries everything
-INVALID or DELETED, and every removal the authz service did not take.
+and the background reconcile (:mod:`.router_verification`) retries everything INVALID or
+DELETED and every removal the authz service or a router did not take, then verifies what is
+VALID against what the routers report.
 
 What is needed (reference 6.5, 8; authz.md 3): a cluster, when registered or changed, gets every
 existing topic; a topic under the namespace root gets its publisher and subscriber roles in
@@ -41,13 +42,14 @@ from .authz_client import AuthzCallFailed
 from .authz_provisioning import TopicRoles
 from .bridge_plans import PLACED, Topology, plan_bridges
 from .bridges import load_topology
-from .repository import authz_removals, rows
+from .repository import authz_removals, router_removals, rows
 from .repository.bus_settings import bus_settings
 from .repository.mirror_makers import agents_holding
 from .repository.router_state import (
     agents_in,
     clusters_in,
     drop_deleted_client,
+    mark_verified,
     placed_clients,
     set_outcome,
     topics_to_provision,
@@ -69,9 +71,8 @@ from .schemas import MirrorMaker, MrClient, MrCluster, Status, Topic
 log = logging.getLogger(__name__)
 
 PROVISIONING_LOCK = 0x6270  # "bp": one provisioning pass at a time, across instances
-RECONCILE_LOCK = 0x6272  # "br": one background reconcile at a time, across instances
 
-CONFIRM_S = 5.0  # how long a target router may take to list an agent as it was sent
+CONFIRM_S = 8.0  # how long a target router may take to list an agent running as it was sent
 CONFIRM_POLL_S = 0.1
 
 NEW_ONLY = (Status.NEW.value,)
@@ -87,7 +88,7 @@ def router_of(client: MrClient) -> str | None:
     return url[: -len(suffix)]
 
 
-def _attempt(call: Callable[..., None], *args: Any) -> str | None:
+def attempt(call: Callable[..., None], *args: Any) -> str | None:
     """None when ``call(*args)`` (router or authz calls) succeeded, else the reason."""
     try:
         call(*args)
@@ -153,11 +154,12 @@ class RouterProvisioner:
         """After a change: provision everything it marked NEW (or DELETED)."""
         self._pass(NEW_ONLY)
 
-    def reconcile(self) -> None:
-        """Retry everything not VALID, and the removals authz did not take; one instance at a time."""
-        with advisory_lock(self.db, RECONCILE_LOCK, bounded=False):
-            self._pass(TO_RETRY)
-            self._retry_removals()
+    def retry(self) -> None:
+        """Retry everything not VALID, and the removals authz and the routers did not take (the
+        background reconcile, :class:`.router_verification.RouterVerifier`, calls it)."""
+        self._pass(TO_RETRY)
+        self._retry_removals()
+        self._retry_revokes()
 
     def _pass(self, statuses: Collection[str]) -> None:
         with self.db.read() as session:
@@ -170,31 +172,55 @@ class RouterProvisioner:
         with self.db.read() as session:
             agents = agents_in(session, statuses)
         for name in agents:
-            with self._lock():
+            with self.lock():
                 self._send_agent(name)
 
-    def _lock(self) -> AbstractContextManager[None]:
+    def lock(self) -> AbstractContextManager[None]:
         return advisory_lock(self.db, PROVISIONING_LOCK)
 
     # --- clusters ------------------------------------------------------------------------------
 
     def push_cluster(self, location: str) -> None:
-        """A registered (or changed) cluster gets every existing topic; stop at the first failure."""
-        with self._lock():
+        """A registered (or changed) cluster: tell its router the bridge-admin topic (an answer
+        is what makes the cluster VALID, even with no topic to push), then every existing topic;
+        stop at the first failure."""
+        with self.lock():
             with self.db.read() as session:
                 cluster = rows.get(session, rows.CLUSTERS, location)
                 topics = rows.list_all(session, rows.TOPICS)
+                admin_topic = bus_settings(session).bridgeAdminTopic or ""
             if cluster is None or cluster.status == Status.VALID.value:
                 return
-            router = base_url(cluster)
-            reason = _attempt(self._create_all, router, topics)
+            reason = attempt(self.set_up_router, base_url(cluster), topics, admin_topic)
             with self.db.write() as session:
                 status = Status.INVALID if reason else Status.VALID
                 set_outcome(session, rows.CLUSTERS, location, cluster, status, reason)
 
-    def _create_all(self, router: str, topics: Iterable[Topic]) -> None:
+    def set_up_router(self, router: str, topics: Iterable[Topic], admin_topic: str) -> None:
+        """The router's mirror settings, then every topic (409: it has it already)."""
+        self.client.tell_mirror_settings(router, admin_topic)
         for topic in topics:
             self.client.create_topic(router, topic_document(topic))
+
+    def _spread_topic(self, state: TopicState) -> None:
+        """A new topic goes to every cluster's router, not only its clients' (a VALID cluster has
+        every topic); a router that does not take it leaves its cluster INVALID with the reason,
+        for the reconcile to retry."""
+        with self.db.read() as session:
+            clusters = rows.list_all(session, rows.CLUSTERS)
+        served = {router_of(client) for client in state.placed()}
+        document = topic_document(state.topic)
+        for cluster in clusters:
+            router = base_url(cluster)
+            if cluster.status != Status.VALID.value or router in served:
+                continue
+            reason = attempt(self.client.create_topic, router, document)
+            if reason:
+                with self.db.write() as session:
+                    why = f"topic {state.topic.fqtn} not created: {reason}"
+                    set_outcome(
+                        session, rows.CLUSTERS, cluster.svcLocationName or "", cluster, Status.INVALID, why
+                    )
 
     # --- topics and their clients --------------------------------------------------------------
 
@@ -202,18 +228,20 @@ class RouterProvisioner:
         """Push the topic and its clients, unless (read again under the lock) nothing of it is
         in ``statuses`` any more: a concurrent pass did it meanwhile. Without that check, N
         concurrent topic creations each pushed every topic the others had created too."""
-        with self._lock():
-            state = self._read_topic(fqtn)
+        with self.lock():
+            state = self.read_topic(fqtn)
             if state is None or not state.pending(statuses):
                 return
-            roles = _attempt(self.roles.create, state.topic)
+            roles = attempt(self.roles.create, state.topic)
+            if state.topic.status == Status.NEW.value:
+                self._spread_topic(state)
             granted = self._grant_clients(state)
             revoked = self._revoke_deleted(state)
             for name in state.agents:
                 self._send_agent(name)
             self._store_topic(state, roles, granted, revoked)
 
-    def _read_topic(self, fqtn: str) -> TopicState | None:
+    def read_topic(self, fqtn: str) -> TopicState | None:
         with self.db.read() as session:
             topic = rows.get(session, rows.TOPICS, fqtn)
             if topic is None:
@@ -233,17 +261,17 @@ class RouterProvisioner:
         for client in state.placed():
             router = router_of(client) or ""
             if router not in prepared:
-                prepared[router] = _attempt(self._prepare_router, router, topic)
+                prepared[router] = attempt(self.prepare_router, router, topic)
             outcome[client.mrClientId or ""] = (
                 prepared[router]
-                or _attempt(self._grant_all, router, fqtn, grants_of(client, topic))
-                or _attempt(self.roles.join, memberships_of(client, topic))
+                or attempt(self.grant_all, router, fqtn, grants_of(client, topic))
+                or attempt(self.roles.join, memberships_of(client, topic))
             )
         return outcome
 
-    def _prepare_router(self, router: str, topic: Topic) -> None:
+    def prepare_router(self, router: str, topic: Topic) -> None:
         self.client.create_topic(router, topic_document(topic))
-        self._grant_all(router, topic.fqtn or "", topic_grants(topic))
+        self.grant_all(router, topic.fqtn or "", topic_grants(topic))
 
     def _revoke_deleted(self, state: TopicState) -> dict[str, str | None]:
         """Remove what each deleted client added and no live client needs; the reason per client id."""
@@ -256,12 +284,12 @@ class RouterProvisioner:
             reason = None
             if router is not None:
                 grants = grants_of(client, topic) - state.needed_grants(router)
-                reason = _attempt(self._revoke_all, router, fqtn, grants)
+                reason = attempt(self._revoke_all, router, fqtn, grants)
             leaving = memberships_of(client, topic) - needed_memberships
-            outcome[client.mrClientId or ""] = reason or _attempt(self.roles.leave, leaving)
+            outcome[client.mrClientId or ""] = reason or attempt(self.roles.leave, leaving)
         return outcome
 
-    def _grant_all(self, router: str, fqtn: str, grants: Iterable[Grant]) -> None:
+    def grant_all(self, router: str, fqtn: str, grants: Iterable[Grant]) -> None:
         for kind, identity in sorted(grants):
             self.client.grant(router, fqtn, kind, identity)
 
@@ -307,18 +335,18 @@ class RouterProvisioner:
         """A client was replaced: revoke what it granted before and remove the memberships it
         added, where no live client needs them now.
 
-        A failure leaves the client INVALID with the reason; a membership authz did not remove
-        is kept and retried by the background reconcile (the old grants are not retried).
+        A failure leaves the client INVALID with the reason; a grant the router did not revoke
+        and a membership authz did not remove are kept and retried by the background reconcile.
         """
-        with self._lock():
-            state = self._read_topic(before.fqtn or "")
+        with self.lock():
+            state = self.read_topic(before.fqtn or "")
             if state is None:
                 return
             router = router_of(before)
             revoked = None
             if router is not None:
                 grants = grants_of(before, state.topic) - state.needed_grants(router)
-                revoked = _attempt(self._revoke_all, router, before.fqtn or "", grants)
+                revoked = self._revoke_or_keep(router, before.fqtn or "", grants)
             leaving = memberships_of(before, state.topic) - state.needed_memberships()
             left = self.roles.leave_or_keep(state.topic.fqtn or "", leaving)
             reason = "; ".join(r for r in (revoked, left) if r)
@@ -330,25 +358,54 @@ class RouterProvisioner:
                 set_outcome(session, rows.CLIENTS, before.mrClientId or "", current, Status.INVALID, message)
 
     def retire_topic(self, topic: Topic, clients: Iterable[MrClient]) -> None:
-        """The topic is gone: revoke its grants on its routers, best effort (the routers keep the
-        topic), and delete its roles in authz (its memberships go with them); a role deletion
+        """The topic is gone: revoke its grants on its routers (the routers keep the topic) and
+        delete its roles in authz (its memberships go with them); a revoke or a role deletion
         that fails is kept and retried by the background reconcile."""
         fqtn = topic.fqtn or ""
-        with self._lock():
+        with self.lock():
             for router, grants in _grants_by_router(topic, clients).items():
-                reason = _attempt(self._revoke_all, router, fqtn, grants)
+                reason = self._revoke_or_keep(router, fqtn, grants)
                 if reason:
-                    log.warning("topic %s gone, its grants on %s kept: %s", fqtn, router, reason)
+                    log.warning("topic %s gone, its grants on %s kept for now: %s", fqtn, router, reason)
             with self.db.read() as session:
                 now = rows.get(session, rows.TOPICS, fqtn)  # created again meanwhile?
             self.roles.delete(topic, now)
+
+    def _revoke_or_keep(self, router: str, fqtn: str, grants: Iterable[Grant]) -> str | None:
+        """Revoke each grant; those the router did not take are kept to retry. The reasons, or None."""
+        failed: list[tuple[Grant, str]] = []
+        for kind, identity in sorted(grants):
+            reason = attempt(self.client.revoke, router, fqtn, kind, identity)
+            if reason:
+                failed.append(((kind, identity), reason))
+        if not failed:
+            return None
+        with self.db.write() as session:
+            for (kind, identity), reason in failed:
+                router_removals.remember(session, router, fqtn, kind, identity, reason)
+        return "; ".join(dict.fromkeys(reason for _grant, reason in failed))
+
+    def _retry_revokes(self) -> None:
+        """The revokes routers did not take, again, unless a live client needs the grant now."""
+        with self.db.read() as session:
+            removals = router_removals.pending(session)
+        for removal in removals:
+            with self.lock():
+                state = self.read_topic(removal.fqtn)
+                needed = state.needed_grants(removal.router) if state else set()
+                reason = None
+                if (removal.kind, removal.identity) not in needed:
+                    args = (removal.router, removal.fqtn, removal.kind, removal.identity)
+                    reason = attempt(self.client.revoke, *args)
+                with self.db.write() as session:
+                    router_removals.settle(session, removal.id, reason)
 
     def _retry_removals(self) -> None:
         with self.db.read() as session:
             removals = authz_removals.pending(session)
         for removal in removals:
-            with self._lock():
-                state = self._read_topic(removal.fqtn)
+            with self.lock():
+                state = self.read_topic(removal.fqtn)
                 now, needed = (state.topic, state.needed_memberships()) if state else (None, set())
                 reason = self.roles.retry(removal, now, needed)
                 with self.db.write() as session:
@@ -358,24 +415,41 @@ class RouterProvisioner:
 
     def send_agents(self, names: Iterable[str]) -> None:
         for name in names:
-            with self._lock():
+            with self.lock():
                 self._send_agent(name)
 
     def _send_agent(self, name: str) -> None:
         """Send the agent's messages unless it is VALID (call holding the provisioning lock)."""
         with self.db.read() as session:
             agent = rows.get(session, rows.MIRROR_MAKERS, name)
-            clusters = rows.list_all(session, rows.CLUSTERS)
-            admin_topic = bus_settings(session).bridgeAdminTopic or ""
         if agent is None or agent.status == Status.VALID.value:
             return
-        reason = _attempt(self._send, agent, clusters, admin_topic)
+        self.send_agent(agent)
+
+    def send_agent(self, agent: MirrorMaker) -> str | None:
+        """Send (or send again) the agent's messages and store the outcome; the reason it is
+        INVALID, or None (call holding the provisioning lock)."""
+        with self.db.read() as session:
+            clusters = rows.list_all(session, rows.CLUSTERS)
+            admin_topic = bus_settings(session).bridgeAdminTopic or ""
+            topics = [rows.get(session, rows.TOPICS, fqtn) for fqtn in agent.topics or []]
+        whitelist = [topic for topic in topics if topic is not None]
+        reason = attempt(self._send, agent, clusters, admin_topic, whitelist)
         with self.db.write() as session:
             status = Status.INVALID if reason else Status.VALID
-            set_outcome(session, rows.MIRROR_MAKERS, name, agent, status, reason)
+            if (
+                set_outcome(session, rows.MIRROR_MAKERS, agent.mmName or "", agent, status, reason)
+                and not reason
+            ):
+                fresh = rows.get(session, rows.MIRROR_MAKERS, agent.mmName or "")
+                if fresh is not None:
+                    mark_verified(session, rows.MIRROR_MAKERS, agent.mmName or "", fresh)
+        return reason
 
-    def _send(self, agent: MirrorMaker, clusters: list[MrCluster], admin_topic: str) -> None:
-        target = _cluster_named(clusters, agent.targetCluster)
+    def _send(
+        self, agent: MirrorMaker, clusters: list[MrCluster], admin_topic: str, topics: list[Topic]
+    ) -> None:
+        target = cluster_named(clusters, agent.targetCluster)
         if target is None:
             raise RouterCallFailed(
                 f"no message-router cluster with fqdn {agent.targetCluster} (the target) is registered"
@@ -383,18 +457,22 @@ class RouterProvisioner:
         if not admin_topic:
             raise RouterCallFailed("bridgeAdminTopic is not set in the bus settings")
         router = base_url(target)
+        self.client.tell_mirror_settings(router, admin_topic)
         self.client.create_topic(router, admin_topic_document(admin_topic))
-        # An agent copies only into topics where its identity is a producer (docs/router.md).
-        for topic in agent.topics or []:
-            self.client.grant(router, topic, "producers", self.mirror_identity)
-        source = _cluster_named(clusters, agent.sourceCluster)
+        # The copies land in topics that exist on the target, whether or not a client is there,
+        # and an agent copies only into topics where its identity is a producer (docs/router.md).
+        for topic in topics:
+            self.client.create_topic(router, topic_document(topic))
+            self.client.grant(router, topic.fqtn or "", "producers", self.mirror_identity)
+        source = cluster_named(clusters, agent.sourceCluster)
         self.client.publish(router, admin_topic, agent_messages(agent, source, target))
         self._confirm(router, agent, admin_topic, base_url(source) if source else None)
 
     def _confirm(self, router: str, agent: MirrorMaker, admin_topic: str, source_url: str | None) -> None:
         """Status is the truth: sent messages are not a running agent. Wait (up to ``CONFIRM_S``)
-        until the target router lists the agent running with the whitelist and source just sent;
-        else fail with what the router lists (the background reconcile sends again)."""
+        until the target router lists the agent running (its copies succeed) with the whitelist
+        and source just sent; else fail with what the router lists (the background reconcile
+        checks and sends again)."""
         deadline = time.monotonic() + CONFIRM_S
         name, whitelist = agent.mmName or "", agent.topics or []
         while True:
@@ -415,7 +493,7 @@ class RouterProvisioner:
             time.sleep(CONFIRM_POLL_S)
 
 
-def _cluster_named(clusters: list[MrCluster], fqdn: str | None) -> MrCluster | None:
+def cluster_named(clusters: list[MrCluster], fqdn: str | None) -> MrCluster | None:
     return next((cluster for cluster in clusters if cluster.fqdn == fqdn), None)
 
 

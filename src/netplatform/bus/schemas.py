@@ -117,6 +117,12 @@ class MrCluster(WireModel):
     sourceReplicationPort: Text | None = None
     targetReplicationPort: Text | None = None
     statusReason: Text | None = None
+    lastVerified: Text | None = Field(
+        None,
+        json_schema_extra={"format": "date-time"},
+        description="when the background reconcile last found this object on its router(s) as it was "
+        "provisioned (an addition to the wire format); null: never yet",
+    )
 
 
 class MrClient(WireModel):
@@ -128,6 +134,12 @@ class MrClient(WireModel):
     action: list[Text] | None = None
     topicURL: Text | None = None
     statusReason: Text | None = None
+    lastVerified: Text | None = Field(
+        None,
+        json_schema_extra={"format": "date-time"},
+        description="when the background reconcile last found this object on its router(s) as it was "
+        "provisioned (an addition to the wire format); null: never yet",
+    )
 
 
 class Topic(WireModel):
@@ -147,6 +159,12 @@ class Topic(WireModel):
     subscriberRole: Text | None = None
     clients: list[MrClient] | None = None
     statusReason: Text | None = None
+    lastVerified: Text | None = Field(
+        None,
+        json_schema_extra={"format": "date-time"},
+        description="when the background reconcile last found this object on its router(s) as it was "
+        "provisioned (an addition to the wire format); null: never yet",
+    )
 
 
 class MirrorMaker(WireModel):
@@ -157,6 +175,12 @@ class MirrorMaker(WireModel):
     topicCount: int | None = None
     whitelistUpdateJSON: Text | None = None
     statusReason: Text | None = None
+    lastVerified: Text | None = Field(
+        None,
+        json_schema_extra={"format": "date-time"},
+        description="when the background reconcile last found this object on its router(s) as it was "
+        "provisioned (an addition to the wire format); null: never yet",
+    )
 
 
 class BrTopic(BaseModel):

@@ -27,6 +27,11 @@ def _lifecycle() -> list[Column[str]]:
     return [Column("status", Text, nullable=False), Column("last_mod", Text)]
 
 
+def _verified() -> Column[str]:
+    """When the background reconcile last saw the object as its router(s) should have it."""
+    return Column("last_verified", Text)
+
+
 settings_table = Table(
     "bus_settings",
     metadata,
@@ -80,6 +85,7 @@ clusters = Table(
     Column("source_replication_port", Text),
     Column("target_replication_port", Text),
     Column("status_reason", Text),
+    _verified(),
     *_lifecycle(),
 )
 
@@ -102,6 +108,7 @@ topics = Table(
     Column("publisher_role", Text),
     Column("subscriber_role", Text),
     Column("status_reason", Text),
+    _verified(),
     *_lifecycle(),
 )
 
@@ -117,6 +124,7 @@ clients = Table(
     Column("action", JSON, nullable=False),
     Column("topic_url", Text),
     Column("status_reason", Text),
+    _verified(),
     *_lifecycle(),
 )
 
@@ -129,6 +137,7 @@ mirror_makers = Table(
     Column("target_cluster", Text, nullable=False),
     Column("topics", JSON, nullable=False),
     Column("status_reason", Text),
+    _verified(),
     *_lifecycle(),
 )
 
@@ -201,6 +210,20 @@ authz_removals = Table(
 """What the authz service did not remove when asked (a deleted topic's roles, a replaced client's
 memberships): the background reconcile retries each (:mod:`.router_provisioning`). Not part of
 the topology: no answer shows it."""
+
+router_removals = Table(
+    "bus_router_removals",
+    metadata,
+    _key(),
+    Column("router", Text, nullable=False),
+    Column("fqtn", Text, nullable=False),
+    Column("kind", Text, nullable=False),
+    Column("identity", Text, nullable=False),
+    Column("reason", Text),
+    UniqueConstraint("router", "fqtn", "kind", "identity"),
+)
+"""Grants a router did not revoke when asked (a deleted topic's or a replaced client's): the
+background reconcile retries each until the router takes it, or a live client needs it again."""
 
 generations = generations_table("bus_generations", metadata)
 """One row, scope :data:`TOPOLOGY_SCOPE`, moved on by the database itself on every write to a

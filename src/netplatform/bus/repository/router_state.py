@@ -64,3 +64,29 @@ def drop_deleted_client(session: Session, client_id: str) -> None:
     session.execute(
         delete(clients).where(clients.c.mr_client_id == client_id, clients.c.status == Status.DELETED.value)
     )
+
+
+def mark_verified(session: Session, kind: Kind[Any], key: str, obj: WireModel) -> None:
+    """Stamp ``lastVerified`` on a VALID object unless it changed since it was read (its
+    ``lastMod`` stays: a verification is no change)."""
+    table = kind.table
+    seen = table.c.last_mod.is_(None) if obj.lastMod is None else table.c.last_mod == obj.lastMod
+    session.execute(
+        update(table)
+        .where(table.c[kind.key] == key, seen, table.c.status == Status.VALID.value)
+        .values(last_verified=wire_now())
+    )
+
+
+def valid_keys(session: Session, kind: Kind[Any]) -> list[str]:
+    """The keys of a kind's VALID objects, in creation order (what the reconcile verifies)."""
+    table = kind.table
+    query = select(table.c[kind.key]).where(table.c.status == Status.VALID.value).order_by(table.c.id)
+    return [str(key) for key in session.execute(query).scalars()]
+
+
+def mark_new(session: Session, kind: Kind[Any]) -> None:
+    """Every object of the kind is to be provisioned again (the next pass pushes it)."""
+    session.execute(
+        update(kind.table).values(status=Status.NEW.value, status_reason=None, last_mod=wire_now())
+    )
