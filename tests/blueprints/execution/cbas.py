@@ -26,11 +26,20 @@ def resolution_node(
     """A resolution node template: ``prefixes`` maps each prefix to its template kind (vtl, jinja, None)."""
     artifacts: dict[str, Any] = {}
     for prefix, kind in prefixes.items():
-        artifacts[f"{prefix}-mapping"] = {"type": "artifact-mapping-resource", "file": f"Templates/{prefix}-mapping.json"}
+        artifacts[f"{prefix}-mapping"] = {
+            "type": "artifact-mapping-resource",
+            "file": f"Templates/{prefix}-mapping.json",
+        }
         if kind == "vtl":
-            artifacts[f"{prefix}-template"] = {"type": "artifact-template-velocity", "file": f"Templates/{prefix}-template.vtl"}
+            artifacts[f"{prefix}-template"] = {
+                "type": "artifact-template-velocity",
+                "file": f"Templates/{prefix}-template.vtl",
+            }
         elif kind == "jinja":
-            artifacts[f"{prefix}-template"] = {"type": "artifact-template-jinja", "file": f"Templates/{prefix}-template.jinja"}
+            artifacts[f"{prefix}-template"] = {
+                "type": "artifact-template-jinja",
+                "file": f"Templates/{prefix}-template.jinja",
+            }
     operation: dict[str, Any] = {
         "inputs": {"artifact-prefix-names": list(prefixes), **(inputs or {})},
     }
@@ -48,7 +57,9 @@ def component_node(component: str, inputs: dict[str, Any]) -> dict[str, Any]:
 
 
 def workflow(
-    steps: dict[str, dict[str, Any]], outputs: dict[str, Any] | None = None, inputs: dict[str, Any] | None = None
+    steps: dict[str, dict[str, Any]],
+    outputs: dict[str, Any] | None = None,
+    inputs: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     found: dict[str, Any] = {"steps": steps}
     if outputs is not None:
@@ -58,7 +69,9 @@ def workflow(
     return found
 
 
-def assignment(name: str, source: str = "input", *, required: bool = True, type_: str = "string", **extra: Any) -> dict[str, Any]:
+def assignment(
+    name: str, source: str = "input", *, required: bool = True, type_: str = "string", **extra: Any
+) -> dict[str, Any]:
     prop: dict[str, Any] = {"type": type_, "required": required}
     for key in ("default", "metadata"):
         if key in extra:
@@ -86,12 +99,20 @@ def cba(
 ) -> bytes:
     entry: dict[str, Any] = {
         "tosca_definitions_version": "controller_blueprint_1_0_0",
-        "metadata": {"template_author": "Tester", "template_name": name, "template_version": version, "template_tags": "test"},
+        "metadata": {
+            "template_author": "Tester",
+            "template_name": name,
+            "template_version": version,
+            "template_tags": "test",
+        },
         "topology_template": {"workflows": workflows, "node_templates": nodes},
     }
     if dsl is not None:
         entry["dsl_definitions"] = dsl
-    content: dict[str, bytes] = {"TOSCA-Metadata/TOSCA.meta": meta(name, version).encode(), ENTRY: json.dumps(entry).encode()}
+    content: dict[str, bytes] = {
+        "TOSCA-Metadata/TOSCA.meta": meta(name, version).encode(),
+        ENTRY: json.dumps(entry).encode(),
+    }
     for path, data in files.items():
         content[path] = (data if isinstance(data, str) else json.dumps(data)).encode()
     if definitions is not None:
@@ -103,7 +124,9 @@ def cba(
     return buffer.getvalue()
 
 
-def execution(name: str, action: str, request: dict[str, Any], *, version: str = "1.0.0", mode: str = "sync") -> dict[str, Any]:
+def execution(
+    name: str, action: str, request: dict[str, Any], *, version: str = "1.0.0", mode: str = "sync"
+) -> dict[str, Any]:
     return {
         "commonHeader": {
             "originatorId": "tests",
@@ -111,6 +134,11 @@ def execution(name: str, action: str, request: dict[str, Any], *, version: str =
             "subRequestId": str(uuid.uuid4()),
             "timestamp": "2026-11-27T10:00:00.123456Z",
         },
-        "actionIdentifiers": {"blueprintName": name, "blueprintVersion": version, "actionName": action, "mode": mode},
+        "actionIdentifiers": {
+            "blueprintName": name,
+            "blueprintVersion": version,
+            "actionName": action,
+            "mode": mode,
+        },
         "payload": {f"{action}-request": request},
     }

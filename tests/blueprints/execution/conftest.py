@@ -33,7 +33,9 @@ class TreeAndCatalog:
 
 
 @pytest.fixture
-def tree_and_catalog(start_service: ServiceStarter, make_settings: SettingsFactory) -> Iterator[TreeAndCatalog]:
+def tree_and_catalog(
+    start_service: ServiceStarter, make_settings: SettingsFactory
+) -> Iterator[TreeAndCatalog]:
     """A config tree, and a catalog reading it as ``sdnc`` and as the operator's ``inventory``."""
     tree: RunningService = start_service("configtree")
     with_auth = tree.url.replace("http://", "http://admin:admin@")

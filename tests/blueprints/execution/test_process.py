@@ -21,14 +21,20 @@ def hostname_cba(name: str = "hello", **node_inputs: object) -> bytes:
                 inputs={"resolution-key": {"type": "string", "required": False}},
             )
         },
-        {"resolve": resolution_node({"hostname": "vtl"}, {"resolution-key": {"get_input": "resolution-key"}, **node_inputs})},
+        {
+            "resolve": resolution_node(
+                {"hostname": "vtl"}, {"resolution-key": {"get_input": "resolution-key"}, **node_inputs}
+            )
+        },
         {"Templates/hostname-mapping.json": mapping, "Templates/hostname-template.vtl": HOST_TEMPLATE},
     )
 
 
 def test_single_step_success_echoes_and_answers_the_outputs(client: httpx.Client) -> None:
     save(client, hostname_cba())
-    request = execution("hello", "config-assign", {"config-assign-properties": {"hostname": "r1", "enabled": True}})
+    request = execution(
+        "hello", "config-assign", {"config-assign-properties": {"hostname": "r1", "enabled": True}}
+    )
     request["actionIdentifiers"]["mode"] = "SYNC"  # onapsdk's spelling
     body = run(client, request)
     assert body["status"]["eventType"] == "EVENT_COMPONENT_EXECUTED"
@@ -107,7 +113,13 @@ def test_an_unsupported_component_fails_and_nothing_runs(client: httpx.Client) -
     assert "component type component-script-executor is not supported" in body["status"]["errorMessage"]
     assert body["payload"]["deploy-response"]["out"] is None  # the next step never ran
     stored = client.get(
-        "/api/v1/resources", params={"bpName": "scripted", "bpVersion": "1.0.0", "artifactName": "hostname", "resolutionKey": "k1"}
+        "/api/v1/resources",
+        params={
+            "bpName": "scripted",
+            "bpVersion": "1.0.0",
+            "artifactName": "hostname",
+            "resolutionKey": "k1",
+        },
     )
     assert stored.json() == []
 
@@ -169,7 +181,11 @@ def test_multi_step_failure_without_an_edge_fails_the_workflow(client: httpx.Cli
 def test_a_step_cycle_is_refused_when_saved(client: httpx.Client) -> None:
     archive = cba(
         "cyclic",
-        {"go": workflow({"a": {"target": "n", "on_success": ["b"]}, "b": {"target": "n", "on_failure": ["a"]}})},
+        {
+            "go": workflow(
+                {"a": {"target": "n", "on_success": ["b"]}, "b": {"target": "n", "on_failure": ["a"]}}
+            )
+        },
         {"n": resolution_node({"a": None})},
         {"Templates/a-mapping.json": [assignment("a")]},
     )
@@ -184,7 +200,10 @@ def test_a_step_timeout_fails_it_naming_the_step(client: httpx.Client) -> None:
         "slow",
         {"go": workflow({"slow-step": {"target": "n"}})},
         {"n": resolution_node({"a": "vtl"}, timeout=1)},
-        {"Templates/a-mapping.json": [assignment("a", "default", default="x")], "Templates/a-template.vtl": big * 4},
+        {
+            "Templates/a-mapping.json": [assignment("a", "default", default="x")],
+            "Templates/a-template.vtl": big * 4,
+        },
     )
     save(client, archive)
     body = run(client, execution("slow", "go", {}), 500)
