@@ -22,6 +22,7 @@ router = APIRouter(prefix="/api/v1", tags=["execution"])
 
 EXECUTE_TYPE = "platform.blueprints.execution"
 EXECUTE_RULE = f"blueprints.writer, or {EXECUTE_TYPE}|<blueprintName>|execute"
+WRITER = PERMISSIONS.write("execution")
 Id = Annotated[str, Path(max_length=255)]
 _TEXT = {"type": "string", "minLength": 1, "maxLength": 255}
 INPUT_SCHEMA: dict[str, Any] = {
@@ -67,17 +68,34 @@ def _answers(*statuses: int) -> dict[int | str, dict[str, Any]]:
     }
 
 
-async def _may_execute(request: Request, blueprint_name: str) -> None:
-    """blueprints.writer (write on the execution resource), or execute on this blueprint."""
-    user: str = request.state.user
-    access: AccessDirectory = request.app.state.access
-    if await access.allows(user, PERMISSIONS.write("execution")):
-        return
-    wanted = Permission(EXECUTE_TYPE, blueprint_name, "execute")
-    if not await access.allows(user, wanted):
-        raise Forbidden(
-            f"User {user} does not have permission {wanted} (or {PERMISSIONS.write('execution')})"
-        )
+class Executors:
+    """Who may run a workflow: blueprints.writer (write on the execution resource), or an
+    ``execute`` grant on the blueprint. A caller who can hold neither is refused before the body
+    is read, as the kernel refuses other routes; the blueprint is known only from the body."""
+
+    @staticmethod
+    async def check_caller(request: Request) -> None:
+        user: str = request.state.user
+        access: AccessDirectory = request.app.state.access
+        grants = await access.grants(user)
+        if grants.allows(WRITER) or any(p.type in (EXECUTE_TYPE, "*") for p in grants.permissions):
+            return
+        raise _refused(user, "<blueprintName>")
+
+    @staticmethod
+    async def check_blueprint(request: Request, blueprint_name: str) -> None:
+        user: str = request.state.user
+        access: AccessDirectory = request.app.state.access
+        if await access.allows(user, WRITER):
+            return
+        if not await access.allows(user, Permission(EXECUTE_TYPE, blueprint_name, "execute")):
+            raise _refused(user, blueprint_name)
+
+
+def _refused(user: str, blueprint_name: str) -> Forbidden:
+    return Forbidden(
+        f"User {user} does not have permission {WRITER} nor {EXECUTE_TYPE}|{blueprint_name}|execute"
+    )
 
 
 @router.post(
@@ -96,11 +114,12 @@ async def _may_execute(request: Request, blueprint_name: str) -> None:
     },
 )
 async def process(request: Request, executions: ExecutionsDep, body: RawBody) -> JSONResponse:
+    await Executors.check_caller(request)
     try:
         parsed: ExecutionRequest = read_request(body)
     except BadExecutionInput as bad:
         return JSONResponse(output(bad.echo, 400, bad.echo.payload, bad.message), status_code=400)
-    await _may_execute(request, parsed.blueprint_name)
+    await Executors.check_blueprint(request, parsed.blueprint_name)
     answer = await anyio.to_thread.run_sync(executions.process, parsed)
     return JSONResponse(answer.body, status_code=answer.status)
 
