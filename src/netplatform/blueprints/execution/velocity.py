@@ -26,6 +26,9 @@ HYPHEN = "__H__"
 _SEG = r"[A-Za-z_][A-Za-z0-9_]*(?:-[A-Za-z0-9_]+)*"
 _REFERENCE = re.compile(rf"(\$!?\{{?|#foreach\s*\(\s*\$|#set\s*\(\s*\$)({_SEG}(?:\.{_SEG})*)")
 
+# A line holding nothing but a directive prints nothing, as in Velocity (airspeed keeps its
+# indentation and line break).
+_DIRECTIVE_LINE = re.compile(r"^[ \t]*(#(?:foreach|if|elseif)\s*\(.*\)|#else|#end)[ \t]*\r?\n", re.MULTILINE)
 MAX_RANGE = 100_000
 MAX_ITERATIONS = 1_000_000
 MAX_OUTPUT = 4 * 1024 * 1024
@@ -373,7 +376,9 @@ class VelocityTemplate:
 
     def __init__(self, text: str, name: str) -> None:
         self.name = name
-        mangled = _REFERENCE.sub(lambda m: m.group(1) + mangle(m.group(2)), text)
+        mangled = _REFERENCE.sub(
+            lambda m: m.group(1) + mangle(m.group(2)), _DIRECTIVE_LINE.sub("\\1#*\\n*#", text)
+        )
         template = airspeed.Template(mangled, name)
         try:
             template.ensure_compiled()
