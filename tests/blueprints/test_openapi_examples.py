@@ -38,7 +38,7 @@ EXCLUDED = {
     "GET /api/v1/resources": PAIRED_QUERY,
     "DELETE /api/v1/resources": PAIRED_QUERY,
     "GET /api/v1/template": PAIRED_QUERY,
-    "POST /api/v1/execution-service/process": "a run needs a stored blueprint with that workflow (404 otherwise)",
+    "POST /api/v1/execution-service/process": "a run needs a stored blueprint (404 otherwise)",
 }
 
 MODEL_TYPE = "tosca.datatypes.openapi-examples"
