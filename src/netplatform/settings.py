@@ -180,6 +180,21 @@ class Settings(BaseSettings):
             self.instance_name = f"{socket.gethostname()}-{self.distribution_port}"
         return self
 
+    # --- blueprint execution ----------------------------------------------------------------
+    # How long execution audit records are kept (GET /api/v1/workflow/audit-status).
+    execution_audit_retention_s: float = Field(30 * 86400.0, gt=0)
+    # REST endpoints resolution's source-rest entries may read, ``selector=url`` comma-separated
+    # (Basic credentials as the URL's user-info); a CBA names a selector, never a host.
+    execution_rest_sources: str = ""
+    # The ``sdnc`` selector: the config tree (default this process's own, http(s)://<host>:
+    # <configtree_port>) and the credentials presented there (default the first NETPLATFORM_USERS entry).
+    execution_sdnc_url: str | None = None
+    execution_sdnc_user: str | None = None
+    execution_sdnc_password: str | None = None
+    execution_rest_timeout_s: float = Field(10.0, gt=0)
+    # Async executions run by this many workers of each instance.
+    execution_async_workers: int = Field(4, ge=1, le=64)
+
     # --- console ---------------------------------------------------------------------------------
     # Base URLs of the services the console is a client of, ``name=url`` comma-separated
     # (e.g. ``policy=https://policy.example:8084``); a service not named is this process's own

@@ -37,6 +37,8 @@ EXCLUDED = {
     f"POST {M}/enrichandpublish": ARCHIVE,
     "GET /api/v1/resources": PAIRED_QUERY,
     "DELETE /api/v1/resources": PAIRED_QUERY,
+    "GET /api/v1/template": PAIRED_QUERY,
+    "POST /api/v1/execution-service/process": "a run needs a stored blueprint (404 otherwise)",
 }
 
 MODEL_TYPE = "tosca.datatypes.openapi-examples"
@@ -91,7 +93,7 @@ def on_the_fixture(operation: Any) -> dict[str, Any]:
 
 def test_positive_examples_are_accepted_on_most_catalog_operations(fixture: Fixture) -> None:
     operations = operations_of(fixture.schema)
-    assert len(operations) == 48
+    assert len(operations) == 51
     assert not unknown_exclusions(operations, EXCLUDED)
     report = positive_report(operations, fixture.base_url, EXAMPLES, excluded=EXCLUDED, fixed=on_the_fixture)
     assert report.ratio >= 0.8, report.explain()

@@ -27,7 +27,7 @@ from .errors import IO_FILE_INTERRUPT, resource_not_found
 from .repository import blueprint_models as models
 from .repository.blueprint_models import MODEL_SORT_COLUMNS, ModelRecord
 from .repository.stored_definitions import StoredDefinitions
-from .validate import ValidationFailed, validate
+from .validate import ValidationFailed, refuse_step_cycles, validate
 from .workflows import workflow_spec
 
 ARTIFACT_TYPE = "SDNC_MODEL"
@@ -91,6 +91,7 @@ class BlueprintModels:
 
     def _save(self, upload: BinaryIO, mode: SaveMode) -> ModelRecord:
         cba = self.open(upload)
+        refuse_step_cycles(cba)
         content: BinaryIO = upload
         if mode is SaveMode.ENRICH_AND_PUBLISH:
             enriched = self._enriched(cba)

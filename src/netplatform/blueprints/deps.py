@@ -11,6 +11,8 @@ from ..web.routes import RouteTable
 from .blueprint_models import BlueprintModels
 from .config_snapshots import ConfigSnapshots
 from .dictionaries import Dictionaries
+from .execution.audit import ExecutionAudit
+from .execution.executions import Executions
 from .model_types import ModelTypes
 from .resolved_resources import ResolvedResources
 from .resolved_templates import ResolvedTemplates
@@ -52,6 +54,16 @@ async def starter_catalog(request: Request) -> StarterCatalog:
     return service
 
 
+async def executions(request: Request) -> Executions:
+    service: Executions = request.app.state.executions
+    return service
+
+
+async def execution_audit(request: Request) -> ExecutionAudit:
+    service: ExecutionAudit = request.app.state.execution_audit
+    return service
+
+
 async def route_table(request: Request) -> RouteTable:
     """Every route of the running app, the kernel's included (the actuator lists them)."""
     table: RouteTable = request.app.state.route_table
@@ -66,6 +78,8 @@ ResolvedTemplatesDep = Annotated[ResolvedTemplates, Depends(resolved_templates)]
 ResolvedResourcesDep = Annotated[ResolvedResources, Depends(resolved_resources)]
 StarterCatalogDep = Annotated[StarterCatalog, Depends(starter_catalog)]
 RouteTableDep = Annotated[RouteTable, Depends(route_table)]
+ExecutionsDep = Annotated[Executions, Depends(executions)]
+ExecutionAuditDep = Annotated[ExecutionAudit, Depends(execution_audit)]
 
 CATALOG = replayable(lambda request: request.app.state.catalog)
 """For GET routes whose answer is a function of the request and the stored models, model types

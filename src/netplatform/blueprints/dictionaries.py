@@ -132,3 +132,10 @@ class Dictionaries:
         """Delete the dictionary (nothing happens when there is none)."""
         with self.db.write() as session:
             stored.delete_dictionary(session, name)
+
+    def definition(self, name: str) -> ResourceDefinition | None:
+        """The stored resource definition of ``name`` (None when there is none): resolution's
+        fallback for a dictionary its CBA does not carry."""
+        with self.db.read() as session:
+            record = stored.find_dictionary(session, name)
+        return None if record is None else parse_definition(record.definition)

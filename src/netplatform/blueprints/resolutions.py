@@ -33,6 +33,40 @@ def template_key(
     )
 
 
+def template_query(
+    blueprint_name: str,
+    blueprint_version: str,
+    artifact_name: str,
+    resolution_key: str | None,
+    resource_type: str | None,
+    resource_id: str | None,
+    occurrence: int,
+) -> ResolutionKey:
+    """``GET /template?...``: a resolution key, or a resource type and id, exactly one."""
+    by_key = _given(resolution_key)
+    by_resource = _given(resource_type) and _given(resource_id)
+    if by_key == by_resource:
+        raise BadRequest(
+            "Either retrieve the template using resolutionKey OR using resourceType and resourceId."
+        )
+    if by_key:
+        return template_key(
+            blueprint_name,
+            blueprint_version,
+            artifact_name,
+            resolution_key=resolution_key or "",
+            occurrence=occurrence,
+        )
+    return template_key(
+        blueprint_name,
+        blueprint_version,
+        artifact_name,
+        resource_type=resource_type or "",
+        resource_id=resource_id or "",
+        occurrence=occurrence,
+    )
+
+
 def _given(value: str | None) -> bool:
     return bool(value and value.strip())
 

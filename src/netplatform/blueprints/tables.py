@@ -171,6 +171,34 @@ resources = Table(
     Index("ix_blueprints_resources_by_resource", "blueprint_name", "resource_type", "resource_id"),
 )
 
+executions = Table(
+    "blueprints_executions",
+    metadata,
+    # The reference's audit id is a long: the insertion order.
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("request_id", String(NAME), nullable=False),
+    Column("sub_request_id", String(NAME), nullable=False),
+    Column("originator_id", String(NAME), nullable=False),
+    Column("blueprint_name", String(NAME), nullable=False),
+    Column("blueprint_version", String(NAME), nullable=False),
+    Column("blueprint_uuid", String(36)),
+    Column("workflow_name", String(NAME), nullable=False),
+    Column("request_mode", String(8), nullable=False),
+    Column("status", String(16), nullable=False),
+    Column("request_content", Text, nullable=False),  # log-protect values masked
+    Column("response_content", Text),
+    Column("error_message", Text),
+    Column("instance", String(NAME), nullable=False),
+    Column("start_date", DateTime, nullable=False),
+    Column("end_date", DateTime),
+    Column("updated_date", DateTime, nullable=False),
+    Index("ix_blueprints_executions_request", "request_id", "sub_request_id"),
+    Index("ix_blueprints_executions_start_date", "start_date"),
+    Index("ix_blueprints_executions_status_instance", "status", "instance"),
+)
+"""One row per execution (``GET /api/v1/workflow/audit-status``): written before it runs, completed
+after; kept for NETPLATFORM_EXECUTION_AUDIT_RETENTION_S."""
+
 # The archives themselves on PostgreSQL (store/database_blobs.py); unused on SQLite.
 blob_chunks = blob_chunks_table("blueprints_blob_chunks", metadata)
 

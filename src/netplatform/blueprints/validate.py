@@ -14,6 +14,7 @@ from typing import Any
 from ..web.errors import BadRequest
 from .cba import Cba
 from .errors import sub_error
+from .execution.engine import ACYCLIC, step_cycle, unknown_edges
 from .tosca import (
     ARTIFACT_IMPLEMENTATION,
     ARTIFACT_ROOT,
@@ -334,6 +335,23 @@ class _Validator:
         for name, definition in (definitions or {}).items():
             for source_name, source in definition.sources.items():
                 self.node_template("resource_definition", f"{name}/sources/{source_name}", source)
+
+
+def refuse_step_cycles(cba: Cba) -> None:
+    """400 when a workflow's on_success/on_failure edges form a cycle or name no step: checked on
+    every save, since such a workflow can never run (reference execution.md 2.4)."""
+    topology = cba.entry.topology_template
+    problems = []
+    for name, workflow in ((topology.workflows or {}) if topology else {}).items():
+        steps = workflow.steps or {}
+        cycle = step_cycle(steps)
+        if cycle is not None:
+            problems.append(f"workflow({name}): {ACYCLIC} ({' -> '.join(cycle)})")
+        unknown = unknown_edges(steps)
+        if unknown:
+            problems.append(f"workflow({name}): on_success/on_failure name unknown steps {unknown}")
+    if problems:
+        raise ValidationFailed(problems)
 
 
 def _chain_end(types: dict[str, Any], name: str) -> str | None:

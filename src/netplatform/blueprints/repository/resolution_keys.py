@@ -41,3 +41,8 @@ class ResolutionKey:
             "resource_id": self.resource_id,
             "occurrence": self.occurrence,
         }
+
+
+def without_occurrence(key: ResolutionKey, table: Table) -> list[ColumnElement[bool]]:
+    """The conditions of ``key`` for every occurrence."""
+    return key.conditions(table)[:-1]  # the occurrence is the last condition

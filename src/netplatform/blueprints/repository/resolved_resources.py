@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -11,7 +11,7 @@ from sqlalchemy import ColumnElement, CursorResult, Row, delete, insert, select
 from sqlalchemy.orm import Session
 
 from ..tables import resources as _resources
-from .resolution_keys import ResolutionKey
+from .resolution_keys import ResolutionKey, without_occurrence
 
 
 @dataclass(frozen=True)
@@ -113,5 +113,21 @@ def find_resources(session: Session, query: ResourceQuery) -> list[ResourceRecor
 def delete_resources(session: Session, query: ResourceQuery) -> int:
     """Delete the matching values; how many there were."""
     result = session.execute(delete(_resources).where(*query.conditions()))
+    assert isinstance(result, CursorResult)  # a DELETE statement's result counts its rows
+    return int(result.rowcount or 0)
+
+
+def resources_of_key(session: Session, key: ResolutionKey) -> list[ResourceRecord]:
+    """Every value stored under ``key`` and its occurrence."""
+    statement = select(_resources).where(*key.conditions(_resources))
+    return [_resource_record(row) for row in session.execute(statement)]
+
+
+def delete_resources_of_key(session: Session, key: ResolutionKey, occurrences: Sequence[int] | None) -> int:
+    """Delete the values of ``key`` (any occurrence, or those listed); how many there were."""
+    conditions = without_occurrence(key, _resources)
+    if occurrences is not None:
+        conditions.append(_resources.c.occurrence.in_(occurrences))
+    result = session.execute(delete(_resources).where(*conditions))
     assert isinstance(result, CursorResult)  # a DELETE statement's result counts its rows
     return int(result.rowcount or 0)

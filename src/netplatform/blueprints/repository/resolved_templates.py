@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import delete, insert, select
+from sqlalchemy import CursorResult, delete, insert, select
 from sqlalchemy.orm import Session
 
+from ..tables import resources as _resources
 from ..tables import templates as _templates
-from .resolution_keys import ResolutionKey
+from .resolution_keys import ResolutionKey, without_occurrence
 
 
 @dataclass(frozen=True)
@@ -39,3 +41,22 @@ def find_template(session: Session, key: ResolutionKey) -> TemplateRecord | None
     return TemplateRecord(
         key=key, result=values["result"], id=values["id"], created_date=values["created_date"]
     )
+
+
+def delete_templates(session: Session, key: ResolutionKey, occurrences: Sequence[int] | None) -> int:
+    """Delete the templates of ``key`` (any occurrence, or those listed); how many there were."""
+    conditions = without_occurrence(key, _templates)
+    if occurrences is not None:
+        conditions.append(_templates.c.occurrence.in_(occurrences))
+    result = session.execute(delete(_templates).where(*conditions))
+    assert isinstance(result, CursorResult)  # a DELETE statement's result counts its rows
+    return int(result.rowcount or 0)
+
+
+def occurrences_of(session: Session, key: ResolutionKey) -> list[int]:
+    """The occurrences stored for ``key`` (templates and resources), highest first."""
+    found: set[int] = set()
+    for table in (_templates, _resources):
+        statement = select(table.c.occurrence).where(*without_occurrence(key, table)).distinct()
+        found.update(session.execute(statement).scalars())
+    return sorted(found, reverse=True)

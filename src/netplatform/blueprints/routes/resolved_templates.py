@@ -12,7 +12,7 @@ from ...web.permissions import requires
 from ..app import PERMISSIONS, SPEC
 from ..deps import ResolvedTemplatesDep
 from ..formats import FORMAT_WORDS
-from ..resolutions import template_key
+from ..resolutions import template_key, template_query
 from ..schemas import TemplateResolution
 from . import _response_bodies as bodies
 from ._common import TEXT_BODY, Name, StoredText, any_case, formatted, ok, text_responses
@@ -28,10 +28,34 @@ Format = Annotated[
 BY_KEY = "/{bpName}/{bpVersion}/{artifactName}/{resolutionKey}"
 BY_RESOURCE = "/{bpName}/{bpVersion}/{artifactName}/{resourceType}/{resourceId}"
 STORED = error_responses(SPEC, 400)
+Query255 = Annotated[str, Query(max_length=255)]
+OptionalQuery = Annotated[str | None, Query(max_length=255)]
 FETCHED = {
     **text_responses("The resolved template in the requested format"),
     **error_responses(SPEC, 404, 406),
 }
+
+
+@router.get(
+    "",
+    summary="A resolved template by query (the reference's form): the stored text itself",
+    response_class=Response,
+    responses=FETCHED,
+    openapi_extra=requires(PERMISSIONS.read("template")),
+)
+def fetch_by_query(
+    templates: ResolvedTemplatesDep,
+    bpName: Query255,
+    bpVersion: Query255,
+    artifactName: Query255,
+    resolutionKey: OptionalQuery = None,
+    resourceType: OptionalQuery = None,
+    resourceId: OptionalQuery = None,
+    occurrence: Annotated[int, Query(ge=1, le=1_000_000)] = 1,
+    format: Format = "text/plain",
+) -> Response:
+    key = template_query(bpName, bpVersion, artifactName, resolutionKey, resourceType, resourceId, occurrence)
+    return formatted(templates.in_format(key, format))
 
 
 @router.post(

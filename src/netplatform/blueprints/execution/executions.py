@@ -1,0 +1,138 @@
+"""Executions: a request read, its blueprint and workflow found, the run audited, the answer built.
+
+Sync runs answer when the workflow is done. Async runs are recorded ``In Progress`` and
+answered ``processing`` at once; a worker of this instance runs them and completes the record
+(a run the instance did not finish, because it stopped, is failed at its next start).
+"""
+
+from __future__ import annotations
+
+import logging
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any
+
+from ...web.errors import ApiError
+from ..blueprint_models import BlueprintModels
+from ..repository.executions import FAILED
+from .audit import ExecutionAudit
+from .engine import Engine, RunInfo, WorkflowNotFound, workflow_of
+from .loaded import LoadedBlueprint, LoadedCache
+from .wire import ASYNC, ExecutionRequest, output
+
+log = logging.getLogger(__name__)
+LOG_PROTECT = "log-protect"
+
+
+@dataclass(frozen=True)
+class Answer:
+    status: int
+    body: dict[str, Any]
+
+
+class Executions:
+    def __init__(
+        self, models: BlueprintModels, engine: Engine, audit: ExecutionAudit, background: ThreadPoolExecutor
+    ) -> None:
+        self.models = models
+        self.engine = engine
+        self.audit = audit
+        self.background = background
+        self.loaded = LoadedCache()
+
+    def process(self, request: ExecutionRequest) -> Answer:
+        """Run the request's workflow (sync) or start it (async)."""
+        try:
+            loaded = self._load(request)
+            workflow_of(loaded, request.action_name)
+        except (ApiError, WorkflowNotFound) as failure:
+            message = failure.message if isinstance(failure, ApiError) else str(failure)
+            status = failure.status if isinstance(failure, ApiError) else 404
+            self.audit.start(self._run_columns(request, None), request.payload, frozenset(), status=FAILED)
+            return Answer(status, output(request.echo, status, request.payload, message))
+        try:
+            protected = protected_names(loaded, request.action_name)
+        except ApiError as failure:  # a mapping file of the stored CBA does not parse
+            self.audit.start(
+                self._run_columns(request, loaded.model_id), request.payload, frozenset(), status=FAILED
+            )
+            return Answer(500, output(request.echo, 500, request.payload, failure.message))
+        execution_id = self.audit.start(
+            self._run_columns(request, loaded.model_id), request.payload, protected
+        )
+        if request.mode == ASYNC:
+            self.background.submit(self._run, request, loaded, execution_id, protected)
+            return Answer(200, output(request.echo, 202, request.payload))
+        return self._run(request, loaded, execution_id, protected)
+
+    def _run(
+        self, request: ExecutionRequest, loaded: LoadedBlueprint, execution_id: int, protected: frozenset[str]
+    ) -> Answer:
+        run = RunInfo(request.request_id, request.sub_request_id, request.originator_id, request.action_name)
+        try:
+            result = self.engine.run(loaded, request.action_name, request.request_block, run)
+            errors = result.errors
+            payload = {f"{request.action_name}-response": result.outputs}
+        except Exception:  # a bug must still complete the record and answer in the output's shape
+            log.exception("execution %s/%s failed unexpectedly", request.request_id, request.sub_request_id)
+            errors, payload = ["internal error while running the workflow"], {}
+        error = ", ".join(errors) if errors else None
+        status = 500 if errors else 200
+        body = output(request.echo, status, payload, error)
+        try:
+            self.audit.finish(execution_id, bool(errors), body, error, protected)
+        except Exception:
+            log.exception("the audit record of execution %s could not be completed", execution_id)
+        return Answer(status, body)
+
+    def _load(self, request: ExecutionRequest) -> LoadedBlueprint:
+        record = self.models.by_name(request.blueprint_name, request.blueprint_version)
+        found = self.loaded.get(record.id)
+        if found is None:
+            found = LoadedBlueprint.of(
+                record.artifact_name, record.artifact_version, record.id, self.models.stored_cba(record)
+            )
+            self.loaded.put(found)
+        return found
+
+    @staticmethod
+    def _run_columns(request: ExecutionRequest, model_id: str | None) -> dict[str, Any]:
+        return {
+            "request_id": request.request_id,
+            "sub_request_id": request.sub_request_id,
+            "originator_id": request.originator_id,
+            "blueprint_name": request.blueprint_name,
+            "blueprint_version": request.blueprint_version,
+            "blueprint_uuid": model_id,
+            "workflow_name": request.action_name,
+            "request_mode": request.mode,
+        }
+
+
+def _protected(metadata: dict[str, Any] | None) -> bool:
+    value = (metadata or {}).get(LOG_PROTECT)
+    return value is True or (isinstance(value, str) and value.strip().lower() == "true")
+
+
+def protected_names(loaded: LoadedBlueprint, action: str) -> frozenset[str]:
+    """Names of the workflow's assignments marked ``log-protect`` in their mapping entry or in the
+    CBA's dictionary entry."""
+    workflow = workflow_of(loaded, action)
+    definitions = loaded.resource_definitions()
+    names: set[str] = set()
+    for step in (workflow.steps or {}).values():
+        node = loaded.node_templates.get(step.target or "")
+        if node is None:
+            continue
+        for path in loaded.cba.mapping_files(node):
+            if not loaded.cba.archive.has(path):
+                continue
+            for assignment in loaded.assignments(path):
+                definition = definitions.get(assignment.dictionary_name or assignment.name)
+                if _protected(assignment.property.metadata if assignment.property else None) or (
+                    definition is not None
+                    and definition.property is not None
+                    and _protected(definition.property.metadata)
+                ):
+                    names.add(assignment.name)
+    return frozenset(names)

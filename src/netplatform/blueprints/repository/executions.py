@@ -1,0 +1,77 @@
+"""The audit of workflow executions: one row per run, written before it runs, completed after."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import CursorResult, delete, insert, select, update
+from sqlalchemy.orm import Session
+
+from ..tables import executions as _executions
+
+IN_PROGRESS = "In Progress"
+COMPLETED = "Completed"
+FAILED = "Failed"
+
+
+@dataclass(frozen=True)
+class ExecutionRecord:
+    id: int
+    request_id: str
+    sub_request_id: str
+    originator_id: str
+    blueprint_name: str
+    blueprint_version: str
+    blueprint_uuid: str | None
+    workflow_name: str
+    request_mode: str
+    status: str
+    request_content: str
+    response_content: str | None
+    error_message: str | None
+    instance: str
+    start_date: datetime
+    end_date: datetime | None
+    updated_date: datetime
+
+
+def insert_execution(session: Session, values: dict[str, Any]) -> int:
+    result = session.execute(insert(_executions).values(**values).returning(_executions.c.id))
+    return int(result.scalar_one())
+
+
+def finish_execution(session: Session, execution_id: int, values: dict[str, Any]) -> None:
+    session.execute(update(_executions).where(_executions.c.id == execution_id).values(**values))
+
+
+def executions_of(session: Session, request_id: str, sub_request_id: str) -> list[ExecutionRecord]:
+    statement = (
+        select(_executions)
+        .where(_executions.c.request_id == request_id, _executions.c.sub_request_id == sub_request_id)
+        .order_by(_executions.c.id)
+    )
+    return [ExecutionRecord(**row._mapping) for row in session.execute(statement)]
+
+
+def recent_executions(session: Session, limit: int) -> list[ExecutionRecord]:
+    statement = select(_executions).order_by(_executions.c.id.desc()).limit(limit)
+    return [ExecutionRecord(**row._mapping) for row in session.execute(statement)]
+
+
+def delete_older(session: Session, before: datetime) -> int:
+    result = session.execute(delete(_executions).where(_executions.c.start_date < before))
+    assert isinstance(result, CursorResult)  # a DELETE statement's result counts its rows
+    return int(result.rowcount or 0)
+
+
+def fail_interrupted(session: Session, instance: str, now: datetime, message: str) -> int:
+    """Executions this instance left in progress (it stopped meanwhile) are failed."""
+    result = session.execute(
+        update(_executions)
+        .where(_executions.c.status == IN_PROGRESS, _executions.c.instance == instance)
+        .values(status=FAILED, error_message=message, end_date=now, updated_date=now)
+    )
+    assert isinstance(result, CursorResult)
+    return int(result.rowcount or 0)
