@@ -135,7 +135,11 @@ async def test_statuses_say_which_instance_runs_each_agent(settings: Settings) -
     assert (first.instance, first.held, first.positions) == ("node-a", True, {"t2": 7})
     assert (second.instance, second.held, second.state) == (None, False, "waiting")
     # Held, but t1 has had no attempt (and t2's position came without one): starting.
-    assert (first.state, first.topic_state("t1"), first.topic_state("t2")) == ("starting", "starting", "starting")
+    assert (first.state, first.topic_state("t1"), first.topic_state("t2")) == (
+        "starting",
+        "starting",
+        "starting",
+    )
     await node_a.record("A", "t1", 3, CopyStatus(source_head=5, attempted_ms=1000))
     await node_a.record("A", "t2", None, CopyStatus(source_head=9, attempted_ms=2000))
     (first, _) = await node_b.statuses()

@@ -67,8 +67,9 @@ class SourceRouter:
         if status == 404:
             return f"topic {topic} does not exist on the source (404)"
         if status == 401:
-            who = f"the mirror credential {self.credentials[0]!r}" if self.credentials else "no credential"
-            return f"the source answered 401: it does not accept {who}"
+            if self.credentials is None:
+                return "the source answered 401: this router has no mirror credential to present"
+            return f"the source answered 401: it does not accept {self.credentials[0]}'s mirror credential"
         if status == 403:
             who = self.credentials[0] if self.credentials else "the agent"
             return f"the source answered 403: {who} lacks platform.node there"
