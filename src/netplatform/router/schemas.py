@@ -171,10 +171,20 @@ class MirrorAgentList(BaseModel):
     agents: list[MirrorAgentBody] = Field(description="every agent defined on this router, by name")
 
 
+_CREDENTIAL_WHOLE: list[Any] = [
+    {
+        "properties": {"sourceUser": {"type": "string"}, "sourcePassword": {"type": "string"}},
+        "required": ["sourceUser", "sourcePassword"],
+    },
+    {"properties": {"sourceUser": {"type": "null"}, "sourcePassword": {"type": "null"}}},
+]
+"""The document's form of the rule the validator below applies: both strings, or neither."""
+
+
 class MirrorSettingsRequest(BaseModel):
     """PUT /internal/mirror-settings: what the bus controller tells the router (the whole of it)."""
 
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(extra="ignore", json_schema_extra={"anyOf": _CREDENTIAL_WHOLE})
     adminTopic: Annotated[str, StringConstraints(pattern=r"^$|" + TOPIC_NAME_PATTERN)] = Field(
         description="the bridge-admin topic (the bus settings' bridgeAdminTopic); empty: none"
     )
