@@ -53,6 +53,7 @@ LEASE_S = 15.0  # an instance that stops renewing loses its agents to another af
 COPY_BATCH = 1000
 ADMIN_BATCH = 100
 ADMIN_POLL_S = 5.0  # the admin topic is local: a long poll costs nothing
+REASON_CHARS = 1000  # a lastError is a reason, not a dump (a database error may quote its SQL)
 
 
 @dataclass(frozen=True)
@@ -399,8 +400,8 @@ class _Failed(Exception):
 def _reason(error: Exception) -> str:
     """What an agent's ``lastError`` says of a failure."""
     if isinstance(error, SourceUnavailable | _LocalFailure | _Failed):
-        return str(error)
-    return f"{type(error).__name__}: {error}"
+        return str(error)[:REASON_CHARS]
+    return f"{type(error).__name__}: {error}"[:REASON_CHARS]
 
 
 async def _cancel(*tasks: asyncio.Task[None]) -> None:
