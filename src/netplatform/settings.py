@@ -218,12 +218,15 @@ class Settings(BaseSettings):
     # Mirror agents: how long one fetch from a source router waits, and the pause after a failure.
     router_mirror_poll_ms: int = Field(2000, ge=0)
     router_mirror_retry_s: float = Field(2.0, gt=0)
-    # The bridge-admin topic the router's mirror agents are defined on (the bus settings'
-    # bridgeAdminTopic); "": this router runs no mirror agents. Created when missing.
+    # An override of the bridge-admin topic the router's mirror agents are defined on, which the
+    # bus controller normally tells the router (its settings' bridgeAdminTopic, stored in the
+    # router's database); "": the stored one (none stored: no mirror agents). Created when missing.
     router_bridge_admin_topic: str = ""
-    # The identity mirror agents present to source routers (which must give it platform.node
-    # there) and publish as here; unset: they present no credential at all (the source answers
-    # 401) and publish here as the first NETPLATFORM_USERS entry. Never another user's password.
+    # An override of the credential mirror agents present to source routers (which must give it
+    # platform.node there), which the bus controller normally stores (its own router
+    # credential); also the identity they publish as here (unset: the first NETPLATFORM_USERS
+    # entry). Neither set nor stored: no credential at all (the source answers 401). Never the
+    # password of one of this router's users.
     router_mirror_user: str | None = None
     router_mirror_password: str | None = None
 

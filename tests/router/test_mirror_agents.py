@@ -19,7 +19,7 @@ import httpx
 import pytest
 
 from netplatform.router.mirror_agents import ADMIN_READER, MirrorAgents
-from netplatform.router.repository.mirrors import MirrorAgent
+from netplatform.router.repository.mirrors import CopyStatus, MirrorAgent, TopicProgress
 from netplatform.settings import Settings
 from netplatform.store.db import database_for
 from netplatform.store.migrate import upgrade
@@ -132,10 +132,29 @@ async def test_statuses_say_which_instance_runs_each_agent(settings: Settings) -
     await node_a.advance("A", "t2", 7)
     (first, second) = await node_b.statuses()  # any instance reads the same
     assert first.agent == MirrorAgent("A", "http://two:8086", ("t1", "t2"))
-    assert (first.instance, first.running, first.positions) == ("node-a", True, {"t2": 7})
-    assert (second.instance, second.running) == (None, False)
+    assert (first.instance, first.held, first.positions) == ("node-a", True, {"t2": 7})
+    assert (second.instance, second.held, second.state) == (None, False, "waiting")
+    # Held, but t1 has had no attempt (and t2's position came without one): starting.
+    assert (first.state, first.topic_state("t1"), first.topic_state("t2")) == (
+        "starting",
+        "starting",
+        "starting",
+    )
+    await node_a.record("A", "t1", 3, CopyStatus(source_head=5, attempted_ms=1000))
+    await node_a.record("A", "t2", None, CopyStatus(source_head=9, attempted_ms=2000))
+    (first, _) = await node_b.statuses()
+    assert (first.state, first.last_error, first.failing_since_ms) == ("running", None, None)
+    assert first.progress["t1"] == TopicProgress(3, CopyStatus(5, None, None, 1000))
+    await node_a.record("A", "t1", None, CopyStatus(5, "older", 1500, 1500))
+    await node_a.record("A", "t2", None, CopyStatus(9, "newer", 2500, 2600))
+    (first, _) = await node_b.statuses()
+    assert (first.state, first.last_error, first.failing_since_ms) == ("failing", "newer", 1500)
+    assert first.topic_state("t1") == "failing"
+    begun = await node_a.begin("A", "t1")  # a copy task (re)starts: no attempt yet, head kept
+    assert begun == TopicProgress(3, CopyStatus(source_head=5))
+    assert (await node_b.statuses())[0].topic_state("t1") == "starting"
     await node_a.release(["A"])
-    assert not (await node_b.statuses())[0].running
+    assert (await node_b.statuses())[0].state == "waiting"
 
 
 # -- copying between two live routers ------------------------------------------------------------
@@ -265,7 +284,7 @@ def test_the_router_lists_the_agents_it_runs(engine: str, tmp_path: Path) -> Non
         publish(at_edge, copied, ["a", "b", "c"])
         name = f"E-To-C-{uuid.uuid4().hex[:6]}"
         post_admin(at_central, admin_topic, create(name, edge.url + "/"))
-        post_admin(at_central, admin_topic, whitelist(name, copied, "not.there"))
+        post_admin(at_central, admin_topic, whitelist(name, copied))
         assert collect(at_central, copied, 3) == ["a", "b", "c"]
 
         def agent() -> dict[str, Any]:
@@ -274,13 +293,45 @@ def test_the_router_lists_the_agents_it_runs(engine: str, tmp_path: Path) -> Non
             return only
 
         wait_until(lambda: agent()["positions"].get(copied) == 3)
+        assert agent()["state"] == "running"
+        # A topic missing on both sides: failing, first because it is missing here.
+        missing = topic_name("missing")
+        post_admin(at_central, admin_topic, whitelist(name, copied, missing))
+        wait_until(lambda: agent()["state"] == "failing", timeout=5)
+        failing = agent()
+        assert failing["lastError"] == f"topic {missing} does not exist here"
+        assert failing["failingSince"] is not None and failing["failingSince"].endswith("Z")
+        assert failing["positions"] == {copied: 3, missing: 0}
+        assert failing["topics"][copied] == {
+            "position": 3,
+            "sourceHead": 3,
+            "lag": 0,
+            "state": "running",
+            "lastError": None,
+        }
+        assert failing["topics"][missing]["state"] == "failing"
+        # Made here, still missing at the source: failing for that reason, since the same time.
+        assert at_central.post("/topics/create", json={"topicName": missing}).status_code == 200
+        wait_until(lambda: agent()["lastError"] == f"topic {missing} does not exist on the source (404)")
+        assert agent()["failingSince"] == failing["failingSince"]
+        # Made there too, with a message: the agent recovers and copies it.
+        assert at_edge.post("/topics/create", json={"topicName": missing}).status_code == 200
+        publish(at_edge, missing, ["m"])
+        assert collect(at_central, missing, 1) == ["m"]
+        wait_until(lambda: agent()["state"] == "running")
         assert agent() == {
             "name": name,
             "source": edge.url,
-            "whitelist": [copied, "not.there"],
+            "whitelist": [copied, missing],
             "state": "running",
             "instance": "test",
-            "positions": {copied: 3},
+            "positions": {copied: 3, missing: 1},
+            "lastError": None,
+            "failingSince": None,
+            "topics": {
+                copied: {"position": 3, "sourceHead": 3, "lag": 0, "state": "running", "lastError": None},
+                missing: {"position": 1, "sourceHead": 1, "lag": 0, "state": "running", "lastError": None},
+            },
         }
         post_admin(at_central, admin_topic, whitelist(name))
         wait_until(lambda: agent()["whitelist"] == [])

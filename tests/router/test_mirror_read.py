@@ -63,3 +63,20 @@ def test_read_needs_platform_node_and_no_acl(router: Router) -> None:
             router_error(client.get(f"/internal/mirror/{topic_name()}"), 403)
     with router.client(None) as anonymous:
         router_error(anonymous.get(f"/internal/mirror/{name}"), 401)
+
+
+def test_read_answers_the_topics_head(router: Router) -> None:
+    """X-Mirror-Head: the topic's last sequence when the router answered, whatever the read took."""
+    name = router.create_topic()
+    with router.client(NODE) as node, router.client() as admin:
+        empty = node.get(f"/internal/mirror/{name}")
+        assert (empty.json(), empty.headers["x-mirror-head"]) == ([], "0")
+        publish(admin, name, ["a", "b", "c"])
+        first = node.get(f"/internal/mirror/{name}", params={"limit": 1})
+        (item,) = first.json()
+        last = read(node, name)[-1]["seq"]
+        assert first.headers["x-mirror-head"] == str(last)
+        assert node.get(f"/internal/mirror/{name}", params={"after": last}).headers["x-mirror-head"] == str(
+            last
+        )
+        assert item["message"] == "a"

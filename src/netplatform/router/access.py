@@ -14,7 +14,7 @@ other servers and write into topics: issue 23's exploit).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from ..access.builtin import ADMIN_ROLE
@@ -53,9 +53,10 @@ def require_consumer(topic: Topic, caller: Caller) -> None:
 class Administrators:
     """The identities and roles that administer every topic, besides each topic's owner."""
 
-    def __init__(self, entries: Iterable[str], bridge_admin_topic: str = "") -> None:
+    def __init__(self, entries: Iterable[str], bridge_admin_topic: Callable[[], str] = lambda: "") -> None:
         # platform.admin may do everything everywhere: it is a router administrator too.
         self.entries = frozenset(entries) | {ADMIN_ROLE}
+        # The effective bridge-admin topic now ("": none); it follows the stored mirror settings.
         self.bridge_admin_topic = bridge_admin_topic
 
     def includes(self, caller: Caller) -> bool:
@@ -64,7 +65,7 @@ class Administrators:
     def require_publisher(self, topic: Topic, caller: Caller) -> None:
         """The topic's writer ACL; on the bridge-admin topic, router administrators only, whatever
         its ACL says (an ACL there can narrow who publishes, never widen it)."""
-        if topic.name == self.bridge_admin_topic and not self.includes(caller):
+        if topic.name == self.bridge_admin_topic() and not self.includes(caller):
             raise access_denied(
                 f"{caller.identity} may not publish to the bridge-admin topic {topic.name}: "
                 "only a router admin may"

@@ -20,6 +20,7 @@ from .engines.base import Engine, EngineUnavailable
 from .errors import RouterError, render_error
 from .events import Events
 from .mirror_agents import MirrorAgents
+from .mirror_settings import MirrorSettings
 from .mirror_supervisor import LEASE_S, MirrorConfig, MirrorSupervisor
 from .topics import Topics
 
@@ -68,19 +69,10 @@ async def _run_engine(app: FastAPI) -> AsyncIterator[None]:
 
 def _mirror_config(settings: Settings) -> MirrorConfig:
     owner = settings.first_user()[0]
-    user, password = settings.router_mirror_user, settings.router_mirror_password
-    credentials = (user, password) if user and password is not None else None
-    if settings.router_bridge_admin_topic and credentials is None:
-        log.warning(
-            "mirror agents present no credential to source routers (which answer 401): set "
-            "NETPLATFORM_ROUTER_MIRROR_USER and NETPLATFORM_ROUTER_MIRROR_PASSWORD"
-        )
     return MirrorConfig(
-        admin_topic=settings.router_bridge_admin_topic,
         owner=owner,
-        credentials=credentials,
         # Local publishing sends no credential anywhere: it is checked as this identity here.
-        publisher=user or owner,
+        publisher=settings.router_mirror_user or owner,
         poll_s=settings.router_mirror_poll_ms / 1000,
         retry_s=settings.router_mirror_retry_s,
     )
@@ -95,17 +87,27 @@ def create_app(settings: Settings) -> FastAPI:
     app = build_app(
         SPEC,
         settings,
-        routers=[events.router, mirror.router, mirror.agents_router, topics.router],
+        routers=[events.router, mirror.router, mirror.agents_router, mirror.settings_router, topics.router],
         lifespan=_run_engine,
     )
     state = app.state
     state.engine = engine_for(settings, state.db)
     state.health.add(HealthCheck("engine", state.engine.name, state.engine.reachable))
-    administrators = Administrators(settings.router_admin_entries, settings.router_bridge_admin_topic)
+    mirror_settings = MirrorSettings(state.db, settings)
+    # The bridge-admin restriction follows the effective topic (stored by the bus, or the env's).
+    administrators = Administrators(
+        settings.router_admin_entries, lambda: mirror_settings.current.admin_topic
+    )
     state.topics = Topics(state.db, state.engine, administrators)
     state.events = Events(state.topics, state.engine)
     agents = MirrorAgents(state.db, settings.instance_name, lease_s=LEASE_S)
     state.mirrors = MirrorSupervisor(
-        agents, state.events, state.topics, state.engine, _mirror_config(settings), state.access.roles
+        agents,
+        mirror_settings,
+        state.events,
+        state.topics,
+        state.engine,
+        _mirror_config(settings),
+        state.access.roles,
     )
     return app

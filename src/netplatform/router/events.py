@@ -61,6 +61,13 @@ class Events:
         except EngineUnavailable as error:
             raise engine_unavailable(str(error)) from error
 
+    async def head(self, topic: str) -> int:
+        """The topic's last sequence number (0: none yet), for a mirror agent's lag."""
+        try:
+            return await self.engine.head(topic)
+        except EngineUnavailable as error:
+            raise engine_unavailable(str(error)) from error
+
     async def fetch(
         self,
         topic: str,

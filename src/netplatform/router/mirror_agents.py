@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import TypeVar
+from typing import Literal, TypeVar
 
 from anyio.to_thread import run_sync
 from sqlalchemy.orm import Session
@@ -22,11 +22,14 @@ from ..clock import now_ms
 from ..store.db import Database
 from ..store.retry import write_with_retry
 from .mirror_messages import CreateAgent, MalformedAdminMessage, UpdateWhitelist, parse_admin_message
-from .repository.mirrors import MirrorAgent, MirrorRepository
+from .repository.mirrors import CopyStatus, MirrorAgent, MirrorRepository, TopicProgress
 
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
+
+CopyState = Literal["running", "failing", "starting"]
+AgentState = Literal["running", "failing", "starting", "waiting"]
 
 ADMIN_READER = ""
 """The lease and position name of the bridge-admin topic's reader (no agent has an empty name)."""
@@ -35,15 +38,54 @@ ADMIN_READER = ""
 @dataclass(frozen=True)
 class AgentStatus:
     """An agent as the router runs it: its definition, which instance holds it (None: none does,
-    so nothing copies), and the last source sequence copied per topic."""
+    so nothing copies), and per topic the last source sequence copied and the copy status."""
 
     agent: MirrorAgent
     instance: str | None
-    positions: dict[str, int] = field(default_factory=dict)
+    progress: dict[str, TopicProgress] = field(default_factory=dict)
 
     @property
-    def running(self) -> bool:
+    def held(self) -> bool:
         return self.instance is not None
+
+    @property
+    def positions(self) -> dict[str, int]:
+        return {topic: found.position for topic, found in self.progress.items()}
+
+    def topic_state(self, topic: str) -> CopyState:
+        """running, failing (its last attempt failed) or starting (no attempt since its task began)."""
+        found = self.progress.get(topic)
+        if found is None or found.status.attempted_ms is None:
+            return "starting"
+        return "failing" if found.status.last_error is not None else "running"
+
+    @property
+    def state(self) -> AgentState:
+        """waiting (no instance holds it), failing (some topic fails), starting (some topic has
+        had no attempt yet), else running: every whitelisted topic's last attempt succeeded."""
+        if not self.held:
+            return "waiting"
+        states = {self.topic_state(topic) for topic in self.agent.whitelist}
+        if "failing" in states:
+            return "failing"
+        return "starting" if "starting" in states else "running"
+
+    def _failing(self) -> list[CopyStatus]:
+        if not self.held:
+            return []
+        found = (self.progress.get(topic) for topic in self.agent.whitelist)
+        return [each.status for each in found if each is not None and each.status.last_error is not None]
+
+    @property
+    def last_error(self) -> str | None:
+        """The most recent failure among the failing topics."""
+        failing = self._failing()
+        return max(failing, key=lambda status: status.attempted_ms or 0).last_error if failing else None
+
+    @property
+    def failing_since_ms(self) -> int | None:
+        """Since when the agent fails: its earliest failing topic's first failure."""
+        return min((status.failing_since_ms or 0 for status in self._failing()), default=None)
 
 
 class MirrorAgents:
@@ -109,6 +151,24 @@ class MirrorAgents:
 
     async def advance(self, agent: str, topic: str, position: int) -> None:
         await run_sync(self._write, lambda mirrors: mirrors.advance(agent, topic, position))
+
+    async def record(self, agent: str, topic: str, position: int | None, status: CopyStatus | None) -> None:
+        """A copy's new position and status, or either alone, in one transaction."""
+        await run_sync(self._write, lambda mirrors: mirrors.record(agent, topic, position, status))
+
+    async def begin(self, agent: str, topic: str) -> TopicProgress:
+        """A copy task starts: its recorded position, with the status of an earlier run (another
+        instance's, or before a restart) cleared to "no attempt yet", so no instance lists a
+        status this run has not seen."""
+
+        def work(mirrors: MirrorRepository) -> TopicProgress:
+            position = mirrors.position(agent, topic)
+            head = mirrors.positions_of([agent]).get(agent, {}).get(topic)
+            status = CopyStatus(source_head=head.status.source_head if head else None)
+            mirrors.record(agent, topic, None, status)
+            return TopicProgress(position, status)
+
+        return await run_sync(self._write, work)
 
     # -- leases --------------------------------------------------------------------------------
 

@@ -9,36 +9,83 @@ source answers messages with their sequence numbers and moves nothing (routes/mi
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote
 
 import httpx
 
 READ_PATH = "/internal/mirror/"
+HEAD_HEADER = "X-Mirror-Head"
+"""The source's last sequence of the topic when it answered (routes/mirror.py): the lag's base."""
 HTTP_SLACK_S = 15.0  # beyond the long poll, for the source to answer a full batch
+CONNECT_S = 5.0  # a source that does not accept within this is reported unreachable
 
 
 class SourceUnavailable(Exception):
-    """The source router refused a read or answered something that is not a read's answer."""
+    """The source router could not be reached, refused a read, or answered something that is not
+    a read's answer; the message says which, for the agent's ``lastError``."""
+
+
+@dataclass(frozen=True)
+class SourceRead:
+    messages: list[tuple[int, str]]  # (sequence, message), oldest first
+    head: int | None  # the source's last sequence of the topic; None: the source did not say
 
 
 class SourceRouter:
     def __init__(self, base_url: str, credentials: tuple[str, str] | None) -> None:
         self.base_url = base_url
-        self._client = httpx.AsyncClient(base_url=base_url, auth=credentials, timeout=HTTP_SLACK_S)
+        self.credentials = credentials
+        timeout = httpx.Timeout(HTTP_SLACK_S, connect=CONNECT_S)
+        self._client = httpx.AsyncClient(base_url=base_url, auth=credentials, timeout=timeout)
 
-    async def read(self, topic: str, after: int, *, limit: int, timeout_s: float) -> list[tuple[int, str]]:
-        """Messages after sequence ``after``, oldest first; transport failures raise httpx errors."""
+    async def read(self, topic: str, after: int, *, limit: int, timeout_s: float) -> SourceRead:
+        """Messages after sequence ``after``, oldest first, and the source's head; every failure
+        raises SourceUnavailable saying what went wrong."""
         params = {"after": after, "limit": limit, "timeout": int(timeout_s * 1000)}
-        response = await self._client.get(
-            READ_PATH + quote(topic, safe=""), params=params, timeout=timeout_s + HTTP_SLACK_S
-        )
+        try:
+            response = await self._client.get(
+                READ_PATH + quote(topic, safe=""),
+                params=params,
+                timeout=httpx.Timeout(timeout_s + HTTP_SLACK_S, connect=CONNECT_S),
+            )
+        except httpx.TransportError as error:
+            raise SourceUnavailable(f"source {self.base_url} unreachable: {_describe(error)}") from error
         if response.status_code != 200:
-            raise SourceUnavailable(f"{self.base_url} answered {response.status_code}: {response.text[:300]}")
-        return _messages(response.json(), after)
+            raise SourceUnavailable(self._refusal(topic, response))
+        try:
+            body = response.json()
+        except ValueError:
+            raise SourceUnavailable(
+                f"the source {self.base_url} answered something that is not JSON"
+            ) from None
+        return SourceRead(_messages(body, after), _head(response))
+
+    def _refusal(self, topic: str, response: httpx.Response) -> str:
+        status = response.status_code
+        if status == 404:
+            return f"topic {topic} does not exist on the source (404)"
+        if status == 401:
+            if self.credentials is None:
+                return "the source answered 401: this router has no mirror credential to present"
+            return f"the source answered 401: it does not accept {self.credentials[0]}'s mirror credential"
+        if status == 403:
+            who = self.credentials[0] if self.credentials else "the agent"
+            return f"the source answered 403: {who} lacks platform.node there"
+        return f"the source answered {status}: {response.text[:300]}"
 
     async def close(self) -> None:
         await self._client.aclose()
+
+
+def _describe(error: httpx.TransportError) -> str:
+    return str(error) or type(error).__name__
+
+
+def _head(response: httpx.Response) -> int | None:
+    value = response.headers.get(HEAD_HEADER, "")
+    return int(value) if value.isdigit() else None
 
 
 def _messages(body: Any, after: int) -> list[tuple[int, str]]:

@@ -10,8 +10,15 @@ agent's credential, a local topic that does not exist yet, or one whose writer A
 admit the agent's identity, is retried every ``retry_s``.
 
 Issue 23: an agent reads its source with the mirror credential (NETPLATFORM_ROUTER_MIRROR_USER
-and _PASSWORD), or with none, never another user's; it publishes here as that identity (else
-the first NETPLATFORM_USERS entry), through the same checks as any publisher.
+and _PASSWORD, else the one the bus controller stored: mirror_settings.py), or with none, never
+a user's of this router; it publishes here as NETPLATFORM_ROUTER_MIRROR_USER (else the first
+NETPLATFORM_USERS entry), through the same checks as any publisher.
+
+Issue 24: the bridge-admin topic and the credential are read from the database every round
+(mirror_settings.py), so the supervisor follows what the bus controller stores: another topic
+restarts the admin reader there, none stops every agent. Each copy task keeps its topic's copy
+status in the database (``CopyTracker``), written on transitions and with each position, so
+every instance lists what the agents do (GET /internal/mirror-agents).
 """
 
 from __future__ import annotations
@@ -22,34 +29,77 @@ import logging
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
-from ..web.errors import Conflict, NotFound
+from ..clock import now_ms
+from ..web.errors import ApiError, Conflict, Forbidden, NotFound
 from .access import Caller
 from .engines.base import Engine
+from .errors import access_denied
 from .events import Events
 from .mirror_agents import ADMIN_READER, AgentStatus, MirrorAgents
-from .mirror_source import SourceRouter
-from .repository.mirrors import MirrorAgent
+from .mirror_settings import EffectiveSettings, MirrorSettings
+from .mirror_source import SourceRouter, SourceUnavailable
+from .repository.mirrors import CopyStatus, MirrorAgent, StoredSettings
 from .topic_model import Topic
 from .topics import Topics
 
 log = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 SUPERVISE_S = 2.0  # how often leases are looked at (at once after an admin message here)
 LEASE_S = 15.0  # an instance that stops renewing loses its agents to another after this
 COPY_BATCH = 1000
 ADMIN_BATCH = 100
 ADMIN_POLL_S = 5.0  # the admin topic is local: a long poll costs nothing
+REASON_CHARS = 1000  # a lastError is a reason, not a dump (a database error may quote its SQL)
 
 
 @dataclass(frozen=True)
 class MirrorConfig:
-    admin_topic: str  # "" : no mirror agents on this router
     owner: str  # owns the admin topic when the router creates it (the first NETPLATFORM_USERS entry)
-    credentials: tuple[str, str] | None  # for reading source routers; None: present none
     publisher: str  # the identity the agents publish here as (the writer ACLs decide)
     poll_s: float
     retry_s: float
+
+
+class _LocalFailure(Exception):
+    """Copying into this router failed (the topic, its ACL, the engine): said for ``lastError``."""
+
+
+class CopyTracker:
+    """One copy task's status, as last written to the database: written again only when it
+    changes (the first attempt, success to failure and back, another error or source head while
+    failing) or with a new position, never for an idle long poll."""
+
+    def __init__(self, agents: MirrorAgents, agent: str, topic: str, status: CopyStatus) -> None:
+        self.agents = agents
+        self.agent = agent
+        self.topic = topic
+        self.status = status
+
+    @property
+    def attempted(self) -> bool:
+        return self.status.attempted_ms is not None
+
+    async def succeeded(self, position: int | None, head: int | None) -> None:
+        old = self.status
+        new = CopyStatus(head if head is not None else old.source_head, None, None, now_ms())
+        if position is None and old.attempted_ms is not None and old.last_error is None:
+            return  # still succeeding, nothing copied: nothing to write
+        await self.agents.record(self.agent, self.topic, position, new)
+        self.status = new
+
+    async def failed(self, error: str, head: int | None = None) -> None:
+        old = self.status
+        head = head if head is not None else old.source_head
+        if old.last_error == error and old.source_head == head:
+            return  # the same failure again
+        since = old.failing_since_ms if old.last_error is not None else None
+        new = CopyStatus(head, error, since or now_ms(), now_ms())
+        await self.agents.record(self.agent, self.topic, None, new)
+        self.status = new
 
 
 class _AgentRun:
@@ -58,14 +108,14 @@ class _AgentRun:
     def __init__(self, supervisor: MirrorSupervisor, agent: MirrorAgent) -> None:
         self.supervisor = supervisor
         self.name = agent.name
-        self.source = SourceRouter(agent.source_url, supervisor.config.credentials)
+        self.source = SourceRouter(agent.source_url, supervisor.credentials)
         self.tasks: dict[str, asyncio.Task[None]] = {}
 
     async def update(self, agent: MirrorAgent) -> None:
         """Follow the agent's definition: its source, and the topics it copies."""
         if agent.source_url != self.source.base_url:
             await self.stop()
-            self.source = SourceRouter(agent.source_url, self.supervisor.config.credentials)
+            self.source = SourceRouter(agent.source_url, self.supervisor.credentials)
         for topic in set(self.tasks) - set(agent.whitelist):
             self.tasks.pop(topic).cancel()
         for topic in agent.whitelist:
@@ -83,6 +133,7 @@ class MirrorSupervisor:
     def __init__(
         self,
         agents: MirrorAgents,
+        settings: MirrorSettings,
         events: Events,
         topics: Topics,
         engine: Engine,
@@ -90,11 +141,14 @@ class MirrorSupervisor:
         roles: Callable[[str], Awaitable[frozenset[str]]],
     ) -> None:
         self.agents = agents
+        self.settings = settings
         self.roles = roles  # an identity's roles in the authorization store (AccessDirectory.roles)
         self.events = events
         self.topics = topics
         self.engine = engine
         self.config = config
+        self.admin_topic = ""  # the topic the admin reader reads ("": none, so no agents run)
+        self.credentials: tuple[str, str] | None = None  # what the runs present to their sources
         self._runs: dict[str, _AgentRun] = {}
         self._admin: asyncio.Task[None] | None = None
         self._task: asyncio.Task[None] | None = None
@@ -102,10 +156,20 @@ class MirrorSupervisor:
         self._renewed_at = 0.0
 
     async def start(self) -> None:
-        if not self.config.admin_topic:
-            return
+        """Supervise whatever the settings say, now and later (the bus controller may tell this
+        router its bridge-admin topic at any time)."""
         await self.agents.release_all()  # what a crash of this instance left held
         self._task = asyncio.create_task(self._supervise(), name="router-mirror-supervisor")
+
+    async def configure(self, wanted: StoredSettings, caller: Caller) -> EffectiveSettings:
+        """Store what the bus controller tells (PUT /internal/mirror-settings), for a router
+        administrator only (they alone define agents); this instance follows at once, the others
+        within a round (SUPERVISE_S)."""
+        if not self.topics.administrators.includes(caller):
+            raise access_denied(f"{caller.identity} may not set the mirror settings: only a router admin may")
+        effective = await self.settings.store(wanted)
+        self._poke.set()
+        return effective
 
     async def close(self) -> None:
         """Stop every task and free the leases, so another instance takes over at once."""
@@ -113,22 +177,21 @@ class MirrorSupervisor:
             return
         await _cancel(self._task)
         held = self._held()
-        if self._admin is not None:
-            await _cancel(self._admin)
-        for run in self._runs.values():
-            await run.stop()
-        self._runs.clear()
+        await self._stop_admin()
+        await self._stop_runs()
         try:
             await self.agents.release(held)
         except Exception:  # the leases run out by themselves
             log.warning("mirror agents: could not release leases %s", sorted(held), exc_info=True)
 
-    async def running(self) -> list[AgentStatus]:
-        """The agents this router runs, whichever instance holds each: none without a
-        bridge-admin topic, whatever definitions the database keeps from an earlier setting."""
-        if not self.config.admin_topic:
-            return []
-        return await self.agents.statuses()
+    async def running(self) -> tuple[str, list[AgentStatus]]:
+        """The effective bridge-admin topic and the agents this router runs, whichever instance
+        holds each: none without a bridge-admin topic, whatever definitions the database keeps
+        from an earlier setting."""
+        admin_topic = (await self.settings.effective()).admin_topic
+        if not admin_topic:
+            return "", []
+        return admin_topic, await self.agents.statuses()
 
     def _held(self) -> set[str]:
         admin = {ADMIN_READER} if self._admin is not None and not self._admin.done() else set()
@@ -147,8 +210,11 @@ class MirrorSupervisor:
             self._poke.clear()
 
     async def _round(self) -> None:
-        """Renew what this instance holds (dropping what it lost), claim what is free, and make
-        the runs follow their agents' definitions."""
+        """Follow the settings; renew what this instance holds (dropping what it lost), claim
+        what is free, and make the runs follow their agents' definitions."""
+        await self._follow(await self.settings.effective())
+        if not self.admin_topic:
+            return
         held = self._held()
         if held and time.monotonic() - self._renewed_at >= LEASE_S / 3:
             kept = await self.agents.renew(held)
@@ -160,30 +226,68 @@ class MirrorSupervisor:
             await self.agents.claim(name for name in [ADMIN_READER, *definitions] if name not in held)
         )
         if ADMIN_READER in held and (self._admin is None or self._admin.done()):
-            self._admin = asyncio.create_task(self._read_admin(), name="router-mirror-admin")
+            reader = self._read_admin(self.admin_topic)
+            self._admin = asyncio.create_task(reader, name="router-mirror-admin")
         for name in held & set(definitions):
             run = self._runs.get(name) or self._runs.setdefault(name, _AgentRun(self, definitions[name]))
             await run.update(definitions[name])
+
+    async def _follow(self, effective: EffectiveSettings) -> None:
+        """Stop what the settings no longer allow: the admin reader of another topic, the runs
+        presenting another credential, and everything when there is no admin topic. What stays
+        held is taken up again by the round (a lease this instance holds is claimed again)."""
+        changed = False
+        if effective.admin_topic != self.admin_topic:
+            log.info(
+                "mirror agents: bridge-admin topic %s (was %s)",
+                effective.admin_topic or "(none)",
+                self.admin_topic or "(none)",
+            )
+            held = self._held()
+            await self._stop_admin()
+            if not effective.admin_topic:
+                await self._stop_runs()
+                await self.agents.release(held)
+            self.admin_topic = effective.admin_topic
+            changed = True
+        if effective.credentials != self.credentials:
+            await self._stop_runs()
+            self.credentials = effective.credentials
+            changed = True
+        if changed and effective.admin_topic and effective.credentials is None:
+            log.warning(
+                "mirror agents present no credential to source routers (which answer 401): the bus "
+                "controller stored none, and NETPLATFORM_ROUTER_MIRROR_USER and _PASSWORD are unset"
+            )
+
+    async def _stop_admin(self) -> None:
+        if self._admin is not None:
+            await _cancel(self._admin)
+            self._admin = None
+
+    async def _stop_runs(self) -> None:
+        for run in self._runs.values():
+            await run.stop()
+        self._runs.clear()
 
     async def _drop(self, lost: set[str]) -> None:
         for name in lost:
             log.warning(
                 "mirror agents: lease of %r lost; another instance runs it", name or "the admin reader"
             )
-            if name == ADMIN_READER and self._admin is not None:
-                await _cancel(self._admin)
+            if name == ADMIN_READER:
+                await self._stop_admin()
             elif name in self._runs:
                 await self._runs.pop(name).stop()
 
     # -- the admin topic -----------------------------------------------------------------------
 
-    async def _read_admin(self) -> None:
-        topic = self.config.admin_topic
+    async def _read_admin(self, topic: str) -> None:
         position: int | None = None
         while True:
             try:
                 if position is None:
-                    await self._ensure_admin_topic()
+                    await self._ensure_admin_topic(topic)
                     position = await self.agents.position(ADMIN_READER, topic)
                 for seq, text in await self.engine.read(topic, position, ADMIN_BATCH, ADMIN_POLL_S):
                     await self.agents.apply(topic, seq, text)
@@ -194,9 +298,8 @@ class MirrorSupervisor:
                 position = None
                 await asyncio.sleep(self.config.retry_s)
 
-    async def _ensure_admin_topic(self) -> None:
+    async def _ensure_admin_topic(self, name: str) -> None:
         """Create the bridge-admin topic when it is missing: the bus controller publishes to it."""
-        name = self.config.admin_topic
         try:
             await self.topics.get(name)
             return
@@ -209,44 +312,96 @@ class MirrorSupervisor:
     # -- copying -------------------------------------------------------------------------------
 
     async def copy_forever(self, source: SourceRouter, agent: str, topic: str) -> None:
-        """Copy ``topic`` from ``source`` until cancelled, retrying every failure."""
-        position: int | None = None
-        failing = False
+        """Copy ``topic`` from ``source`` until cancelled, retrying every failure, and keep the
+        topic's copy status (CopyTracker) as it goes."""
+        tracker: CopyTracker | None = None
+        position = 0
         while True:
             try:
-                if position is None:
-                    position = await self.agents.position(agent, topic)
-                position = await self._copy_once(source, agent, topic, position)
+                if tracker is None:
+                    begun = await self.agents.begin(agent, topic)
+                    tracker, position = CopyTracker(self.agents, agent, topic, begun.status), begun.position
+                failing = tracker.status.last_error is not None
+                position = await self._copy_once(source, tracker, position)
                 if failing:
                     log.info("mirror agent %s: copying %s from %s again", agent, topic, source.base_url)
-                failing = False
             except Exception as error:
-                if not failing:
+                reason = _reason(error)
+                if tracker is not None and tracker.status.last_error is None:
                     log.warning(
-                        "mirror agent %s: copying %s from %s failed (retrying every %.1fs): %r",
+                        "mirror agent %s: copying %s from %s failed (retrying every %.1fs): %s",
                         agent,
                         topic,
                         source.base_url,
                         self.config.retry_s,
-                        error,
+                        reason,
                     )
-                failing = True
+                await self._record_failure(tracker, reason, getattr(error, "head", None))
                 await asyncio.sleep(self.config.retry_s)
 
-    async def _copy_once(self, source: SourceRouter, agent: str, topic: str, position: int) -> int:
-        """One batch: read after ``position``, publish here, then record; the new position."""
-        read = await source.read(topic, position, limit=COPY_BATCH, timeout_s=self.config.poll_s)
-        if not read:
+    async def _record_failure(self, tracker: CopyTracker | None, reason: str, head: int | None) -> None:
+        if tracker is None:  # the database failed before the task began: nothing to record on
+            log.warning("mirror agents: %s", reason)
+            return
+        try:
+            await tracker.failed(reason, head)
+        except Exception as error:  # the database: the next attempt records it
+            log.warning("mirror agent %s: could not record its status: %r", tracker.agent, error)
+
+    async def _copy_once(self, source: SourceRouter, tracker: CopyTracker, position: int) -> int:
+        """One batch: read after ``position``, publish here, then record; the new position.
+
+        The first attempt of a task does not wait at the source, so its status is known at once."""
+        topic = tracker.topic
+        await self._local(
+            topic, self.topics.for_traffic(topic)
+        )  # missing here: failing, whatever the source has
+        wait_s = self.config.poll_s if tracker.attempted else 0.0
+        read = await source.read(topic, position, limit=COPY_BATCH, timeout_s=wait_s)
+        if not read.messages:
+            await tracker.succeeded(None, read.head)
             if self.config.poll_s <= 0:  # no long poll at the source: pause between empty reads
                 await asyncio.sleep(self.config.retry_s)
             return position
         publisher = Caller(self.config.publisher, await self.roles(self.config.publisher))
-        published = await self.events.publish(topic, [message for _seq, message in read], publisher)
+        texts = [message for _seq, message in read.messages]
+        try:
+            published = await self._local(topic, self.events.publish(topic, texts, publisher))
+        except _LocalFailure as error:
+            raise _Failed(str(error), read.head) from error
         if published.count:
-            await self.agents.advance(agent, topic, read[published.count - 1][0])
+            await self.agents.record(tracker.agent, topic, read.messages[published.count - 1][0], None)
         if published.failure is not None:  # the first were stored: resume after them
-            raise published.failure
-        return read[-1][0]
+            raise _Failed(f"publishing here failed part-way: {published.failure.message}", read.head)
+        await tracker.succeeded(read.messages[-1][0], read.head)
+        return read.messages[-1][0]
+
+    @staticmethod
+    async def _local(topic: str, work: Awaitable[T]) -> T:
+        """``work`` on this router, its refusals said as the agent's failure."""
+        try:
+            return await work
+        except NotFound as error:
+            raise _LocalFailure(f"topic {topic} does not exist here") from error
+        except Forbidden as error:
+            raise _LocalFailure(f"publishing here refused: {error.message}") from error
+        except ApiError as error:
+            raise _LocalFailure(f"publishing here failed: {error.message}") from error
+
+
+class _Failed(Exception):
+    """A failure after the source answered, with the source's head (the lag stays known)."""
+
+    def __init__(self, reason: str, head: int | None) -> None:
+        super().__init__(reason)
+        self.head = head
+
+
+def _reason(error: Exception) -> str:
+    """What an agent's ``lastError`` says of a failure."""
+    if isinstance(error, SourceUnavailable | _LocalFailure | _Failed):
+        return str(error)[:REASON_CHARS]
+    return f"{type(error).__name__}: {error}"[:REASON_CHARS]
 
 
 async def _cancel(*tasks: asyncio.Task[None]) -> None:

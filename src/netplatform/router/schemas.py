@@ -5,7 +5,15 @@ from __future__ import annotations
 import re
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StringConstraints, WithJsonSchema
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    WithJsonSchema,
+    model_validator,
+)
 
 from ..web.text import StorableStr
 from .errors import RouterError
@@ -114,25 +122,100 @@ class MirroredMessage(BaseModel):
     message: str
 
 
+CopyState = Literal["running", "failing", "starting"]
+
+
+class MirroredTopicBody(BaseModel):
+    """One whitelisted topic of a mirror agent: how far it is copied, and how its copies go."""
+
+    position: int = Field(description="the last source sequence copied here")
+    sourceHead: int | None = Field(
+        description="the source's last sequence of the topic when last seen; null: not seen yet"
+    )
+    lag: int | None = Field(description="sourceHead - position: messages still to copy; null: unknown")
+    state: CopyState = Field(
+        description="running: the last copy attempt succeeded; failing: it failed (lastError says "
+        "why); starting: no attempt since the agent's instance started it"
+    )
+    lastError: str | None = Field(description="why the last attempt failed; null while it succeeds")
+
+
 class MirrorAgentBody(BaseModel):
     """One mirror agent as this router runs it (GET /internal/mirror-agents)."""
 
     name: str = Field(description="the agent's name (the bus controller's mmName)")
     source: str = Field(description="the source router's base URL, from the create message's sourceUrl")
     whitelist: list[str] = Field(description="the topics it copies, as the last whitelist message set them")
-    state: Literal["running", "waiting"] = Field(
-        description="running: an instance of this router holds the agent and copies its topics; "
-        "waiting: defined, but no instance holds it (yet)"
+    state: Literal["running", "failing", "starting", "waiting"] = Field(
+        description="running: an instance holds the agent and every whitelisted topic's last copy "
+        "attempt succeeded; failing: some topic's last attempt failed; starting: held, but some "
+        "topic has had no attempt yet; waiting: defined, but no instance holds it (yet)"
     )
     instance: str | None = Field(description="the instance (NETPLATFORM_INSTANCE_NAME) that runs it")
     positions: dict[str, int] = Field(description="per topic, the last source sequence copied here")
+    lastError: str | None = Field(
+        description="the most recent failure of a failing topic; null unless failing"
+    )
+    failingSince: str | None = Field(
+        description="since when the agent fails (its earliest failing topic's first failure); "
+        "null unless failing"
+    )
+    topics: dict[str, MirroredTopicBody] = Field(description="each whitelisted topic's copy status")
 
 
 class MirrorAgentList(BaseModel):
     adminTopic: str | None = Field(
-        description="the bridge-admin topic the agents are defined on; null: this router runs no agents"
+        description="the effective bridge-admin topic the agents are defined on; null: this router "
+        "runs no agents"
     )
     agents: list[MirrorAgentBody] = Field(description="every agent defined on this router, by name")
+
+
+_CREDENTIAL_WHOLE: list[Any] = [
+    {
+        "properties": {"sourceUser": {"type": "string"}, "sourcePassword": {"type": "string"}},
+        "required": ["sourceUser", "sourcePassword"],
+    },
+    {"properties": {"sourceUser": {"type": "null"}, "sourcePassword": {"type": "null"}}},
+]
+"""The document's form of the rule the validator below applies: both strings, or neither."""
+
+
+class MirrorSettingsRequest(BaseModel):
+    """PUT /internal/mirror-settings: what the bus controller tells the router (the whole of it)."""
+
+    model_config = ConfigDict(extra="ignore", json_schema_extra={"anyOf": _CREDENTIAL_WHOLE})
+    adminTopic: Annotated[str, StringConstraints(pattern=r"^$|" + TOPIC_NAME_PATTERN)] = Field(
+        description="the bridge-admin topic (the bus settings' bridgeAdminTopic); empty: none"
+    )
+    sourceUser: Identity | None = Field(
+        None, description="the identity mirror agents present to source routers; null: none"
+    )
+    sourcePassword: Annotated[StorableStr, StringConstraints(max_length=1024)] | None = Field(
+        None, description="its password; given exactly when sourceUser is"
+    )
+
+    @model_validator(mode="after")
+    def _credential_whole(self) -> MirrorSettingsRequest:
+        if (self.sourceUser is None) != (self.sourcePassword is None):
+            raise ValueError("sourceUser and sourcePassword go together: both strings, or both null")
+        return self
+
+
+class MirrorSettingsBody(BaseModel):
+    """GET /internal/mirror-settings; never a password."""
+
+    adminTopic: str | None = Field(description="the effective bridge-admin topic; null: none")
+    configuredAdminTopic: str | None = Field(description="what the bus controller stored; null: nothing")
+    adminTopicOverride: bool = Field(
+        description="NETPLATFORM_ROUTER_BRIDGE_ADMIN_TOPIC is set and wins over the stored topic"
+    )
+    sourceUser: str | None = Field(
+        description="the effective identity presented to source routers; null: none"
+    )
+    sourceCredentialOverride: bool = Field(
+        description="NETPLATFORM_ROUTER_MIRROR_USER is set and wins over the stored credential"
+    )
 
 
 def _acl(acl: Acl) -> AclBody:

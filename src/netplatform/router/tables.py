@@ -96,4 +96,28 @@ mirror_positions = sa.Table(
     sa.Column("agent", sa.String(255), primary_key=True, comment="an agent, or '' the admin-topic reader"),
     sa.Column("topic", sa.String(255), primary_key=True),
     sa.Column("position", sa.BigInteger(), nullable=False, comment="last sequence copied (read) there"),
+    # The copy status (docs/router.md, "Mirror agents"), written on transitions and with positions.
+    sa.Column(
+        "source_head", sa.BigInteger(), nullable=True, comment="the source's last sequence, as last seen"
+    ),
+    sa.Column(
+        "last_error", sa.Text(), nullable=True, comment="why the last attempt failed; NULL: it succeeded"
+    ),
+    sa.Column("failing_since_ms", sa.BigInteger(), nullable=True, comment="first failure of the current run"),
+    sa.Column(
+        "status_ms",
+        sa.BigInteger(),
+        nullable=True,
+        comment="when the status was written; NULL: no attempt yet",
+    ),
+)
+
+mirror_settings = sa.Table(
+    "router_mirror_settings",
+    metadata,
+    sa.Column("id", sa.Integer(), primary_key=True, autoincrement=False, comment="always 1: one row"),
+    sa.Column("admin_topic", sa.String(255), nullable=False, comment="the bridge-admin topic; '': none"),
+    sa.Column("source_user", sa.Text(), nullable=True, comment="presented to source routers"),
+    sa.Column("source_password", sa.Text(), nullable=True, comment="in clear: it must be presented"),
+    sa.Column("updated_ms", sa.BigInteger(), nullable=False),
 )

@@ -149,5 +149,9 @@ class Engine(Protocol):
         it answers). Expired messages are skipped. Long-polls as ``fetch`` does.
         """
 
+    async def head(self, topic: str) -> int:
+        """The topic's last sequence number (0: nothing was ever published), what ``read`` would
+        reach at most now: a mirror agent's lag is this minus its position."""
+
     async def group_positions(self, topic: str) -> dict[str, int]:
         """How many messages each known group of the topic has still to fetch (its lag)."""

@@ -136,6 +136,16 @@ class EmbeddedEngine:
     async def drop_stream(self, topic: str) -> None:
         await run_sync(self._write, lambda streams: streams.drop(topic))
 
+    async def head(self, topic: str) -> int:
+        def read() -> int:
+            with self.db.read() as session:
+                last = StreamRepository(session).last_seq(topic)
+            if last is None:
+                raise EngineUnavailable(f"no stream for topic {topic!r}")
+            return last
+
+        return await run_sync(read)
+
     async def group_positions(self, topic: str) -> dict[str, int]:
         def read() -> dict[str, int]:
             with self.db.read() as session:

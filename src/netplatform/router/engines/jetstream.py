@@ -665,6 +665,17 @@ class JetStreamEngine:
             with contextlib.suppress(Exception):
                 await link.api(f"CONSUMER.DELETE.{stream}.{reader}")
 
+    async def head(self, topic: str) -> int:
+        link = await self._connection()
+        with _unavailable(f"read the head of {topic!r}"):
+            try:
+                info = await link.api(f"STREAM.INFO.{stream_name(topic)}")
+            except _ApiError as error:
+                if error.err_code == ERR_STREAM_NOT_FOUND:
+                    raise EngineUnavailable(f"no JetStream stream for topic {topic!r}") from None
+                raise
+        return int(info.get("state", {}).get("last_seq", 0))
+
     async def group_positions(self, topic: str) -> dict[str, int]:
         link = await self._connection()
         stream, positions = stream_name(topic), {}

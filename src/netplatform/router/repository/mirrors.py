@@ -18,7 +18,9 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import CursorResult
 from sqlalchemy.orm import Session
 
-from ..tables import mirror_agents, mirror_leases, mirror_positions
+from ..tables import mirror_agents, mirror_leases, mirror_positions, mirror_settings
+
+SETTINGS_ROW = 1
 
 
 @dataclass(frozen=True)
@@ -26,6 +28,34 @@ class MirrorAgent:
     name: str
     source_url: str
     whitelist: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class StoredSettings:
+    """What the bus controller told this router (PUT /internal/mirror-settings); empty: nothing yet."""
+
+    admin_topic: str = ""
+    source_user: str | None = None
+    source_password: str | None = None
+
+
+@dataclass(frozen=True)
+class CopyStatus:
+    """The last copy attempt of one agent's topic. ``attempted_ms`` None: no attempt since the
+    copy task started; ``last_error`` None: that attempt succeeded."""
+
+    source_head: int | None = None
+    last_error: str | None = None
+    failing_since_ms: int | None = None
+    attempted_ms: int | None = None
+
+
+@dataclass(frozen=True)
+class TopicProgress:
+    """One agent's topic: its recorded position and copy status."""
+
+    position: int
+    status: CopyStatus
 
 
 def _split(whitelist: str) -> tuple[str, ...]:
@@ -89,27 +119,75 @@ class MirrorRepository:
 
     def advance(self, agent: str, topic: str, position: int) -> None:
         """Record ``position``; never backwards (a late writer that lost its lease cannot undo)."""
-        self._insert_absent(mirror_positions, {"agent": agent, "topic": topic, "position": 0})
-        self.session.execute(
-            sa.update(mirror_positions)
-            .where(
-                mirror_positions.c.agent == agent,
-                mirror_positions.c.topic == topic,
-                mirror_positions.c.position < position,
-            )
-            .values(position=position)
-        )
+        self.record(agent, topic, position, None)
 
-    def positions_of(self, agents: Iterable[str]) -> dict[str, dict[str, int]]:
-        """Each of ``agents``' recorded positions, by agent and topic."""
-        query = sa.select(mirror_positions).where(mirror_positions.c.agent.in_(list(agents)))
-        found: dict[str, dict[str, int]] = {}
-        for agent, topic, position in self.session.execute(query):
-            found.setdefault(agent, {})[topic] = int(position)
+    def record(self, agent: str, topic: str, position: int | None, status: CopyStatus | None) -> None:
+        """Record ``position`` (when given; never backwards: a late writer that lost its lease
+        cannot undo) and ``status`` (when given) of an agent's topic."""
+        self._insert_absent(mirror_positions, {"agent": agent, "topic": topic, "position": 0})
+        mine = sa.and_(mirror_positions.c.agent == agent, mirror_positions.c.topic == topic)
+        if position is not None:
+            self.session.execute(
+                sa.update(mirror_positions)
+                .where(mine, mirror_positions.c.position < position)
+                .values(position=position)
+            )
+        if status is not None:
+            self.session.execute(
+                sa.update(mirror_positions)
+                .where(mine)
+                .values(
+                    source_head=status.source_head,
+                    last_error=status.last_error,
+                    failing_since_ms=status.failing_since_ms,
+                    status_ms=status.attempted_ms,
+                )
+            )
+
+    def positions_of(self, agents: Iterable[str]) -> dict[str, dict[str, TopicProgress]]:
+        """Each of ``agents``' recorded positions and copy statuses, by agent and topic."""
+        columns = mirror_positions.c
+        query = sa.select(
+            columns.agent,
+            columns.topic,
+            columns.position,
+            columns.source_head,
+            columns.last_error,
+            columns.failing_since_ms,
+            columns.status_ms,
+        ).where(columns.agent.in_(list(agents)))
+        found: dict[str, dict[str, TopicProgress]] = {}
+        for agent, topic, position, head, error, since, attempted in self.session.execute(query):
+            status = CopyStatus(_int(head), error, _int(since), _int(attempted))
+            found.setdefault(agent, {})[topic] = TopicProgress(int(position), status)
         return found
 
     def forget_positions(self, agent: str) -> None:
         self.session.execute(sa.delete(mirror_positions).where(mirror_positions.c.agent == agent))
+
+    # -- settings --------------------------------------------------------------------------------
+
+    def settings(self) -> StoredSettings:
+        row = self.session.execute(
+            sa.select(
+                mirror_settings.c.admin_topic,
+                mirror_settings.c.source_user,
+                mirror_settings.c.source_password,
+            ).where(mirror_settings.c.id == SETTINGS_ROW)
+        ).first()
+        return StoredSettings() if row is None else StoredSettings(row[0], row[1], row[2])
+
+    def store_settings(self, stored: StoredSettings, now_ms: int) -> None:
+        values = {
+            "admin_topic": stored.admin_topic,
+            "source_user": stored.source_user,
+            "source_password": stored.source_password,
+            "updated_ms": now_ms,
+        }
+        self._insert_absent(mirror_settings, {"id": SETTINGS_ROW, **values})
+        self.session.execute(
+            sa.update(mirror_settings).where(mirror_settings.c.id == SETTINGS_ROW).values(**values)
+        )
 
     # -- leases --------------------------------------------------------------------------------
 
@@ -174,3 +252,7 @@ class MirrorRepository:
             .where(mirror_leases.c.holder == holder)
             .values(holder=None, until_ms=None)
         )
+
+
+def _int(value: object) -> int | None:
+    return None if value is None else int(cast(int, value))

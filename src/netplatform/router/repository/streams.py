@@ -29,6 +29,12 @@ class StreamRepository:
     def stream_id(self, topic: str) -> int | None:
         return self.session.scalar(sa.select(streams.c.id).where(streams.c.topic == topic))
 
+    def last_seq(self, topic: str) -> int | None:
+        """The last sequence reserved in the topic's stream (committed: a rolled-back range rolls
+        back its reservation too); None without a stream."""
+        next_seq = self.session.scalar(sa.select(streams.c.next_seq).where(streams.c.topic == topic))
+        return None if next_seq is None else int(next_seq) - 1
+
     def stream_ids(self) -> list[int]:
         return list(self.session.scalars(sa.select(streams.c.id)))
 

@@ -17,12 +17,23 @@ from typing import Annotated
 from fastapi import APIRouter, Query
 from fastapi.responses import JSONResponse
 
+from ...clock import wire_time_ms
 from ...web.openapi import error_responses
-from ...web.permissions import requires
+from ...web.permissions import per_object, requires
 from ..app import PERMISSIONS, SPEC
-from ..deps import EventsDep, MirrorsDep
+from ..deps import CallerDep, EventsDep, MirrorsDep
 from ..mirror_agents import AgentStatus
-from ..schemas import MirrorAgentBody, MirrorAgentList, MirroredMessage
+from ..mirror_settings import EffectiveSettings
+from ..mirror_source import HEAD_HEADER
+from ..repository.mirrors import StoredSettings
+from ..schemas import (
+    MirrorAgentBody,
+    MirrorAgentList,
+    MirroredMessage,
+    MirroredTopicBody,
+    MirrorSettingsBody,
+    MirrorSettingsRequest,
+)
 from .events import DEFAULT_LIMIT, MAX_LIMIT, MAX_TIMEOUT_MS
 
 router = APIRouter(prefix="/internal/mirror", tags=["mirror"])
@@ -31,7 +42,19 @@ router = APIRouter(prefix="/internal/mirror", tags=["mirror"])
 @router.get(
     "/{topic}",
     summary="Messages after sequence `after`, oldest first, with their sequence numbers; moves nothing",
-    responses={200: {"model": list[MirroredMessage]}, **error_responses(SPEC, 403, 404, 503)},
+    responses={
+        200: {
+            "model": list[MirroredMessage],
+            "headers": {
+                HEAD_HEADER: {
+                    "description": "the topic's last sequence number when the router answered "
+                    "(0: none yet): a reader's lag is this minus the last seq it holds",
+                    "schema": {"type": "integer", "minimum": 0},
+                }
+            },
+        },
+        **error_responses(SPEC, 403, 404, 503),
+    },
     openapi_extra=requires(PERMISSIONS.internal("mirror")),
 )
 async def read(
@@ -44,7 +67,10 @@ async def read(
     limit: Annotated[int, Query(ge=1, le=MAX_LIMIT, description="most messages returned")] = DEFAULT_LIMIT,
 ) -> JSONResponse:
     read = await events.read(topic, after=after, limit=limit, timeout_s=timeout_ms / 1000)
-    return JSONResponse([{"seq": seq, "message": message} for seq, message in read])
+    head = await events.head(topic)  # after the read: never behind what it answers
+    return JSONResponse(
+        [{"seq": seq, "message": message} for seq, message in read], headers={HEAD_HEADER: str(head)}
+    )
 
 
 agents_router = APIRouter(prefix="/internal/mirror-agents", tags=["mirror"])
@@ -58,21 +84,72 @@ agents_router = APIRouter(prefix="/internal/mirror-agents", tags=["mirror"])
 )
 async def agents(mirrors: MirrorsDep) -> JSONResponse:
     """What the bus controller checks before it calls an agent VALID: the definitions the
-    router applied from its bridge-admin topic, and whether an instance holds each."""
-    admin_topic = mirrors.config.admin_topic or None
-    listing = MirrorAgentList(
-        adminTopic=admin_topic, agents=[_body(status) for status in await mirrors.running()]
-    )
+    router applied from its bridge-admin topic, whether an instance holds each, and how its
+    copies go."""
+    admin_topic, statuses = await mirrors.running()
+    listing = MirrorAgentList(adminTopic=admin_topic or None, agents=[_body(status) for status in statuses])
     return JSONResponse(listing.model_dump())
 
 
 def _body(status: AgentStatus) -> MirrorAgentBody:
     agent = status.agent
+    since = status.failing_since_ms
     return MirrorAgentBody(
         name=agent.name,
         source=agent.source_url,
         whitelist=list(agent.whitelist),
-        state="running" if status.running else "waiting",
+        state=status.state,
         instance=status.instance,
         positions=status.positions,
+        lastError=status.last_error,
+        failingSince=None if since is None else wire_time_ms(since),
+        topics={topic: _topic(status, topic) for topic in agent.whitelist},
+    )
+
+
+def _topic(status: AgentStatus, topic: str) -> MirroredTopicBody:
+    found = status.progress.get(topic)
+    position = found.position if found else 0
+    head = found.status.source_head if found else None
+    return MirroredTopicBody(
+        position=position,
+        sourceHead=head,
+        lag=None if head is None else max(head - position, 0),
+        state=status.topic_state(topic),
+        lastError=found.status.last_error if found else None,
+    )
+
+
+settings_router = APIRouter(prefix="/internal/mirror-settings", tags=["mirror"])
+
+
+@settings_router.get(
+    "",
+    summary="The mirror settings this router follows: the bridge-admin topic and the source identity",
+    responses={200: {"model": MirrorSettingsBody}, **error_responses(SPEC, 403)},
+    openapi_extra=requires(PERMISSIONS.internal("mirror")),
+)
+async def get_settings(mirrors: MirrorsDep) -> JSONResponse:
+    return JSONResponse(_settings(await mirrors.settings.effective()).model_dump())
+
+
+@settings_router.put(
+    "",
+    summary="Store the bridge-admin topic and the credential mirror agents present to sources "
+    "(the bus controller's); a router administrator only",
+    responses={200: {"model": MirrorSettingsBody}, **error_responses(SPEC, 403)},
+    openapi_extra=per_object("a router administrator"),
+)
+async def put_settings(body: MirrorSettingsRequest, mirrors: MirrorsDep, caller: CallerDep) -> JSONResponse:
+    wanted = StoredSettings(body.adminTopic, body.sourceUser, body.sourcePassword)
+    return JSONResponse(_settings(await mirrors.configure(wanted, caller)).model_dump())
+
+
+def _settings(effective: EffectiveSettings) -> MirrorSettingsBody:
+    return MirrorSettingsBody(
+        adminTopic=effective.admin_topic or None,
+        configuredAdminTopic=effective.stored.admin_topic or None,
+        adminTopicOverride=effective.admin_topic_override,
+        sourceUser=effective.source_user,
+        sourceCredentialOverride=effective.credential_override,
     )

@@ -1,0 +1,92 @@
+"""The mirror settings the bus controller tells this router, kept in its database (issue 24,
+point 6): which topic is the bridge-admin topic, and the credential agents present to sources.
+
+The bus controller PUTs them when it registers the cluster and when its settings change
+(``PUT /internal/mirror-settings``); every instance over the database and every restart sees
+them. The environment still wins where it is set: NETPLATFORM_ROUTER_BRIDGE_ADMIN_TOPIC over the
+stored topic, NETPLATFORM_ROUTER_MIRROR_USER (and _PASSWORD) over the stored credential.
+
+The stored credential is the bus controller's own router credential, which it already presents
+to every registered cluster's router, sources included: an agent presents to a source only
+what the bus presents to that host already. It is stored in clear, since it must be presented
+(as distribution keeps subscription delivery passwords), and is never answered by any route.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TypeVar
+
+from anyio.to_thread import run_sync
+from sqlalchemy.orm import Session
+
+from ..clock import now_ms
+from ..settings import Settings
+from ..store.db import Database
+from ..store.retry import write_with_retry
+from .repository.mirrors import MirrorRepository, StoredSettings
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class EffectiveSettings:
+    """What the mirror agents follow: the stored settings with the environment's overrides."""
+
+    stored: StoredSettings
+    admin_topic: str  # "": this router runs no mirror agents
+    admin_topic_override: bool  # NETPLATFORM_ROUTER_BRIDGE_ADMIN_TOPIC is set and wins
+    source_user: str | None
+    credentials: tuple[str, str] | None  # presented to source routers; None: none
+    credential_override: bool  # NETPLATFORM_ROUTER_MIRROR_USER is set and wins
+
+
+class MirrorSettings:
+    def __init__(self, db: Database, settings: Settings) -> None:
+        self.db = db
+        self.env_admin_topic = settings.router_bridge_admin_topic
+        self.env_user = settings.router_mirror_user or None
+        self.env_password = settings.router_mirror_password
+        self.current = self._effective(StoredSettings())
+        """As last read from the database (at start: the environment alone); the supervisor reads
+        it again every round, a PUT here sets it at once."""
+
+    async def effective(self) -> EffectiveSettings:
+        """Read from the database now (and kept as :attr:`current`)."""
+        stored = await run_sync(self._read, lambda mirrors: mirrors.settings())
+        self.current = self._effective(stored)
+        return self.current
+
+    async def store(self, wanted: StoredSettings) -> EffectiveSettings:
+        def work(mirrors: MirrorRepository) -> StoredSettings:
+            mirrors.store_settings(wanted, now_ms())
+            return mirrors.settings()
+
+        self.current = self._effective(await run_sync(self._write, work))
+        return self.current
+
+    def _effective(self, stored: StoredSettings) -> EffectiveSettings:
+        if self.env_user:
+            user: str | None = self.env_user
+            password = self.env_password
+        else:
+            user, password = stored.source_user, stored.source_password
+        return EffectiveSettings(
+            stored=stored,
+            admin_topic=self.env_admin_topic or stored.admin_topic,
+            admin_topic_override=bool(self.env_admin_topic),
+            source_user=user,
+            credentials=(user, password) if user and password is not None else None,
+            credential_override=bool(self.env_user),
+        )
+
+    def _read(self, work: Callable[[MirrorRepository], T]) -> T:
+        with self.db.read() as session:
+            return work(MirrorRepository(session))
+
+    def _write(self, work: Callable[[MirrorRepository], T]) -> T:
+        def run(session: Session) -> T:
+            return work(MirrorRepository(session))
+
+        return write_with_retry(self.db, run)
