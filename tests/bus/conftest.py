@@ -10,14 +10,21 @@ as all three do in one ``netplatform serve``. The router listens on three loopba
 from __future__ import annotations
 
 from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
+from netplatform.router import create_app as create_router
 from netplatform.settings import Settings
+from netplatform.store.db import forget_database
+from netplatform.store.migrate import upgrade
 
 from ..conftest import RunningService, ServiceStarter
+from ..support.databases import temporary_database
+from ..support.servers import LiveServer
 
 NS_ROOT = "org.example.bus"
 BUS_NAME = "lab1"
@@ -94,3 +101,30 @@ def site(
     ok(client.post("/svcLocations", json={"svcLocationName": name, "svcLayer": layer}))
     if cluster_fqdn:
         ok(client.post("/mr_clusters", json={"svcLocationName": name, "fqdn": cluster_fqdn, **cluster}))
+
+
+def own_router_settings(data_dir: Path, users: str, database_url: str | None, **overrides: Any) -> Settings:
+    """The settings of another cluster's router, on a database of its own (so another router id:
+    an agent refuses its own router as a source); it runs the mirror agents the bus tells it of."""
+    values: dict[str, Any] = {"router_mirror_retry_s": 0.3, **overrides}
+    return Settings(
+        data_dir=data_dir,
+        database_url=database_url,
+        users=users,
+        access_log=False,
+        instance_name="central",
+        **values,
+    )
+
+
+@contextmanager
+def router_of_its_own(data_dir: Path, users: str, **overrides: Any) -> Iterator[RunningService]:
+    """Another cluster's router, served (see :func:`own_router_settings`)."""
+    with temporary_database() as url:
+        settings = own_router_settings(data_dir, users, url, **overrides)
+        upgrade(settings)
+        try:
+            with LiveServer(create_router(settings)) as server:
+                yield RunningService("router", server.url, settings, server)
+        finally:
+            forget_database(settings)

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from typing import Any
 
 import httpx
 import pytest
 
 from ..conftest import RunningService, ServiceStarter, SettingsFactory
-from .conftest import BUS_SETTINGS, ROUTER_ALIASES, api_error, at_router, ok, site, using
+from .conftest import BUS_SETTINGS, ROUTER_ALIASES, api_error, at_router, ok, router_of_its_own, site, using
 
 NS = "org.example.bus.lab1"
 
@@ -37,23 +38,26 @@ def agents(bus: httpx.Client) -> dict[str, list[str]]:
 
 @pytest.fixture
 def router(start_service: ServiceStarter, make_settings: SettingsFactory) -> RunningService:
-    """One router on the bus controller's settings; the clusters reach it under different names.
-    It runs mirror agents (from the bus's bridge-admin topic), so the agents it is sent are VALID."""
-    settings = make_settings(
-        bus_max_topics_per_bridge=2,
-        bus_central_cname="mr.central.cname",
-        router_bridge_admin_topic=BUS_SETTINGS["bridgeAdminTopic"],
-    )
+    """The edge sites' router, on the bus controller's settings; the edge clusters reach it under
+    different names. It runs the mirror agents the bus tells it of (central to edge)."""
+    settings = make_settings(bus_max_topics_per_bridge=2, bus_central_cname="mr.central.cname")
     return start_service("router", settings, also_on=ROUTER_ALIASES)
 
 
 @pytest.fixture
-def sites(start_service: ServiceStarter, router: RunningService) -> httpx.Client:
+def central(router: RunningService, tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningService]:
+    """The central site's router: a router of its own (an agent copies between two routers)."""
+    with router_of_its_own(tmp_path_factory.mktemp("central"), router.settings.users) as central:
+        yield central
+
+
+@pytest.fixture
+def sites(start_service: ServiceStarter, router: RunningService, central: RunningService) -> httpx.Client:
     authz = start_service("authz", router.settings)
     service = start_service("bus", using(router.settings, authz))
     bus = service.client()
     ok(bus.put("/bus", json=BUS_SETTINGS))
-    site(bus, "central-1", "central", "localhost", **at_router(router))
+    site(bus, "central-1", "central", "localhost", **at_router(central))
     site(bus, "edge-1", "edge", "127.0.0.2", **at_router(router))
     site(bus, "edge-2", "edge", "127.0.0.3", **at_router(router))
     return bus

@@ -51,6 +51,13 @@ class MirrorSettings:
         self.current = self._effective(StoredSettings())
         """As last read from the database (at start: the environment alone); the supervisor reads
         it again every round, a PUT here sets it at once."""
+        self._router_id: str | None = None
+
+    async def router_id(self) -> str:
+        """This router's id, the same on every instance over its database (read once)."""
+        if self._router_id is None:
+            self._router_id = await run_sync(self._read, lambda mirrors: mirrors.router_id())
+        return self._router_id
 
     async def effective(self) -> EffectiveSettings:
         """Read from the database now (and kept as :attr:`current`)."""

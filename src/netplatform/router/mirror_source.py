@@ -18,6 +18,9 @@ import httpx
 READ_PATH = "/internal/mirror/"
 HEAD_HEADER = "X-Mirror-Head"
 """The source's last sequence of the topic when it answered (routes/mirror.py): the lag's base."""
+ROUTER_ID_HEADER = "X-Router-Id"
+"""The answering router's id (mirror_settings.py): an agent whose source is its own router refuses
+to copy, since it would copy its own copies for ever."""
 HTTP_SLACK_S = 15.0  # beyond the long poll, for the source to answer a full batch
 CONNECT_S = 5.0  # a source that does not accept within this is reported unreachable
 
@@ -31,6 +34,7 @@ class SourceUnavailable(Exception):
 class SourceRead:
     messages: list[tuple[int, str]]  # (sequence, message), oldest first
     head: int | None  # the source's last sequence of the topic; None: the source did not say
+    router_id: str | None = None  # the source router's id; None: the source did not say
 
 
 class SourceRouter:
@@ -60,7 +64,7 @@ class SourceRouter:
             raise SourceUnavailable(
                 f"the source {self.base_url} answered something that is not JSON"
             ) from None
-        return SourceRead(_messages(body, after), _head(response))
+        return SourceRead(_messages(body, after), _head(response), response.headers.get(ROUTER_ID_HEADER))
 
     def _refusal(self, topic: str, response: httpx.Response) -> str:
         status = response.status_code

@@ -358,6 +358,11 @@ class MirrorSupervisor:
         )  # missing here: failing, whatever the source has
         wait_s = self.config.poll_s if tracker.attempted else 0.0
         read = await source.read(topic, position, limit=COPY_BATCH, timeout_s=wait_s)
+        if read.router_id and read.router_id == await self.settings.router_id():
+            raise SourceUnavailable(
+                f"the source {source.base_url} is this router itself: copying a topic into itself "
+                "would copy its own copies for ever"
+            )
         if not read.messages:
             await tracker.succeeded(None, read.head)
             if self.config.poll_s <= 0:  # no long poll at the source: pause between empty reads

@@ -112,6 +112,15 @@ mirror_positions = sa.Table(
     ),
 )
 
+identity = sa.Table(
+    "router_identity",
+    metadata,
+    sa.Column("id", sa.Integer(), primary_key=True, autoincrement=False, comment="always 1: one row"),
+    sa.Column("router_id", sa.String(64), nullable=False, comment="random, made once by the migration"),
+)
+"""One id per router database, so a mirror agent recognises its own router as a source (every
+instance over the database answers with it: routes/mirror.py)."""
+
 mirror_settings = sa.Table(
     "router_mirror_settings",
     metadata,

@@ -1,10 +1,12 @@
-"""router: mirror settings told by the bus controller, and each mirrored topic's copy status
+"""router: mirror settings told by the bus controller, each mirrored topic's copy status, and
+the router's id
 
 Revision ID: router_0003
 Revises: router_0002
 Create Date: 2026-11-27 00:00:00
 """
 
+import uuid
 from collections.abc import Sequence
 
 import sqlalchemy as sa
@@ -19,6 +21,13 @@ STATUS_COLUMNS = ("source_head", "last_error", "failing_since_ms", "status_ms")
 
 
 def upgrade() -> None:
+    identity = op.create_table(
+        "router_identity",
+        sa.Column("id", sa.Integer(), nullable=False),
+        sa.Column("router_id", sa.String(64), nullable=False),
+        sa.PrimaryKeyConstraint("id", name="pk_router_identity"),
+    )
+    op.bulk_insert(identity, [{"id": 1, "router_id": uuid.uuid4().hex}])
     op.create_table(
         "router_mirror_settings",
         sa.Column("id", sa.Integer(), nullable=False),
@@ -40,3 +49,4 @@ def downgrade() -> None:
         for column in reversed(STATUS_COLUMNS):
             table.drop_column(column)
     op.drop_table("router_mirror_settings")
+    op.drop_table("router_identity")

@@ -18,7 +18,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import CursorResult
 from sqlalchemy.orm import Session
 
-from ..tables import mirror_agents, mirror_leases, mirror_positions, mirror_settings
+from ..tables import identity, mirror_agents, mirror_leases, mirror_positions, mirror_settings
 
 SETTINGS_ROW = 1
 
@@ -176,6 +176,10 @@ class MirrorRepository:
             ).where(mirror_settings.c.id == SETTINGS_ROW)
         ).first()
         return StoredSettings() if row is None else StoredSettings(row[0], row[1], row[2])
+
+    def router_id(self) -> str:
+        """This router's id (one per database, made by migration router_0003)."""
+        return str(self.session.scalar(sa.select(identity.c.router_id).where(identity.c.id == 1)) or "")
 
     def store_settings(self, stored: StoredSettings, now_ms: int) -> None:
         values = {

@@ -24,7 +24,7 @@ from ..app import PERMISSIONS, SPEC
 from ..deps import CallerDep, EventsDep, MirrorsDep
 from ..mirror_agents import AgentStatus
 from ..mirror_settings import EffectiveSettings
-from ..mirror_source import HEAD_HEADER
+from ..mirror_source import HEAD_HEADER, ROUTER_ID_HEADER
 from ..repository.mirrors import StoredSettings
 from ..schemas import (
     MirrorAgentBody,
@@ -50,7 +50,12 @@ router = APIRouter(prefix="/internal/mirror", tags=["mirror"])
                     "description": "the topic's last sequence number when the router answered "
                     "(0: none yet): a reader's lag is this minus the last seq it holds",
                     "schema": {"type": "integer", "minimum": 0},
-                }
+                },
+                ROUTER_ID_HEADER: {
+                    "description": "this router's id, the same on every instance over its database: "
+                    "a mirror agent refuses its own router as a source",
+                    "schema": {"type": "string"},
+                },
             },
         },
         **error_responses(SPEC, 403, 404, 503),
@@ -60,6 +65,7 @@ router = APIRouter(prefix="/internal/mirror", tags=["mirror"])
 async def read(
     topic: str,
     events: EventsDep,
+    mirrors: MirrorsDep,
     after: Annotated[int, Query(ge=0, le=2**62, description="last sequence already read; 0: none")] = 0,
     timeout_ms: Annotated[
         int, Query(alias="timeout", ge=0, le=MAX_TIMEOUT_MS, description="long poll, milliseconds")
@@ -68,9 +74,8 @@ async def read(
 ) -> JSONResponse:
     read = await events.read(topic, after=after, limit=limit, timeout_s=timeout_ms / 1000)
     head = await events.head(topic)  # after the read: never behind what it answers
-    return JSONResponse(
-        [{"seq": seq, "message": message} for seq, message in read], headers={HEAD_HEADER: str(head)}
-    )
+    headers = {HEAD_HEADER: str(head), ROUTER_ID_HEADER: await mirrors.settings.router_id()}
+    return JSONResponse([{"seq": seq, "message": message} for seq, message in read], headers=headers)
 
 
 agents_router = APIRouter(prefix="/internal/mirror-agents", tags=["mirror"])
