@@ -158,13 +158,23 @@ async def _skeleton(request: Request, session: Session, name: str, version: str,
     if spec.status_code != 200:
         return "{}"
     found = spec.json()
-    types = found.get("dataTypes") or {}
-    inputs = (found.get("workFlowData") or {}).get("inputs") or {}
+    types = _member(found, "dataTypes")
     skeleton: dict[str, Any] = {}
-    for input_name, definition in inputs.items():
-        properties = (types.get(definition.get("type")) or {}).get("properties")
+    for input_name, definition in _member(_member(found, "workFlowData"), "inputs").items():
+        properties = _member(_member(types, _member_text(definition, "type")), "properties")
         skeleton[input_name] = {p: "" for p in properties} if properties else ""
     return json.dumps(skeleton, indent=2)
+
+
+def _member(value: Any, name: str) -> dict[str, Any]:
+    """``value[name]`` when both are JSON objects, else an empty one."""
+    found = value.get(name) if isinstance(value, dict) else None
+    return found if isinstance(found, dict) else {}
+
+
+def _member_text(value: Any, name: str) -> str:
+    found = value.get(name) if isinstance(value, dict) else None
+    return found if isinstance(found, str) else ""
 
 
 @router.get("/executions/run")
@@ -353,26 +363,23 @@ def mapping_prefixes(data: bytes) -> list[str]:
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as archive:
             meta = archive.read("TOSCA-Metadata/TOSCA.meta").decode("utf-8", "replace")
-            entry = next(
-                (
-                    v.strip()
-                    for k, _, v in (line.partition(":") for line in meta.splitlines())
-                    if k.strip() == "Entry-Definitions"
-                ),
-                "",
-            )
+            entry = _meta_value(meta, "Entry-Definitions")
             definitions = json.loads(archive.read(entry)) if entry else {}
     except (zipfile.BadZipFile, KeyError, ValueError):
         return []
-    nodes = (
-        (definitions.get("topology_template") or {}).get("node_templates") or {}
-        if isinstance(definitions, dict)
-        else {}
-    )
+    nodes = _member(definitions, "topology_template").get("node_templates")
     prefixes: set[str] = set()
     for node in nodes.values() if isinstance(nodes, dict) else []:
-        artifacts = node.get("artifacts") if isinstance(node, dict) else None
-        for artifact in artifacts or {}:
-            if isinstance(artifact, str) and artifact.endswith("-mapping"):
+        for artifact in _member(node, "artifacts"):
+            if artifact.endswith("-mapping"):
                 prefixes.add(artifact.removesuffix("-mapping"))
     return sorted(prefixes)
+
+
+def _meta_value(meta: str, key: str) -> str:
+    """A key's value in TOSCA.meta (``Key: value`` lines); empty when absent."""
+    for line in meta.splitlines():
+        name, _, value = line.partition(":")
+        if name.strip() == key:
+            return value.strip()
+    return ""
