@@ -2,18 +2,23 @@
 # Installs take exact versions from requirements.lock (what the suite last passed with):
 # `make run` installs the runtime dependencies only, the other targets add tests and bench.
 # Upgrading is a deliberate change: `make lock`, run the suite, commit the new lock.
+# onapsdk (the reference's client, which the tests drive the catalog with) pins versions the
+# project cannot take; it goes into a directory of its own from requirements-onapsdk.lock.
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 LOCK := requirements.lock
 RUNTIME := $(VENV)/.installed-runtime
 DEV := $(VENV)/.installed-dev
+ONAPSDK_LOCK := requirements-onapsdk.lock
+ONAPSDK_SITE := $(VENV)/onapsdk-site
+ONAPSDK := $(VENV)/.installed-onapsdk
 PIP := $(BIN)/python -m pip install --quiet --constraint $(LOCK)
 PYTEST_ARGS ?= -n auto
 
 .PHONY: install run test test-postgres lint typecheck bench lock clean
 
-install: $(DEV)
+install: $(DEV) $(ONAPSDK)
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -27,6 +32,13 @@ $(DEV): $(RUNTIME)
 	$(PIP) -e '.[dev,bench]'
 	touch $(DEV)
 
+# Exactly the lock's packages, none of their declared dependencies resolved again, in a directory
+# only tests/blueprints/execution/test_onapsdk.py puts on a path (a subprocess's PYTHONPATH).
+$(ONAPSDK): $(ONAPSDK_LOCK) | $(BIN)/python
+	rm -rf $(ONAPSDK_SITE)
+	$(BIN)/python -m pip install --quiet --no-deps --target $(ONAPSDK_SITE) -r $(ONAPSDK_LOCK)
+	touch $(ONAPSDK)
+
 run: $(RUNTIME)
 	$(BIN)/netplatform serve
 
@@ -35,13 +47,13 @@ run: $(RUNTIME)
 # be had, those tests skip and say why; everything else still runs.
 SERVERS := NETPLATFORM_TEST_NATS_URL=$${NETPLATFORM_TEST_NATS_URL:-$$(.ci/nats || true)}
 
-test: $(DEV)
+test: $(DEV) $(ONAPSDK)
 	.ci/chromium || true
 	$(SERVERS) $(BIN)/python -m pytest $(PYTEST_ARGS)
 
 # The suite against PostgreSQL: NETPLATFORM_TEST_DATABASE_URL, else the server .ci/postgres
 # finds, starts or installs on 127.0.0.1:5432.
-test-postgres: $(DEV)
+test-postgres: $(DEV) $(ONAPSDK)
 	.ci/chromium || true
 	$(SERVERS) NETPLATFORM_TEST_DATABASE_URL=$${NETPLATFORM_TEST_DATABASE_URL:-$$(.ci/postgres)} \
 		$(BIN)/python -m pytest $(PYTEST_ARGS)

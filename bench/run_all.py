@@ -15,7 +15,18 @@ from pathlib import Path
 
 from common import DOCS, FRAGMENTS, RESULTS, ROOT, machine
 
-ORDER = ["goals", "kernel", "authz", "blueprints", "distribution", "bus", "router", "policy", "configtree"]
+ORDER = [
+    "goals",
+    "kernel",
+    "authz",
+    "blueprints",
+    "execution",
+    "distribution",
+    "bus",
+    "router",
+    "policy",
+    "configtree",
+]
 
 
 def benchmarks() -> list[str]:

@@ -15,6 +15,8 @@ from typing import Any
 
 from ..web.permissions import Permission, ServicePermissions, any_matches
 
+# The permission type of a run of one blueprint's workflows (blueprints/routes/execution.py).
+EXECUTE_TYPE = "platform.blueprints.execution"
 # How long a session's permissions are reused before the authz service is asked again.
 GRANTS_TTL_S = 5.0
 # Sessions remembered at most; beyond it the expired entries go (then the oldest, if need be).
@@ -39,6 +41,15 @@ class Grants:
 
     def can(self, service: str, resource: str, action: str = "write") -> bool:
         return self.allows(api_permission(service, resource, action))
+
+    def may_execute(self, blueprint: str | None = None) -> bool:
+        """May run a workflow (of ``blueprint``, or of some blueprint when None): blueprints.writer,
+        or an ``execute`` grant of the execution type (the catalog's own rule, docs/execution.md)."""
+        if self.can("blueprints", "execution"):
+            return True
+        if blueprint is None:
+            return any(p.type in (EXECUTE_TYPE, "*") for p in self.permissions)
+        return self.allows(Permission(EXECUTE_TYPE, blueprint, "execute"))
 
     @property
     def reads_access(self) -> bool:

@@ -1,14 +1,19 @@
 """onapsdk end to end: load a CBA, enrich, publish, execute a workflow, read the stored template back.
 
 onapsdk pins versions the project's own environment cannot take (jinja2==3.1.5,
-jsonschema==4.4.0), so it is not a dependency: the test runs where onapsdk is importable
-(``pip install --target DIR --no-deps onapsdk==14.6.0 requests simplejson oyaml dacite
-opentelemetry-api``, then ``PYTHONPATH=DIR``) and is skipped elsewhere.
+jsonschema==4.4.0), so it is not a dependency: ``make install`` puts it and its run-time
+dependencies, at the versions of requirements-onapsdk.lock, into ``.venv/onapsdk-site``
+(``NETPLATFORM_TEST_ONAPSDK_SITE`` names another directory). The client runs in a subprocess
+that sees that directory and the standard library only (``python -S``), so neither environment
+leaks into the other; the catalog it talks to runs in this process.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import httpx
@@ -17,17 +22,18 @@ import pytest
 from ...conftest import ADMIN, RunningService
 from .cbas import assignment, cba, resolution_node, workflow
 
-onapsdk_blueprint = pytest.importorskip("onapsdk.cds.blueprint")
-onapsdk_element = pytest.importorskip("onapsdk.cds.cds_element")
+SITE = Path(os.environ.get("NETPLATFORM_TEST_ONAPSDK_SITE") or Path(sys.prefix) / "onapsdk-site")
+CLIENT = Path(__file__).with_name("onapsdk_client.py")
+
+pytestmark = pytest.mark.skipif(
+    not (SITE / "onapsdk").is_dir(),
+    reason=f"onapsdk is not installed in {SITE} (`make install` installs requirements-onapsdk.lock there)",
+)
 
 
-def test_onapsdk_executes_a_workflow_and_reads_the_stored_template(
-    service: RunningService, bootstrapped: httpx.Client, tmp_path: Path
-) -> None:
-    onapsdk_element.CdsElement._url = service.url
-    onapsdk_element.CdsElement.auth = ADMIN
+def hello_cba() -> bytes:
     mapping = [assignment("hostname"), assignment("ntp-server", "default", default="ntp.example.net")]
-    archive = cba(
+    return cba(
         "sdk-hello",
         {
             "config-assign": workflow(
@@ -46,14 +52,26 @@ def test_onapsdk_executes_a_workflow_and_reads_the_stored_template(
             "Templates/hostname-template.vtl": '{"hostname": "$hostname", "ntp": "${ntp-server}"}',
         },
     )
-    path = tmp_path / "cba.zip"
-    path.write_bytes(archive)
-    blueprint = onapsdk_blueprint.Blueprint.load_from_file(str(path)).enrich()
-    blueprint.publish()
-    out = blueprint.get_workflow_by_name("config-assign").execute(
-        {"resolution-key": "day-1", "config-assign-properties": {"hostname": "r1"}}
+
+
+def test_onapsdk_executes_a_workflow_and_reads_the_stored_template(
+    service: RunningService, bootstrapped: httpx.Client, tmp_path: Path
+) -> None:
+    archive = tmp_path / "cba.zip"
+    archive.write_bytes(hello_cba())
+    done = subprocess.run(
+        [sys.executable, "-S", str(CLIENT), service.url, *ADMIN, str(archive)],
+        env={**os.environ, "PYTHONPATH": str(SITE)},
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
-    rendered = out["config-assign-response"]["dry-run"]["hostname"]
+    assert done.returncode == 0, done.stderr
+    seen = json.loads(done.stdout.strip().splitlines()[-1])
+    rendered = seen["output"]["config-assign-response"]["dry-run"]["hostname"]
     assert json.loads(rendered) == {"hostname": "r1", "ntp": "ntp.example.net"}
-    stored = blueprint.get_resolved_template("hostname", resolution_key="day-1")
-    assert stored == {"hostname": "r1", "ntp": "ntp.example.net"}
+    assert seen["stored"] == {"hostname": "r1", "ntp": "ntp.example.net"}
+    assert "resolution-key" in seen["workflow_inputs"]
+    # What onapsdk enriched and published is the catalog's model.
+    model = bootstrapped.get("/api/v1/blueprint-model/by-name/sdk-hello/version/1.0.0")
+    assert model.status_code == 200 and model.json()["blueprintModel"]["published"] == "Y"

@@ -41,9 +41,15 @@ class ExecutionAudit:
         self._purge_lock = threading.Lock()
 
     def start(
-        self, run: dict[str, Any], request_payload: Any, protected: frozenset[str], status: str = IN_PROGRESS
+        self,
+        run: dict[str, Any],
+        request_payload: Any,
+        protected: frozenset[str],
+        status: str = IN_PROGRESS,
+        error: str | None = None,
     ) -> int:
-        """Write the record of a run about to start; its id."""
+        """Write the record of a run about to start; its id. A run refused before it started
+        (``status`` Failed) is ended at once, with ``error`` saying why."""
         self._purge_now_and_then()
         now = utc_now()
         values = {
@@ -54,6 +60,8 @@ class ExecutionAudit:
             "start_date": now,
             "updated_date": now,
         }
+        if status != IN_PROGRESS:
+            values.update(error_message=error, end_date=now)
         with self.db.write() as session:
             return stored.insert_execution(session, values)
 
@@ -80,9 +88,10 @@ class ExecutionAudit:
         with self.db.read() as session:
             return stored.executions_of(session, request_id, sub_request_id)
 
-    def recent(self, limit: int) -> list[ExecutionRecord]:
+    def recent(self, limit: int, offset: int = 0) -> list[ExecutionRecord]:
+        """The latest records of every request, newest first (``GET /api/v1/workflow/audit``)."""
         with self.db.read() as session:
-            return stored.recent_executions(session, limit)
+            return stored.recent_executions(session, limit, offset)
 
     def fail_interrupted(self) -> int:
         """Runs this instance had in progress when it stopped: failed, saying so."""

@@ -48,14 +48,14 @@ class Executions:
         except (ApiError, WorkflowNotFound) as failure:
             message = failure.message if isinstance(failure, ApiError) else str(failure)
             status = failure.status if isinstance(failure, ApiError) else 404
-            self.audit.start(self._run_columns(request, None), request.payload, frozenset(), status=FAILED)
+            columns = self._run_columns(request, None)
+            self.audit.start(columns, request.payload, frozenset(), status=FAILED, error=message)
             return Answer(status, output(request.echo, status, request.payload, message))
         try:
             protected = protected_names(loaded, request.action_name)
         except ApiError as failure:  # a mapping file of the stored CBA does not parse
-            self.audit.start(
-                self._run_columns(request, loaded.model_id), request.payload, frozenset(), status=FAILED
-            )
+            columns = self._run_columns(request, loaded.model_id)
+            self.audit.start(columns, request.payload, frozenset(), status=FAILED, error=failure.message)
             return Answer(500, output(request.echo, 500, request.payload, failure.message))
         execution_id = self.audit.start(
             self._run_columns(request, loaded.model_id), request.payload, protected

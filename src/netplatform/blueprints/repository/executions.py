@@ -55,8 +55,9 @@ def executions_of(session: Session, request_id: str, sub_request_id: str) -> lis
     return [ExecutionRecord(**row._mapping) for row in session.execute(statement)]
 
 
-def recent_executions(session: Session, limit: int) -> list[ExecutionRecord]:
-    statement = select(_executions).order_by(_executions.c.id.desc()).limit(limit)
+def recent_executions(session: Session, limit: int, offset: int = 0) -> list[ExecutionRecord]:
+    """Newest first: ids grow with the start of each run."""
+    statement = select(_executions).order_by(_executions.c.id.desc()).limit(limit).offset(offset)
     return [ExecutionRecord(**row._mapping) for row in session.execute(statement)]
 
 

@@ -81,24 +81,38 @@ def _resource_record(row: Row[Any]) -> ResourceRecord:
 
 
 def store_resources(session: Session, records: Iterable[ResourceRecord]) -> None:
-    """Each value replaces the one of the same name under the same key and occurrence."""
+    """Each value replaces the one of the same name under the same key and occurrence (of several
+    of one name in ``records``, the last). One DELETE of the names per key, then one INSERT of
+    every row: a resolution stores its values in a few statements, not three per value (the
+    DELETE locks the rows it replaces, as a SELECT ... FOR UPDATE would)."""
+    latest: dict[tuple[ResolutionKey, str], ResourceRecord] = {}
     for record in records:
-        conditions = [*record.key.conditions(_resources), _resources.c.name == record.name]
-        session.execute(select(_resources.c.id).where(*conditions).with_for_update()).all()
-        session.execute(delete(_resources).where(*conditions))
+        latest.pop((record.key, record.name), None)
+        latest[(record.key, record.name)] = record
+    if not latest:
+        return
+    names: dict[ResolutionKey, list[str]] = {}
+    for key, name in latest:
+        names.setdefault(key, []).append(name)
+    for key, replaced in names.items():
         session.execute(
-            insert(_resources).values(
-                id=record.id,
-                name=record.name,
-                value=record.value,
-                status=record.status,
-                dictionary_name=record.dictionary_name,
-                dictionary_source=record.dictionary_source,
-                dictionary_version=record.dictionary_version,
-                created_date=record.created_date,
-                **record.key.columns(),
-            )
+            delete(_resources).where(*key.conditions(_resources), _resources.c.name.in_(replaced))
         )
+    session.execute(insert(_resources), [_resource_row(record) for record in latest.values()])
+
+
+def _resource_row(record: ResourceRecord) -> dict[str, Any]:
+    return {
+        "id": record.id,
+        "name": record.name,
+        "value": record.value,
+        "status": record.status,
+        "dictionary_name": record.dictionary_name,
+        "dictionary_source": record.dictionary_source,
+        "dictionary_version": record.dictionary_version,
+        "created_date": record.created_date,
+        **record.key.columns(),
+    }
 
 
 def find_resources(session: Session, query: ResourceQuery) -> list[ResourceRecord]:

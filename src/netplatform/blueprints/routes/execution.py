@@ -1,11 +1,12 @@
-"""``/api/v1/execution-service/process`` (run a CBA's workflow) and ``/api/v1/workflow/audit-status``."""
+"""``/api/v1/execution-service/process`` (run a CBA's workflow), ``/api/v1/workflow/audit-status``
+(a request's records) and ``/api/v1/workflow/audit`` (the latest records, newest first)."""
 
 from __future__ import annotations
 
 from typing import Annotated, Any
 
 import anyio
-from fastapi import APIRouter, Path, Request
+from fastapi import APIRouter, Path, Query, Request
 from fastapi.responses import JSONResponse
 
 from ...access.directory import AccessDirectory
@@ -24,6 +25,9 @@ EXECUTE_TYPE = "platform.blueprints.execution"
 EXECUTE_RULE = f"blueprints.writer, or {EXECUTE_TYPE}|<blueprintName>|execute"
 WRITER = PERMISSIONS.write("execution")
 Id = Annotated[str, Path(max_length=255)]
+AUDIT_PAGE_MAX = 500
+# Bounded so that no offset a client sends overflows a database integer (a 400, not a 500).
+AUDIT_OFFSET_MAX = 1_000_000_000
 _TEXT = {"type": "string", "minLength": 1, "maxLength": 255}
 INPUT_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -132,3 +136,17 @@ async def process(request: Request, executions: ExecutionsDep, body: RawBody) ->
 )
 def audit_status(audit: ExecutionAuditDep, requestId: Id, subRequestId: Id) -> JSONResponse:
     return JSONResponse([record_body(record) for record in audit.records(requestId, subRequestId)])
+
+
+@router.get(
+    "/workflow/audit",
+    summary="The latest execution records of every request, newest first (log-protect masked)",
+    responses={200: {"description": "Up to limit records after skipping offset, newest first"}},
+    openapi_extra=requires(PERMISSIONS.read("execution")),
+)
+def audit_recent(
+    audit: ExecutionAuditDep,
+    limit: Annotated[int, Query(ge=1, le=AUDIT_PAGE_MAX)] = 20,
+    offset: Annotated[int, Query(ge=0, le=AUDIT_OFFSET_MAX)] = 0,
+) -> JSONResponse:
+    return JSONResponse([record_body(record) for record in audit.recent(limit, offset)])
