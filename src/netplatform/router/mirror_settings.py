@@ -55,9 +55,10 @@ class MirrorSettings:
 
     async def router_id(self) -> str:
         """This router's id, the same on every instance over its database (read once)."""
-        if self._router_id is None:
-            self._router_id = await run_sync(self._read, lambda mirrors: mirrors.router_id())
-        return self._router_id
+        known = self._router_id
+        if known is None:
+            known = self._router_id = await run_sync(self._read, lambda mirrors: mirrors.router_id())
+        return known
 
     async def effective(self) -> EffectiveSettings:
         """Read from the database now (and kept as :attr:`current`)."""
