@@ -55,10 +55,11 @@ class MirrorSettings:
 
     async def router_id(self) -> str:
         """This router's id, the same on every instance over its database (read once)."""
-        known = self._router_id
-        if known is None:
-            known = self._router_id = await run_sync(self._read, lambda mirrors: mirrors.router_id())
-        return known
+        if self._router_id is None:
+            found: str = await run_sync(self._read, lambda mirrors: mirrors.router_id())
+            self._router_id = found
+            return found
+        return self._router_id
 
     async def effective(self) -> EffectiveSettings:
         """Read from the database now (and kept as :attr:`current`)."""
