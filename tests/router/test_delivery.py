@@ -8,7 +8,6 @@ reach.
 from __future__ import annotations
 
 import asyncio
-import socket
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -23,6 +22,7 @@ from netplatform.router.events import Events
 from netplatform.router.routes._common import Departure
 from netplatform.router.routes.events import _ClaimedAnswer
 
+from ..support.servers import free_port
 from .conftest import ADMIN, Router, live_router, nats_url_or_skip, wait_until
 from .support import drain, publish, router_error
 
@@ -108,16 +108,10 @@ def test_the_health_names_the_engine(router: Router) -> None:
     assert health.json() == {"service": "router", "status": "UP", "engine": router.engine}
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 @pytest.fixture
 def unreachable_router(tmp_path: Path) -> Iterator[Router]:
     nats_url_or_skip()
-    with live_router("jetstream", tmp_path, router_nats_url=f"nats://127.0.0.1:{_free_port()}") as router:
+    with live_router("jetstream", tmp_path, router_nats_url=f"nats://127.0.0.1:{free_port()}") as router:
         yield router
 
 

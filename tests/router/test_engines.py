@@ -28,6 +28,8 @@ from netplatform.settings import Settings
 from netplatform.store.db import database_for
 from netplatform.store.migrate import upgrade
 
+from ..support.servers import free_port
+
 pytestmark = pytest.mark.anyio
 
 NATS_URL_ENV = "NETPLATFORM_TEST_NATS_URL"
@@ -344,14 +346,8 @@ async def test_close_ends_a_pending_fetch(harness: Harness) -> None:
 # -- JetStream only: an unreachable or lost server ------------------------------------------------
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 async def test_no_server_gives_engine_unavailable_promptly() -> None:
-    engine = JetStreamEngine(f"nats://127.0.0.1:{_free_port()}", retention_s=RETENTION_S)
+    engine = JetStreamEngine(f"nats://127.0.0.1:{free_port()}", retention_s=RETENTION_S)
     started = time.monotonic()
     with pytest.raises(EngineUnavailable):
         await engine.start()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 import os
 import signal
 import socket
@@ -19,11 +20,53 @@ import uvicorn
 
 from netplatform.server import EmbeddedServer, bind_socket
 
+PORT_BLOCK = 1000  # ports free_port() hands out in one test process
+MAX_WORKERS = 12  # xdist workers given a block of their own (gw12 shares gw0's, and so on)
+
+
+def _ephemeral_low() -> int:
+    """The lowest port of the kernel's ephemeral range (bind to port 0 and outgoing connections)."""
+    try:
+        with open("/proc/sys/net/ipv4/ip_local_port_range") as ports:
+            return int(ports.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 32768
+
+
+def _block_start() -> int:
+    """Below the ephemeral range, a block per xdist worker: a port free_port() chose cannot be
+    taken, between free_port() and the bind that uses it, by a server of another test binding
+    port 0, by a connection, or by another worker's free_port() (issue 27: the old probe of
+    port 0 handed out ephemeral ports, and a parallel test took one before its server bound it)."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0")
+    number = int(worker[2:]) % MAX_WORKERS if worker[2:].isdigit() else 0
+    base = max(10_000, _ephemeral_low() - MAX_WORKERS * PORT_BLOCK)
+    return base + number * PORT_BLOCK
+
+
+_handed_out = itertools.count()
+
 
 def free_port() -> int:
+    """A port nothing listens on, for a server a test starts on a chosen port (a ``netplatform
+    serve`` child, a router that comes back where a cluster points). Successive calls in one
+    process give different ports, cycling through the process's block."""
+    start = _block_start()
+    for _ in range(PORT_BLOCK):
+        port = start + next(_handed_out) % PORT_BLOCK
+        if _bindable(port):
+            return port
+    raise RuntimeError(f"no free port in {start}-{start + PORT_BLOCK - 1}")
+
+
+def _bindable(port: int) -> bool:
     with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as servers bind
+        try:
+            sock.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
 
 
 class LiveServer:
