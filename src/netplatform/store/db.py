@@ -27,7 +27,8 @@ from typing import Any
 
 from sqlalchemy import Engine, MetaData, create_engine, event, text
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError, SQLAlchemyError
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.orm import Session, sessionmaker
 
 from ..settings import Settings
@@ -41,6 +42,20 @@ NAMING_CONVENTION = {
 }
 
 SQLITE_BUSY_TIMEOUT_MS = 30_000
+
+
+def unavailable(error: BaseException) -> bool:
+    """Whether ``error`` (or what it was raised from) says the database could not serve: the server
+    down or restarting, a connection lost, no pooled connection in time, a lock or disk it could
+    not get. Such a request may succeed when tried again, so the kernel answers 503, not 500."""
+    seen: BaseException | None = error
+    while seen is not None:
+        if isinstance(seen, OperationalError | InterfaceError | PoolTimeout):
+            return True
+        if isinstance(seen, DBAPIError) and seen.connection_invalidated:
+            return True
+        seen = seen.__cause__
+    return False
 
 
 def new_metadata() -> MetaData:
