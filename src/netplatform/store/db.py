@@ -27,7 +27,13 @@ from typing import Any
 
 from sqlalchemy import Engine, MetaData, create_engine, event, text
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError, SQLAlchemyError
+from sqlalchemy.exc import (
+    DBAPIError,
+    InterfaceError,
+    OperationalError,
+    PendingRollbackError,
+    SQLAlchemyError,
+)
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -42,6 +48,9 @@ NAMING_CONVENTION = {
 }
 
 SQLITE_BUSY_TIMEOUT_MS = 30_000
+RECONNECT_AFTER_ROLLBACK = "8s2b"
+"""SQLAlchemy's code of "Can't reconnect until invalid transaction is rolled back": the
+connection of a transaction was lost (not "7s2a", a session used after its own flush failed)."""
 
 
 def unavailable(error: BaseException) -> bool:
@@ -54,6 +63,8 @@ def unavailable(error: BaseException) -> bool:
             return True
         if isinstance(seen, DBAPIError) and seen.connection_invalidated:
             return True
+        if isinstance(seen, PendingRollbackError) and seen.code == RECONNECT_AFTER_ROLLBACK:
+            return True  # its connection was lost inside a transaction (a group commit's, say)
         seen = seen.__cause__
     return False
 
