@@ -296,6 +296,10 @@ class HttpsSubscriber:
         with self.lock:
             return len(self.deliveries)
 
+    def names(self) -> set[str]:
+        with self.lock:
+            return {name for name, _publish_id in self.deliveries}
+
     async def _app(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         while True:  # the body is the file; only its name and publish id are kept
             message = await receive()

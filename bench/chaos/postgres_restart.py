@@ -3,16 +3,19 @@
 A private PostgreSQL cluster (initdb in a scratch directory, a random port, trust auth; never
 anyone else's server) and one `netplatform serve` of every service over it. One writer per API
 service creates objects without pause (a blueprint model type, a distribution feed, a bus site
-location, a policy type, a config-tree entry, a router message, an authz identity). Each cycle
-lets that run, stops PostgreSQL (alternately ``pg_ctl stop -m immediate``, a crash recovered from
-the WAL, and ``-m fast``), then asks every service for a write and for ``/health``: each must
-answer 503 within 15 s (not 500, not a hang). It starts PostgreSQL again and measures the time
-until every service has answered a write 2xx (nobody restarts the services).
+location, a policy type, a config-tree entry, a router message, an authz identity), and one
+more publishes files to a distribution feed whose subscriber is a real HTTPS endpoint. Each
+cycle lets that run, stops PostgreSQL (alternately ``pg_ctl stop -m immediate``, a crash
+recovered from the WAL, and ``-m fast``), then asks every service for a write and for
+``/health``: each must answer 503 within 15 s (not 500, not a hang), and the console must still
+answer. It starts PostgreSQL again and measures the time until every writer has had a 2xx
+again (nobody restarts the services).
 
-At the end every write that was answered 2xx is read back: ``lost`` counts those missing.
-``unexpected``: any answer other than 2xx while the database is up, any answer other than 503
-(or a write that was acknowledged) while it is down, a request that hangs past its timeout, a
-service that does not recover within 60 s.
+At the end every write that was answered 2xx is read back, and every acknowledged file must
+have reached the subscriber (the delivery workers resumed by themselves): ``lost`` counts those
+missing. ``unexpected``: any answer other than 2xx while the database is up, any answer other
+than 2xx or 503 while it is down, a request that hangs past its timeout, a service that does
+not recover within 60 s.
 
 Run: ``PYTHONPATH=src .venv/bin/python bench/chaos/postgres_restart.py --cycles 50``.
 """
@@ -20,17 +23,20 @@ Run: ``PYTHONPATH=src .venv/bin/python bench/chaos/postgres_restart.py --cycles 
 from __future__ import annotations
 
 import asyncio
+import base64
 import random
 import sys
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import aiohttp
 
 from common import (
     ADMIN_HEADERS,
+    HttpsSubscriber,
     PrivatePostgres,
     Scratch,
     Serve,
@@ -114,13 +120,28 @@ WRITES: dict[str, Callable[[str], Write]] = {
     ),
     "authz": lambda key: Write("POST", "/authn/cred", 201, json={"id": key, "password": f"pw-{key}"}),
 }
-KEY_PREFIX = {"policy": "chaos.P", "router": "m-", "authz": "id-"}
+KEY_PREFIX = {"policy": "chaos.P", "router": "m-", "authz": "id-", "publish": "file-"}
+PUBLISHER = "Basic " + base64.b64encode(b"collector1:s3cret-pw").decode()
+DELIVERY_S = 60.0  # for the last acknowledged files to reach the subscriber
+FAST_DELIVERY = {
+    "NETPLATFORM_DELIVERY_RETRY_INITIAL_S": "0.2",
+    "NETPLATFORM_DELIVERY_RETRY_MAX_S": "1",
+    "NETPLATFORM_DELIVERY_POLL_S": "0.1",
+}
+
+
+def file_publish(feed_id: int, key: str) -> Write:
+    """A file published to the feed (delivered to the HTTPS subscriber): distribution's own write."""
+    headers = {"Authorization": PUBLISHER, "Content-Type": "application/octet-stream"}
+    return Write("PUT", f"/publish/{feed_id}/{key}", 204, data=key, headers=headers)
 
 
 @dataclass
 class Load:
     tally: Tally
     urls: dict[str, str]
+    subscriber: HttpsSubscriber
+    writes: dict[str, Callable[[str], Write]] = field(default_factory=lambda: dict(WRITES))
     acknowledged: dict[str, dict[str, Any]] = field(default_factory=dict)  # service -> key -> read path
     last_ok: dict[str, float] = field(default_factory=dict)
     down: bool = False
@@ -154,7 +175,7 @@ async def writer(http: aiohttp.ClientSession, service: str, load: Load) -> None:
     while load.running:
         key = f"{KEY_PREFIX.get(service, 'chaos-')}{serial}"
         serial += 1
-        write = WRITES[service](key)
+        write = load.writes[service](key)
         try:
             status, body = await send(http, base, write)
             if status == write.ok:
@@ -191,15 +212,15 @@ async def probe_outage(http: aiohttp.ClientSession, load: Load, serial: int) -> 
             return answer.status, await answer.text()
 
     probes = [ask(service, "/health", lambda s=service: health(s)) for service in WRITES]
-    probes += [
+    probes += [  # the writes, and a file published to distribution
         ask(
             service,
             "write",
             lambda s=service: send(
-                http, load.urls[s], WRITES[s](f"{KEY_PREFIX.get(s, 'chaos-')}probe{serial}")
+                http, load.urls[s], load.writes[s](f"{KEY_PREFIX.get(s, 'chaos-')}probe{serial}")
             ),
         )
-        for service in WRITES
+        for service in load.writes
     ]
     await asyncio.gather(*probes)
 
@@ -224,14 +245,15 @@ async def cycles(postgres: PrivatePostgres, http: aiohttp.ClientSession, load: L
         await console_answers(http, load)
         restarted = await asyncio.to_thread(postgres.start)
         recovered = await wait_for(
-            lambda since=restarted: all(load.last_ok.get(s, 0.0) > since for s in WRITES), RECOVERY_LIMIT_S
+            lambda since=restarted: all(load.last_ok.get(s, 0.0) > since for s in load.writes),
+            RECOVERY_LIMIT_S,
         )
         load.tally.cycles = cycle + 1
         if not recovered:
-            stuck = [s for s in WRITES if load.last_ok.get(s, 0.0) <= restarted]
+            stuck = [s for s in load.writes if load.last_ok.get(s, 0.0) <= restarted]
             load.tally.strange(f"cycle {cycle + 1}: no 2xx write within {RECOVERY_LIMIT_S} s from {stuck}")
             return
-        load.tally.recoveries.append(max(load.last_ok[s] for s in WRITES) - restarted)
+        load.tally.recoveries.append(max(load.last_ok[s] for s in load.writes) - restarted)
         await asyncio.sleep(0.5)  # writes answered by the old connections' last errors settle
         load.down = False
 
@@ -239,6 +261,9 @@ async def cycles(postgres: PrivatePostgres, http: aiohttp.ClientSession, load: L
 async def missing_of(http: aiohttp.ClientSession, load: Load, service: str) -> list[str]:
     keys = load.acknowledged.get(service, {})
     base = load.urls[service]
+    if service == "publish":  # acknowledged files must reach the subscriber (delivery resumed)
+        await wait_for(lambda: set(keys) <= load.subscriber.names(), DELIVERY_S, 0.2)
+        return sorted(set(keys) - load.subscriber.names())
     if service == "router":
         async with http.get(f"{base}/internal/mirror/{TOPIC}", params={"limit": "10000"}) as answer:
             stored = {entry["message"] for entry in await answer.json()}
@@ -257,6 +282,25 @@ async def missing_of(http: aiohttp.ClientSession, load: Load, service: str) -> l
     return missing
 
 
+async def subscribed_feed(http: aiohttp.ClientSession, load: Load) -> int:
+    """A feed whose files go to the HTTPS subscriber: published files must be delivered."""
+    status, body = await send(http, load.urls["distribution"], feed("chaos-files"))
+    if status != 200:
+        raise RuntimeError(f"feed not created: {status} {body}")
+    feed_id = int(str(body["links"]["self"]).rsplit("/", 1)[1])
+    subscription = {
+        "delivery": {"url": f"{load.subscriber.url}/in", "user": "rx", "password": "rx-pw", "use100": False},
+        "metadataOnly": False,
+        "groupid": 0,
+    }
+    headers = {**OWNER, "Content-Type": "application/vnd.bus-dr.subscription"}
+    write = Write("POST", f"/subscribe/{feed_id}", 201, json=subscription, headers=headers)
+    status, body = await send(http, load.urls["distribution"], write)
+    if status != 201:
+        raise RuntimeError(f"subscription not created: {status} {body}")
+    return feed_id
+
+
 async def run(postgres: PrivatePostgres, load: Load, args: Any) -> None:
     timeout = aiohttp.ClientTimeout(total=REQUEST_TIMEOUT_S)
     async with aiohttp.ClientSession(headers=ADMIN_HEADERS, timeout=timeout) as http:
@@ -265,13 +309,16 @@ async def run(postgres: PrivatePostgres, load: Load, args: Any) -> None:
         )
         if status != 200:
             raise RuntimeError(f"topic not created: {status} {body}")
-        tasks = [asyncio.create_task(writer(http, service, load)) for service in WRITES]
+        feed_id = await subscribed_feed(http, load)
+        load.writes["publish"] = partial(file_publish, feed_id)
+        load.urls["publish"] = load.urls["distribution"]
+        tasks = [asyncio.create_task(writer(http, service, load)) for service in load.writes]
         try:
             await cycles(postgres, http, load, args)
         finally:
             load.running = False
             await asyncio.gather(*tasks, return_exceptions=True)
-        for service in WRITES:
+        for service in load.writes:
             missing = await missing_of(http, load, service)
             load.tally.lost += len(missing)
             if missing:
@@ -280,7 +327,9 @@ async def run(postgres: PrivatePostgres, load: Load, args: Any) -> None:
                 )
     load.tally.acknowledged = sum(len(keys) for keys in load.acknowledged.values())
     load.tally.received = load.tally.acknowledged - load.tally.lost
-    load.tally.extra["per_service"] = ",".join(f"{s}:{len(load.acknowledged.get(s, {}))}" for s in WRITES)
+    load.tally.extra["per_service"] = ",".join(
+        f"{s}:{len(load.acknowledged.get(s, {}))}" for s in load.writes
+    )
 
 
 def main() -> int:
@@ -289,6 +338,8 @@ def main() -> int:
     postgres = PrivatePostgres(scratch.path)
     postgres.init()
     postgres.start()
+    subscriber = HttpsSubscriber(scratch.path)
+    subscriber.start()
     ports = {service: free_port() for service in SERVED}
     env = {
         "NETPLATFORM_DATA_DIR": str(scratch.path / "data"),
@@ -297,11 +348,13 @@ def main() -> int:
         "NETPLATFORM_INSTANCE_NAME": "chaos-pg",
         "NETPLATFORM_ACCESS_LOG": "false",
         "NETPLATFORM_LOG_LEVEL": "WARNING",
+        "NETPLATFORM_DELIVERY_CA_BUNDLE": str(subscriber.ca_bundle),
+        **FAST_DELIVERY,
         **{f"NETPLATFORM_{service.upper()}_PORT": str(port) for service, port in ports.items()},
     }
     serve = Serve(env, [], list(ports.values()), scratch.path / "serve.log")
     tally = Tally("postgres_restart")
-    load = Load(tally, {service: f"http://127.0.0.1:{port}" for service, port in ports.items()})
+    load = Load(tally, {service: f"http://127.0.0.1:{port}" for service, port in ports.items()}, subscriber)
     try:
         serve.start()
         serve.wait_ports()
@@ -309,6 +362,7 @@ def main() -> int:
     finally:
         serve.stop()
         postgres.stop("fast")
+        subscriber.stop()
     status = tally.finish()
     scratch.close(failed=tally.failed)
     return status
