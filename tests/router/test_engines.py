@@ -570,3 +570,92 @@ async def test_a_limit_above_the_servers_max_payload_is_lowered_with_a_warning(
         assert "more than the NATS server accepts" in caplog.text
     finally:
         await engine.close()
+
+
+# -- the embedded engine's claims outlive a router that died answering -------------------------
+
+
+@pytest.fixture
+def embedded_on_one_database(request: pytest.FixtureRequest) -> Callable[..., Engine]:
+    """Embedded engines over this test's database, each named as an instance of its own."""
+    _embedded_factory(request)  # migrates, or skips while the engine is unwritten
+    database = database_for(request.getfixturevalue("settings"))
+    embedded_engine = importlib.import_module(EMBEDDED_MODULE).EmbeddedEngine
+
+    def make(instance: str, claim_lease_s: float = 30.0) -> Engine:
+        return cast(
+            Engine,
+            embedded_engine(
+                database, retention_s=RETENTION_S, instance=instance, claim_lease_s=claim_lease_s
+            ),
+        )
+
+    return make
+
+
+async def dies_answering(engine: Engine, topic: str, group: str, limit: int) -> list[str]:
+    """A fetch whose router is killed before the answer is out: the claim is never settled."""
+    claim = await engine.fetch(topic, group, "m1", limit=limit, timeout_s=0)
+    await engine.close()  # stops its tasks; nothing settles the claim, as after a SIGKILL
+    return claim.messages
+
+
+async def test_claims_a_killed_router_left_are_given_back_when_it_restarts(
+    embedded_on_one_database: Callable[..., Engine],
+) -> None:
+    first = embedded_on_one_database("router-1")
+    await first.start()
+    topic = f"org.example.bus.t{uuid.uuid4().hex[:12]}.crash"
+    await first.ensure_stream(StreamSpec(topic=topic))
+    await first.publish(topic, numbered(3))
+    assert await dies_answering(first, topic, "g", limit=2) == numbered(2)
+
+    restarted = embedded_on_one_database("router-1")
+    await restarted.start()
+    try:
+        assert await drain(restarted, topic, "g") == numbered(3)
+        assert await drain(restarted, topic, "g") == []  # given back once
+    finally:
+        await restarted.drop_stream(topic)
+        await restarted.close()
+
+
+async def test_claims_of_a_router_that_never_returns_are_given_back_after_their_lease(
+    embedded_on_one_database: Callable[..., Engine],
+) -> None:
+    dead = embedded_on_one_database("router-1", claim_lease_s=0.5)
+    await dead.start()
+    topic = f"org.example.bus.t{uuid.uuid4().hex[:12]}.crash"
+    await dead.ensure_stream(StreamSpec(topic=topic))
+    await dead.publish(topic, numbered(3))
+    assert await dies_answering(dead, topic, "g", limit=2) == numbered(2)
+
+    other = embedded_on_one_database("router-2", claim_lease_s=0.5)
+    await other.start()
+    try:
+        assert await drain(other, topic, "g") == numbered(1, start=2)  # within the lease: not yet
+        await asyncio.sleep(1.5)  # the lease passes; the reaper (every 0.5 s) gives the claim back
+        # The group's position moves back before the first given-back message: at least once.
+        assert await drain(other, topic, "g") == numbered(3)
+    finally:
+        await other.drop_stream(topic)
+        await other.close()
+
+
+async def test_answered_and_released_claims_are_not_given_back_again(
+    embedded_on_one_database: Callable[..., Engine],
+) -> None:
+    engine = embedded_on_one_database("router-1", claim_lease_s=0.3)
+    await engine.start()
+    topic = f"org.example.bus.t{uuid.uuid4().hex[:12]}.settled"
+    try:
+        await engine.ensure_stream(StreamSpec(topic=topic))
+        await engine.publish(topic, numbered(2))
+        released = await engine.fetch(topic, "g", "m1", limit=1, timeout_s=0)
+        await released.release()
+        assert await drain(engine, topic, "g") == numbered(2)  # the answered claims are committed
+        await asyncio.sleep(1.0)  # past every lease and a reaper round
+        assert await drain(engine, topic, "g") == []
+    finally:
+        await engine.drop_stream(topic)
+        await engine.close()

@@ -5,9 +5,10 @@ from __future__ import annotations
 import threading
 
 from sqlalchemy import Column, Integer, String, Table, select, text
+from sqlalchemy.exc import IntegrityError, OperationalError, PendingRollbackError
 
 from netplatform.settings import Settings
-from netplatform.store.db import database_for, forget_database, new_metadata
+from netplatform.store.db import database_for, forget_database, new_metadata, unavailable
 
 metadata = new_metadata()
 notes = Table(
@@ -79,3 +80,22 @@ def test_sqlite_runs_in_wal_with_foreign_keys(settings: Settings) -> None:
         assert connection.execute(text("PRAGMA foreign_keys")).scalar() == 1
         assert connection.execute(text("PRAGMA synchronous")).scalar() == 2
     assert settings.sqlite_path.exists()
+
+
+def _raised_from(cause: BaseException) -> RuntimeError:
+    try:
+        raise RuntimeError("the service's own words") from cause
+    except RuntimeError as error:
+        return error
+
+
+def test_unavailable_names_the_failures_of_a_database_that_could_not_serve() -> None:
+    """The kernel answers 503 for these (tests/web/test_kernel.py shows it through HTTP)."""
+    refused = OperationalError("connect", {}, Exception("connection refused"))
+    lost = PendingRollbackError("Can't reconnect until invalid transaction is rolled back", code="8s2b")
+    assert unavailable(refused)
+    assert unavailable(_raised_from(refused))
+    assert unavailable(lost)  # a transaction whose connection went away (group commits)
+    assert not unavailable(IntegrityError("insert", {}, Exception("duplicate key")))
+    assert not unavailable(PendingRollbackError("a flush failed earlier", code="7s2a"))
+    assert not unavailable(RuntimeError("a bug"))

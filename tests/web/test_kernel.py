@@ -8,8 +8,10 @@ from collections.abc import Callable, Iterator
 import pytest
 from fastapi import APIRouter, Request
 from pydantic import BaseModel, Field
+from sqlalchemy import text
 
 from netplatform.settings import Settings
+from netplatform.store.db import Database
 from netplatform.store.migrate import upgrade
 from netplatform.web.app import build_app
 from netplatform.web.auth import PUBLIC
@@ -50,7 +52,23 @@ def get_thing(name: str, verbose: bool = False) -> dict[str, object]:
         raise Conflict("thing taken")
     if name == "boom":
         raise RuntimeError("unexpected")
+    if name in ("db-down", "db-down-wrapped"):
+        _query_a_database_that_is_down(wrapped=name.endswith("wrapped"))
     return {"name": name, "verbose": verbose}
+
+
+def _query_a_database_that_is_down(wrapped: bool) -> None:
+    """A real connection attempt to a port where no PostgreSQL listens (a database restarting)."""
+    database = Database("postgresql://postgres@127.0.0.1:1/nowhere")
+    try:
+        with database.read() as session:
+            session.execute(text("SELECT 1"))
+    except Exception as error:
+        if wrapped:  # service code that re-raises with the database error as its cause
+            raise RuntimeError("could not load the thing") from error
+        raise
+    finally:
+        database.engine.dispose()
 
 
 @router.get("/open/{name}", openapi_extra=PUBLIC)
@@ -212,6 +230,20 @@ def test_unexpected_failures_are_500_in_the_service_shape_with_headers(service: 
     assert response.status_code == 500
     assert response.json()["kind"] == "INTERNAL_SERVER_ERROR"
     assert "unexpected" not in response.text
+    assert response.headers[REQUEST_ID_HEADER]
+    assert response.headers["X-Test-Header"] == "yes"
+
+
+@pytest.mark.parametrize("name", ["db-down", "db-down-wrapped"])
+def test_a_database_that_cannot_serve_is_503_not_500(service: str, name: str) -> None:
+    """The database down or restarting is no bug of the request: 503, which a client retries."""
+    with http_client(service) as client:
+        response = client.get(f"/things/{name}")
+    assert response.status_code == 503, response.text
+    assert response.json() == {
+        "kind": "SERVICE_UNAVAILABLE",
+        "text": "The database is unavailable; try again later",
+    }
     assert response.headers[REQUEST_ID_HEADER]
     assert response.headers["X-Test-Header"] == "yes"
 

@@ -16,7 +16,9 @@ with ``exp retriesExhausted``. Every attempt's log record and queue change commi
 successes of one run (up to ``RUN`` files read from the head of the queue at once) share one
 transaction, committed before anything else is recorded, so a crash in a run delivers its files
 again (at least once). Claims and leases commit without waiting for the disk: a restart frees them
-anyway. A publish wakes one idle worker (:mod:`.delivery_doorbell`).
+anyway; a claim that cannot be released (the database down) is released again until it is, so a
+worker outlives a database restart and its queue is free as soon as the database is back. A
+publish wakes one idle worker (:mod:`.delivery_doorbell`).
 
 Stopping: workers stop claiming, the attempt in flight may finish within the grace period,
 then the rest are cancelled and this instance's claims released; an attempt cut short is
@@ -56,6 +58,7 @@ BATCH = 100
 RUN = 16
 """Files read from the head of a queue at once; their successes are recorded in one transaction."""
 STOP_GRACE_S = 10.0
+RELEASE_RETRY_MAX_S = 5.0  # the longest pause between attempts to free a claim (database down)
 
 
 class DeliveryEngine:
@@ -146,7 +149,23 @@ class DeliveryEngine:
             retry_at_ms = now_ms() + int(self.settings.delivery_poll_s * 1000)
         finally:
             keeper.cancel()
-            await anyio.to_thread.run_sync(self._release, sub_id, retry_at_ms)
+            await self._free(sub_id, retry_at_ms)
+
+    async def _free(self, sub_id: int, retry_at_ms: int | None) -> None:
+        """Release the claim; while the database cannot take it (down, restarting), try again, so
+        that the queue is free once it is back, not when the lease runs out (delivery_lease_s),
+        and the worker lives on (an exception here would end its task for good)."""
+        pause = self.settings.delivery_poll_s
+        while True:
+            try:
+                await anyio.to_thread.run_sync(self._release, sub_id, retry_at_ms)
+                return
+            except Exception as error:
+                if self._stopping:  # stop() releases every claim of this node
+                    return
+                log.warning("releasing the claim on subscription %d failed, trying again: %s", sub_id, error)
+            await asyncio.sleep(pause)
+            pause = min(pause * 2, RELEASE_RETRY_MAX_S)
 
     async def _run(self, jobs: list[DeliveryJob], delay_s: float) -> tuple[int, bool]:
         """Deliver ``jobs`` (the head of one queue) in order: how many were handled, and whether the

@@ -93,9 +93,9 @@ class Events:
     async def settle(claim: Claim, *, delivered: bool) -> None:
         """Commit the claim when its answer was written, else give its messages back.
 
-        Nobody is left to tell of a failure here: an ack that fails (JetStream) lets the server
-        redeliver after its ack wait, a duplicate; a release that fails loses the messages for
-        the group (embedded: the database is down) or redelivers them after the ack wait.
+        Nobody is left to tell of a failure here, and nothing is lost by one: a commit that fails
+        leaves the claim to lapse (JetStream's ack wait, the embedded engine's claim lease), so
+        its messages come again, a duplicate; a release that fails gives them back the same way.
         """
         try:
             await (claim.commit() if delivered else claim.release())

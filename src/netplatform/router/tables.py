@@ -1,9 +1,9 @@
 """The message router's tables: the control plane (topics, ACLs) and the embedded engine's data.
 
-The control plane is the same whatever the engine. The ``router_streams``, ``router_messages``
-and ``router_group_positions`` tables are the embedded engine's data plane; with JetStream they
-stay empty. A stream has an id of its own (not the topic name), so the rows of a dropped and
-re-created topic never mix.
+The control plane is the same whatever the engine. The ``router_streams``, ``router_messages``,
+``router_group_positions`` and ``router_claims`` tables are the embedded engine's data plane;
+with JetStream they stay empty. A stream has an id of its own (not the topic name), so the rows of a
+dropped and re-created topic never mix.
 """
 
 from __future__ import annotations
@@ -68,6 +68,21 @@ group_positions = sa.Table(
     sa.Column("group_name", sa.String(255), primary_key=True),
     sa.Column("position", sa.BigInteger(), nullable=False, comment="last sequence handed out; 0: none"),
 )
+
+claims = sa.Table(
+    "router_claims",
+    metadata,
+    sa.Column("id", Identifier, primary_key=True, autoincrement=True),
+    sa.Column("stream_id", sa.BigInteger(), nullable=False),
+    sa.Column("group_name", sa.String(255), nullable=False),
+    sa.Column("first_seq", sa.BigInteger(), nullable=False, comment="the first message claimed"),
+    sa.Column("holder", sa.String(255), nullable=False, comment="the instance writing the answer"),
+    sa.Column("until_ms", sa.BigInteger(), nullable=False, comment="given back to the group once past"),
+    sa.Index("ix_router_claims_until_ms", "until_ms"),
+)
+"""Claims whose answer is being written: the group's position moved past their messages already,
+so a router that dies before the answer is out would take them from the group. A claim is
+deleted once answered; one that outlives its lease (or its instance's crash) is given back."""
 
 # -- mirror agents (docs/router.md, "Mirror agents") -------------------------------------------
 

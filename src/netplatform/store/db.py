@@ -27,7 +27,14 @@ from typing import Any
 
 from sqlalchemy import Engine, MetaData, create_engine, event, text
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.exc import (
+    DBAPIError,
+    InterfaceError,
+    OperationalError,
+    PendingRollbackError,
+    SQLAlchemyError,
+)
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.orm import Session, sessionmaker
 
 from ..settings import Settings
@@ -41,6 +48,25 @@ NAMING_CONVENTION = {
 }
 
 SQLITE_BUSY_TIMEOUT_MS = 30_000
+RECONNECT_AFTER_ROLLBACK = "8s2b"
+"""SQLAlchemy's code of "Can't reconnect until invalid transaction is rolled back": the
+connection of a transaction was lost (not "7s2a", a session used after its own flush failed)."""
+
+
+def unavailable(error: BaseException) -> bool:
+    """Whether ``error`` (or what it was raised from) says the database could not serve: the server
+    down or restarting, a connection lost, no pooled connection in time, a lock or disk it could
+    not get. Such a request may succeed when tried again, so the kernel answers 503, not 500."""
+    seen: BaseException | None = error
+    while seen is not None:
+        if isinstance(seen, OperationalError | InterfaceError | PoolTimeout):
+            return True
+        if isinstance(seen, DBAPIError) and seen.connection_invalidated:
+            return True
+        if isinstance(seen, PendingRollbackError) and seen.code == RECONNECT_AFTER_ROLLBACK:
+            return True  # its connection was lost inside a transaction (a group commit's, say)
+        seen = seen.__cause__
+    return False
 
 
 def new_metadata() -> MetaData:

@@ -24,4 +24,5 @@ def engine_for(settings: Settings, db: Database) -> Engine:
         retention_s=settings.router_retention_s,
         poll_s=settings.router_poll_ms / 1000,
         max_message_bytes=settings.router_max_message_bytes,
+        instance=settings.instance_name,
     )

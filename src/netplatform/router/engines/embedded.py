@@ -10,10 +10,14 @@ A fetch claims the group's next messages and moves its durable position in one t
 (the group's row locked on PostgreSQL, SQLite has one writer), so two members never get the
 same message. When the answer cannot be written the claim is released: the position moves back
 to just before the first claimed message (never forward), so the group gets them again; another
-member's claim made meanwhile is given back with it, a duplicate rather than a loss. A fetch with
-nothing to claim waits: a publish through this engine wakes it at once; publishes by other
-instances are seen by polling every ``poll_s``; a client that leaves ends the wait. A background
-task deletes messages older than the retention.
+member's claim made meanwhile is given back with it, a duplicate rather than a loss. The claim
+transaction also records the claim (``router_claims``) until its answer is written: a router
+killed before that would otherwise have taken the messages from the group. A restarted instance
+gives back the claims it left, at start; any instance gives back a claim older than its lease
+(30 s, JetStream's ack wait), so even an instance that never comes back loses nothing: at least
+once, as on JetStream. A fetch with nothing to claim waits: a publish through this engine wakes
+it at once; publishes by other instances are seen by polling every ``poll_s``; a client that
+leaves ends the wait. A background task deletes messages older than the retention.
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sized
 from dataclasses import dataclass, field
 from functools import partial
 from typing import TypeVar
@@ -38,8 +42,11 @@ log = logging.getLogger(__name__)
 
 BATCH_MESSAGES = 5000  # one group-commit transaction takes publishes up to about this many messages
 PRUNE_SCAN = 1000  # messages looked at per retention step
+CLAIM_LEASE_S = 30.0  # as JetStream's ack wait: an answer not written by then is given back
+REAP_SCAN = 1000  # lapsed claims given back per transaction
 
 T = TypeVar("T")
+S = TypeVar("S", bound=Sized)
 
 
 @dataclass
@@ -50,23 +57,42 @@ class _Publish:
 
 
 @dataclass
+class _Taken:
+    """Rows one claim transaction took, and the id of the claim it recorded for them."""
+
+    rows: list[tuple[int, str]]
+    claim_id: int | None = None
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+
+@dataclass
 class _Claim:
-    """Claimed rows: the group's position already moved past them (see the module doc)."""
+    """Claimed rows: the group's position already moved past them, and a recorded claim holds
+    them until the answer is written (see the module doc)."""
 
     engine: EmbeddedEngine
     topic: str
     group: str
     first_seq: int
     messages: list[str]
+    claim_id: int | None = None
 
     async def commit(self) -> None:
-        """Nothing to do: the claim moved the position durably."""
+        """The answer is out: forget the claim (the position moved already)."""
+        if self.claim_id is None:
+            return
+        try:
+            await run_sync(self.engine.forget_claim, self.claim_id)
+        except Exception as error:  # left in place, it lapses: the messages come again, a duplicate
+            raise EngineUnavailable(f"forgetting an answered claim failed: {error!r}") from error
 
     async def release(self) -> None:
         if not self.messages:
             return
         try:
-            await run_sync(self.engine.give_back, self.topic, self.group, self.first_seq)
+            await run_sync(self.engine.give_back, self.topic, self.group, self.first_seq, self.claim_id)
         except Exception as error:  # the database: the contract speaks of the engine only
             raise EngineUnavailable(f"giving back claimed messages failed: {error!r}") from error
 
@@ -96,31 +122,51 @@ class EmbeddedEngine:
     name = "embedded"
 
     def __init__(
-        self, db: Database, *, retention_s: float, poll_s: float = 0.25, max_message_bytes: int = 1024 * 1024
+        self,
+        db: Database,
+        *,
+        retention_s: float,
+        poll_s: float = 0.25,
+        max_message_bytes: int = 1024 * 1024,
+        instance: str = "router",
+        claim_lease_s: float = CLAIM_LEASE_S,
     ) -> None:
         self.db = db
         self.retention_s = retention_s
         self.poll_s = poll_s
         self.max_message_bytes = max_message_bytes
+        self.instance = instance
+        self.claim_lease_ms = int(claim_lease_s * 1000)
+        self._started_ms = now_ms()
         self._queue: list[_Publish] = []
         self._committer: asyncio.Task[None] | None = None
         self._pruner: asyncio.Task[None] | None = None
+        self._reaper: asyncio.Task[None] | None = None
         self._wakeups = _Wakeups()
         self._closing = False
 
     async def start(self) -> None:
+        """Give back the claims an earlier run of this instance left (a crash), then run the
+        retention and the reaper of lapsed claims."""
         self._closing = False
+        self._started_ms = now_ms()
+        try:
+            await run_sync(self.give_back_lapsed)
+        except Exception as error:  # the database is down: the reaper tries again
+            log.warning("giving back claims left by an earlier run failed: %r", error)
         self._pruner = asyncio.create_task(self._prune_forever(), name="router-retention")
+        self._reaper = asyncio.create_task(self._reap_forever(), name="router-claims")
 
     async def close(self) -> None:
         """Stop retention, end waiting fetches ([]), and let queued publishes commit."""
         self._closing = True
         self._wakeups.wake_all()
-        if self._pruner is not None:
-            self._pruner.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._pruner
-            self._pruner = None
+        for task in (self._pruner, self._reaper):
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+        self._pruner = self._reaper = None
         if self._committer is not None:
             await asyncio.wait([self._committer])
 
@@ -229,13 +275,13 @@ class EmbeddedEngine:
         abandoned: asyncio.Event | None = None,
     ) -> _Claim:
         """``consumer`` needs no state here: a group's members share its one position."""
-        claimed: list[tuple[int, str]] = []
+        taken = _Taken([])
         if limit >= 1:
             take = partial(self._claim, topic, group, limit)
             peek = partial(self._anything_new, topic, group)
-            claimed = await self._long_poll(topic, timeout_s, take, peek, abandoned)
-        first = claimed[0][0] if claimed else 0
-        return _Claim(self, topic, group, first, [body for _seq, body in claimed])
+            taken = await self._long_poll(topic, timeout_s, take, peek, abandoned)
+        first = taken.rows[0][0] if taken.rows else 0
+        return _Claim(self, topic, group, first, [body for _seq, body in taken.rows], taken.claim_id)
 
     async def read(self, topic: str, after: int, limit: int, timeout_s: float) -> list[tuple[int, str]]:
         """A plain read: no group, no write; every poll is the read itself."""
@@ -247,10 +293,10 @@ class EmbeddedEngine:
         self,
         topic: str,
         timeout_s: float,
-        take: Callable[[], list[T]],
+        take: Callable[[], S],
         peek: Callable[[], bool] | None,
         abandoned: asyncio.Event | None = None,
-    ) -> list[T]:
+    ) -> S:
         """``take`` now; when it finds nothing, again on a publish here or when ``peek`` (polled
         every ``poll_s``; None: ``take`` itself) sees one by another instance, until the timeout
         or until ``abandoned`` is set (then nothing more is taken)."""
@@ -261,12 +307,12 @@ class EmbeddedEngine:
         while not taken and not self._closing:
             remaining = deadline - loop.time()
             if remaining <= 0 or (abandoned is not None and abandoned.is_set()):
-                return []
+                return taken  # empty
             await until_set(wake, abandoned, min(remaining, self.poll_s))
             woken = wake.is_set()
             wake = self._wakeups.event(topic)  # taken before looking, so no publish slips between
             if abandoned is not None and abandoned.is_set():
-                return []
+                return taken  # empty
             if woken or peek is None or await run_sync(peek):
                 taken = await run_sync(take)
         return taken
@@ -279,29 +325,67 @@ class EmbeddedEngine:
                 raise EngineUnavailable(f"no stream for topic {topic!r}")
             return streams.after(stream_id, after, limit)
 
-    def _claim(self, topic: str, group: str, limit: int) -> list[tuple[int, str]]:
-        def work(streams: StreamRepository) -> list[tuple[int, str]]:
+    def _claim(self, topic: str, group: str, limit: int) -> _Taken:
+        def work(streams: StreamRepository) -> _Taken:
             stream_id = streams.stream_id(topic)
             if stream_id is None:
                 raise EngineUnavailable(f"no stream for topic {topic!r}")
             position = streams.lock_position(stream_id, group)
             rows = streams.after(stream_id, position, limit)
-            if rows:
-                streams.move(stream_id, group, rows[-1][0])
-            return rows
+            if not rows:
+                return _Taken(rows)
+            streams.move(stream_id, group, rows[-1][0])
+            until_ms = now_ms() + self.claim_lease_ms
+            return _Taken(rows, streams.record_claim(stream_id, group, rows[0][0], self.instance, until_ms))
 
         return self._write(work)
 
-    def give_back(self, topic: str, group: str, first_seq: int) -> None:
+    def forget_claim(self, claim_id: int) -> None:
+        """An answered claim: not made durable on its own, since a claim that comes back after a
+        power cut is only given back again (a duplicate)."""
+        with self.db.write(durable=False) as session:
+            StreamRepository(session).forget_claim(claim_id)
+
+    def give_back(self, topic: str, group: str, first_seq: int, claim_id: int | None = None) -> None:
         """Move the group's position back to just before ``first_seq`` (a released claim)."""
 
         def work(streams: StreamRepository) -> None:
             stream_id = streams.stream_id(topic)
             if stream_id is not None:  # a dropped stream has nothing to give back
                 streams.move_back(stream_id, group, first_seq - 1)
+            if claim_id is not None:
+                streams.forget_claim(claim_id)
 
         self._write(work)
         self._wakeups.wake(topic)  # a member waiting on this instance takes them at once
+
+    def give_back_lapsed(self) -> int:
+        """Give back claims past their lease, and those an earlier run of this instance left
+        (recorded before it started); how many."""
+        own_before_ms = self._started_ms + self.claim_lease_ms  # leases of claims made before start
+
+        def work(streams: StreamRepository) -> int:
+            lapsed = streams.lapsed_claims(now_ms(), self.instance, own_before_ms, REAP_SCAN)
+            for claim_id, stream_id, group, first_seq in lapsed:
+                streams.move_back(stream_id, group, first_seq - 1)
+                streams.forget_claim(claim_id)
+            return len(lapsed)
+
+        given = self._write(work)
+        if given:
+            log.warning("gave back %d claimed answers that were never written (a router stopped)", given)
+            self._wakeups.wake_all()
+        return given
+
+    async def _reap_forever(self) -> None:
+        period = min(max(self.claim_lease_ms / 4000, 0.5), 10.0)
+        while True:
+            await asyncio.sleep(period)
+            try:
+                while await run_sync(self.give_back_lapsed) == REAP_SCAN:
+                    pass
+            except Exception:  # a database hiccup: the next round tries again
+                log.exception("giving back lapsed claims failed")
 
     def _anything_new(self, topic: str, group: str) -> bool:
         """A cheap read: has the stream a message past the group's position?"""

@@ -14,7 +14,7 @@ import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
-from ..tables import group_positions, messages, streams
+from ..tables import claims, group_positions, messages, streams
 
 
 class StreamRepository:
@@ -47,6 +47,7 @@ class StreamRepository:
             return
         self.session.execute(sa.delete(messages).where(messages.c.stream_id == stream_id))
         self.session.execute(sa.delete(group_positions).where(group_positions.c.stream_id == stream_id))
+        self.session.execute(sa.delete(claims).where(claims.c.stream_id == stream_id))
         self.session.execute(sa.delete(streams).where(streams.c.id == stream_id))
 
     def reserve(self, topic: str, count: int) -> tuple[int, int] | None:
@@ -100,6 +101,40 @@ class StreamRepository:
             )
             .values(position=position)
         )
+
+    # -- claims whose answer is being written ------------------------------------------------
+
+    def record_claim(self, stream_id: int, group: str, first_seq: int, holder: str, until_ms: int) -> int:
+        row = self.session.execute(
+            sa.insert(claims)
+            .values(
+                stream_id=stream_id, group_name=group, first_seq=first_seq, holder=holder, until_ms=until_ms
+            )
+            .returning(claims.c.id)
+        ).one()
+        return int(row[0])
+
+    def forget_claim(self, claim_id: int) -> None:
+        self.session.execute(sa.delete(claims).where(claims.c.id == claim_id))
+
+    def lapsed_claims(
+        self, now_ms: int, holder: str, holder_before_ms: int, limit: int
+    ) -> list[tuple[int, int, str, int]]:
+        """(id, stream id, group, first sequence) of claims past their lease, and of ``holder``'s
+        whose lease ends before ``holder_before_ms`` (made by an earlier run of that instance,
+        which is answering none of them)."""
+        earlier_run = sa.and_(claims.c.holder == holder, claims.c.until_ms < holder_before_ms)
+        lapsed = sa.or_(claims.c.until_ms < now_ms, earlier_run)
+        query = (
+            sa.select(claims.c.id, claims.c.stream_id, claims.c.group_name, claims.c.first_seq)
+            .where(lapsed)
+            .order_by(claims.c.id)
+            .limit(limit)
+        )
+        return [
+            (int(i), int(stream), str(group), int(first))
+            for i, stream, group, first in self.session.execute(query)
+        ]
 
     def after(self, stream_id: int, position: int, limit: int) -> list[tuple[int, str]]:
         """(sequence, body) of up to ``limit`` messages after ``position``, oldest first."""

@@ -3,7 +3,8 @@
 In order: request id and the service's response headers (on every response, 401s and
 unexpected failures included), Basic authentication for routes that are not public, the NUL
 guard on path and query (400), the body limit (413, announced or streamed), then the service;
-around all of it the metrics, the access log and the last-resort 500.
+around all of it the metrics, the access log and the last-resort answer: 503 when the database
+could not serve (store.db.unavailable), else 500.
 
 One layer rather than four because each layer costs a coroutine frame, a scope check and a
 header parse per request, and on a hot GET those added up to a tenth of the request's CPU. The
@@ -24,8 +25,17 @@ from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ...access.directory import AccessDirectory
+from ...store.db import unavailable
 from ..auth import parse_basic
-from ..errors import ApiError, BadRequest, Forbidden, InternalError, PayloadTooLarge, Unauthorized
+from ..errors import (
+    ApiError,
+    BadRequest,
+    Forbidden,
+    InternalError,
+    PayloadTooLarge,
+    ServiceUnavailable,
+    Unauthorized,
+)
 from ..metrics import Metrics
 from ..permissions import AUTHENTICATED, Permission
 from ..requestid import REQUEST_ID_HEADER, usable_or_new
@@ -101,15 +111,24 @@ class KernelMiddleware:
                 await self.renderer(Request(scope), refusal)(scope, receive, send_with_headers)
             else:
                 await self._bounded(scope, receive, send_with_headers, request_headers, limit)
-        except Exception:
-            error_logger.exception(
-                "unhandled error in %s %s [%s]", scope["method"], scope["path"], request_id
-            )
+        except Exception as error:
+            failure = self._failure(scope, request_id, error)
             if not response_started:
-                response = self.renderer(Request(scope), InternalError("Internal server error"))
-                await response(scope, receive, send_with_headers)
+                await self.renderer(Request(scope), failure)(scope, receive, send_with_headers)
         finally:
             self._record(scope, request_id, status, time.perf_counter() - started)
+
+    @staticmethod
+    def _failure(scope: Scope, request_id: str, error: Exception) -> ApiError:
+        """The answer to an exception nothing else handled: 503 when the database could not serve
+        (a client may try again once it is back; no traceback, the cause is outside), else 500."""
+        if unavailable(error):
+            error_logger.warning(
+                "database unavailable in %s %s [%s]: %s", scope["method"], scope["path"], request_id, error
+            )
+            return ServiceUnavailable("The database is unavailable; try again later")
+        error_logger.exception("unhandled error in %s %s [%s]", scope["method"], scope["path"], request_id)
+        return InternalError("Internal server error")
 
     def _request_headers(self, scope: Scope) -> dict[bytes, str]:
         """The first value of each header the kernel reads (names arrive lower-cased)."""
