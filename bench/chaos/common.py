@@ -31,7 +31,15 @@ ADMIN = ("admin", "admin")
 ADMIN_HEADERS = {"Authorization": "Basic " + base64.b64encode(b"admin:admin").decode()}
 
 
+PORTS_ENV = "NETPLATFORM_CHAOS_PORTS"
+_GIVEN_PORTS = [int(port) for port in os.environ.get(PORTS_ENV, "").split(",") if port.strip().isdigit()]
+"""Ports handed to the script (tests/chaos: taken from the test run's own block, so no parallel
+test binds them meanwhile); once they are used up, ports the OS picks."""
+
+
 def free_port() -> int:
+    if _GIVEN_PORTS:
+        return _GIVEN_PORTS.pop(0)
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])

@@ -16,16 +16,20 @@ from pathlib import Path
 
 import pytest
 
+from ..support.servers import free_port
+
 ROOT = Path(__file__).resolve().parents[2]
 CHAOS = ROOT / "bench" / "chaos"
 NATS_URL_ENV = "NETPLATFORM_TEST_NATS_URL"
+PORTS_PER_SCRIPT = 40  # more than any script binds (every service, a private PostgreSQL, receivers)
 
 pytestmark = pytest.mark.slow
 
 
 def run_script(script: str, *args: str, timeout: float = 240) -> dict[str, str]:
     """Run a crash loop for two short cycles; its one-line summary as a dict."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    ports = ",".join(str(free_port()) for _ in range(PORTS_PER_SCRIPT))
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "NETPLATFORM_CHAOS_PORTS": ports}
     done = subprocess.run(
         [sys.executable, str(CHAOS / script), "--cycles", "2", "--load-s", "0.6", *args],
         cwd=CHAOS,
