@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -81,6 +82,12 @@ class DeliveryEngine:
         self.lease_ms = int(settings.delivery_lease_s * 1000)
         self.scratch_dir = Path(settings.data_dir) / "distribution-scratch"
         self._doorbell = Doorbell()
+        # The queues this process's workers hold, and whether a claim may have been committed
+        # although its worker saw it fail (the connection died after COMMIT was sent): such a
+        # claim is this node's and no worker's, and would keep its queue until the lease ran out.
+        self._claim_lock = threading.Lock()
+        self._draining: set[int] = set()
+        self._claims_uncertain = False
         self._stopping = False
         self._workers: list[asyncio.Task[None]] = []
         self._sender: Sender | None = None
@@ -123,6 +130,7 @@ class DeliveryEngine:
                 sub_id = await anyio.to_thread.run_sync(self._claim)
             except Exception:
                 log.exception("claiming a delivery queue failed")
+                self._claims_uncertain = True
                 sub_id = None
             if sub_id is None:
                 await self._doorbell.wait(self.settings.delivery_poll_s)
@@ -150,6 +158,8 @@ class DeliveryEngine:
         finally:
             keeper.cancel()
             await self._free(sub_id, retry_at_ms)
+            with self._claim_lock:
+                self._draining.discard(sub_id)
 
     async def _free(self, sub_id: int, retry_at_ms: int | None) -> None:
         """Release the claim; while the database cannot take it (down, restarting), try again, so
@@ -245,11 +255,27 @@ class DeliveryEngine:
     # --- database steps (run in worker threads) --------------------------------------------
 
     def _claim(self) -> int | None:
+        """Claim a due queue for this worker (first freeing what a failed claim may have left)."""
+        if self._claims_uncertain:
+            self._release_orphans()
         with self.db.read() as session:
             if not queue.any_queue_due(session, self.node, now_ms()):
                 return None
-        with self.db.write(durable=False) as session:  # a claim is a lease: a restart frees it anyway
-            return queue.claim_next_queue(session, self.node, now_ms(), self.lease_ms)
+        with self._claim_lock:  # a claim is registered before an orphan release can see it
+            with self.db.write(durable=False) as session:  # a lease: a restart frees it anyway
+                claimed = queue.claim_next_queue(session, self.node, now_ms(), self.lease_ms)
+            if claimed is not None:
+                self._draining.add(claimed)
+            return claimed
+
+    def _release_orphans(self) -> None:
+        """Free this node's claims that no worker here drains (raises while the database is down)."""
+        with self._claim_lock:
+            with self.db.write(durable=False) as session:
+                freed = queue.release_claims_except(session, self.node, self._draining)
+            self._claims_uncertain = False
+        if freed:
+            log.info("released %d delivery claims no worker held (a claim that failed had committed)", freed)
 
     def _extend(self, sub_id: int) -> bool:
         with self.db.write(durable=False) as session:

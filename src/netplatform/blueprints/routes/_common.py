@@ -12,7 +12,7 @@ from ...web.bodies import TextBody
 from ...web.errors import BadRequest, UnsupportedMediaType
 from ...web.media import parse_media_type
 from ...web.text import NO_NUL_PATTERN
-from ..formats import SUPPORTED, FormattedText
+from ..formats import JSON, SUPPORTED, FormattedText
 from ..names import MAX_NAME_LENGTH, NAME_DESCRIPTION, NAME_PATTERN
 
 Name = Annotated[
@@ -67,8 +67,9 @@ def any_case(*words: str) -> dict[str, Any]:
 
 
 def text_responses(description: str) -> dict[int | str, dict[str, Any]]:
-    """The 200 of a route that answers stored text in the format asked for."""
-    content = {media: {"schema": {"type": "string"}} for media in SUPPORTED}
+    """The 200 of a route that answers stored text in the format asked for: as JSON, the stored
+    document itself (any JSON value); as text or XML, a string."""
+    content = {media: {"schema": {} if media == JSON else {"type": "string"}} for media in SUPPORTED}
     return {200: {"description": description, "content": content}}
 
 

@@ -26,7 +26,7 @@ ORM's execution path and building and keying each statement cost more than SQLit
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -344,6 +344,14 @@ def release_claim(session: Session, sub_id: int, node: str, *, retry_at_ms: int 
     session.connection().execute(
         sa.update(queues).where(_queue_of(sub_id, node), queues.c.claimed_by == node).values(**values)
     )
+
+
+def release_claims_except(session: Session, claimer: str, kept: Collection[int]) -> int:
+    """Free every queue held by ``claimer`` but those of ``kept`` (the sub ids its workers drain)."""
+    held = queues.c.claimed_by == claimer
+    condition = held if not kept else sa.and_(held, queues.c.sub_id.not_in(list(kept)))
+    result = _run(session, sa.update(queues).where(condition).values(claimed_by=None, claimed_until_ms=None))
+    return int(result.rowcount)
 
 
 def release_all_claims(session: Session, claimer: str) -> int:
