@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import CursorResult, delete, insert, select, update
+from sqlalchemy import CursorResult, bindparam, delete, insert, select, update
 from sqlalchemy.orm import Session
 
 from ..tables import executions as _executions
@@ -37,13 +37,18 @@ class ExecutionRecord:
     updated_date: datetime
 
 
+# Built once: compiled once, not rebuilt (and their cache key worked out) on every run.
+_INSERT = insert(_executions).returning(_executions.c.id)
+_FINISH = update(_executions).where(_executions.c.id == bindparam("execution_id"))
+
+
 def insert_execution(session: Session, values: dict[str, Any]) -> int:
-    result = session.execute(insert(_executions).values(**values).returning(_executions.c.id))
-    return int(result.scalar_one())
+    return int(session.execute(_INSERT, values).scalar_one())
 
 
 def finish_execution(session: Session, execution_id: int, values: dict[str, Any]) -> None:
-    session.execute(update(_executions).where(_executions.c.id == execution_id).values(**values))
+    """``values`` (the columns the update sets) must not name ``execution_id``."""
+    session.execute(_FINISH, {**values, "execution_id": execution_id})
 
 
 def executions_of(session: Session, request_id: str, sub_request_id: str) -> list[ExecutionRecord]:
