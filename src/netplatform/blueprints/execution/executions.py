@@ -1,8 +1,10 @@
 """Executions: a request read, its blueprint and workflow found, the run audited, the answer built.
 
-Sync runs answer when the workflow is done. Async runs are recorded ``In Progress`` and
-answered ``processing`` at once; a worker of this instance runs them and completes the record
-(a run the instance did not finish, because it stopped, is failed at its next start).
+Sync runs answer when the workflow is done, and their record is written then, finished (one
+write transaction, not two: nothing needs to see a sync run in progress, its caller is waiting).
+Async runs are recorded ``In Progress`` and answered ``processing`` at once; a worker of this
+instance runs them and completes the record (a run the instance did not finish, because it
+stopped, is failed at its next start).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
+from ...clock import utc_now
 from ...web.errors import ApiError
 from ..blueprint_models import BlueprintModels
 from ..repository.executions import FAILED
@@ -57,33 +60,44 @@ class Executions:
             columns = self._run_columns(request, loaded.model_id)
             self.audit.start(columns, request.payload, frozenset(), status=FAILED, error=failure.message)
             return Answer(500, output(request.echo, 500, request.payload, failure.message))
-        execution_id = self.audit.start(
-            self._run_columns(request, loaded.model_id), request.payload, protected
-        )
+        columns = self._run_columns(request, loaded.model_id)
         if request.mode == ASYNC:
-            self.background.submit(self._run, request, loaded, execution_id, protected)
+            execution_id = self.audit.start(columns, request.payload, protected)
+            self.background.submit(self._run_async, request, loaded, execution_id, protected)
             return Answer(200, output(request.echo, 202, request.payload))
-        return self._run(request, loaded, execution_id, protected)
+        started = utc_now()
+        answer, outcome = self._run(request, loaded)
+        try:
+            self.audit.finished(columns, request.payload, started, outcome, protected)
+        except Exception:
+            log.exception("the audit record of execution %s/%s could not be written", *_ids(request))
+        return answer
+
+    def _run_async(
+        self, request: ExecutionRequest, loaded: LoadedBlueprint, execution_id: int, protected: frozenset[str]
+    ) -> None:
+        _answer, outcome = self._run(request, loaded)
+        try:
+            self.audit.finish(execution_id, *outcome, protected)
+        except Exception:
+            log.exception("the audit record of execution %s could not be completed", execution_id)
 
     def _run(
-        self, request: ExecutionRequest, loaded: LoadedBlueprint, execution_id: int, protected: frozenset[str]
-    ) -> Answer:
+        self, request: ExecutionRequest, loaded: LoadedBlueprint
+    ) -> tuple[Answer, tuple[bool, dict[str, Any], str | None]]:
+        """The run's answer, and its outcome for the audit (failed, output, error)."""
         run = RunInfo(request.request_id, request.sub_request_id, request.originator_id, request.action_name)
         try:
             result = self.engine.run(loaded, request.action_name, request.request_block, run)
             errors = result.errors
             payload = {f"{request.action_name}-response": result.outputs}
         except Exception:  # a bug must still complete the record and answer in the output's shape
-            log.exception("execution %s/%s failed unexpectedly", request.request_id, request.sub_request_id)
+            log.exception("execution %s/%s failed unexpectedly", *_ids(request))
             errors, payload = ["internal error while running the workflow"], {}
         error = ", ".join(errors) if errors else None
         status = 500 if errors else 200
         body = output(request.echo, status, payload, error)
-        try:
-            self.audit.finish(execution_id, bool(errors), body, error, protected)
-        except Exception:
-            log.exception("the audit record of execution %s could not be completed", execution_id)
-        return Answer(status, body)
+        return Answer(status, body), (bool(errors), body, error)
 
     def _load(self, request: ExecutionRequest) -> LoadedBlueprint:
         record = self.models.by_name(request.blueprint_name, request.blueprint_version)
@@ -107,6 +121,10 @@ class Executions:
             "workflow_name": request.action_name,
             "request_mode": request.mode,
         }
+
+
+def _ids(request: ExecutionRequest) -> tuple[str, str]:
+    return request.request_id, request.sub_request_id
 
 
 def _protected(metadata: dict[str, Any] | None) -> bool:
