@@ -10,13 +10,18 @@ from __future__ import annotations
 import json
 import threading
 import time
+from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
+from sqlalchemy.orm import Session
+
 from ...clock import utc_now, wire_time
 from ...store.db import Database
+from ...store.retry import write_with_retry
 from ..repository import executions as stored
 from ..repository.executions import COMPLETED, FAILED, IN_PROGRESS, ExecutionRecord
+from .engine import Write
 
 REDACTED = "****REDACTED****"
 _PURGE_EVERY_S = 60.0
@@ -78,17 +83,24 @@ class ExecutionAudit:
         started: datetime,
         outcome: tuple[bool, dict[str, Any], str | None],
         protected: frozenset[str],
+        writes: Sequence[Write] = (),
     ) -> int:
         """The record of a sync run, written once when it has ended (``outcome``: failed, output,
         error): the same columns ``start`` then ``finish`` leave, in one transaction instead of
-        two. Nothing sees a sync run in progress: its caller waits for the answer, and a run
-        whose process dies leaves no record (its caller sees the connection drop)."""
+        two, with the run's deferred ``writes`` first (the whole run again if it lost a race).
+        Nothing sees a sync run in progress: its caller waits for the answer, and a run whose
+        process dies leaves no record (its caller sees the connection drop)."""
         self._purge_now_and_then()
         failed, output, error = outcome
         values = self._started(run, request_payload, protected, started)
         values.update(self._ended(failed, output, error, protected))
-        with self.db.write() as session:
+
+        def work(session: Session) -> int:
+            for write in writes:
+                write(session)
             return stored.insert_execution(session, values)
+
+        return write_with_retry(self.db, work)
 
     def _started(
         self, run: dict[str, Any], request_payload: Any, protected: frozenset[str], now: datetime

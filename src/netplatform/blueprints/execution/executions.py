@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from ...clock import utc_now
@@ -19,7 +20,7 @@ from ...web.errors import ApiError
 from ..blueprint_models import BlueprintModels
 from ..repository.executions import FAILED
 from .audit import ExecutionAudit
-from .engine import Engine, RunInfo, WorkflowNotFound, workflow_of
+from .engine import Engine, RunInfo, WorkflowNotFound, Write, workflow_of
 from .loaded import LoadedBlueprint, LoadedCache
 from .wire import ASYNC, ExecutionRequest, output
 
@@ -47,7 +48,7 @@ class Executions:
         """Run the request's workflow (sync) or start it (async)."""
         try:
             loaded = self._load(request)
-            workflow_of(loaded, request.action_name)
+            steps = workflow_of(loaded, request.action_name).steps or {}
         except (ApiError, WorkflowNotFound) as failure:
             message = failure.message if isinstance(failure, ApiError) else str(failure)
             status = failure.status if isinstance(failure, ApiError) else 404
@@ -65,28 +66,46 @@ class Executions:
             execution_id = self.audit.start(columns, request.payload, protected)
             self.background.submit(self._run_async, request, loaded, execution_id, protected)
             return Answer(200, output(request.echo, 202, request.payload))
+        # A one-step sync run commits what its step stores with its record, in one transaction.
+        # With more steps a later one may read what an earlier one stored: each step writes at once.
+        deferred: list[Write] | None = [] if len(steps) == 1 else None
         started = utc_now()
-        answer, outcome = self._run(request, loaded)
+        answer, outcome = self._run(request, loaded, deferred)
         try:
-            self.audit.finished(columns, request.payload, started, outcome, protected)
+            self.audit.finished(columns, request.payload, started, outcome, protected, deferred or ())
         except Exception:
             log.exception("the audit record of execution %s/%s could not be written", *_ids(request))
+            if deferred:  # the results were not stored either: the run did not happen
+                return self._unstored(request, columns, started, protected)
         return answer
+
+    def _unstored(
+        self, request: ExecutionRequest, columns: dict[str, Any], started: datetime, protected: frozenset[str]
+    ) -> Answer:
+        message = "the results of the run could not be stored"
+        body = output(request.echo, 500, {}, message)
+        try:
+            self.audit.finished(columns, request.payload, started, (True, body, message), protected)
+        except Exception:
+            log.exception("the audit record of execution %s/%s could not be written", *_ids(request))
+        return Answer(500, body)
 
     def _run_async(
         self, request: ExecutionRequest, loaded: LoadedBlueprint, execution_id: int, protected: frozenset[str]
     ) -> None:
-        _answer, outcome = self._run(request, loaded)
+        _answer, outcome = self._run(request, loaded, None)
         try:
             self.audit.finish(execution_id, *outcome, protected)
         except Exception:
             log.exception("the audit record of execution %s could not be completed", execution_id)
 
     def _run(
-        self, request: ExecutionRequest, loaded: LoadedBlueprint
+        self, request: ExecutionRequest, loaded: LoadedBlueprint, deferred: list[Write] | None
     ) -> tuple[Answer, tuple[bool, dict[str, Any], str | None]]:
-        """The run's answer, and its outcome for the audit (failed, output, error)."""
-        run = RunInfo(request.request_id, request.sub_request_id, request.originator_id, request.action_name)
+        """The run's answer, and its outcome for the audit (failed, output, error). ``deferred``
+        (not None) collects the writes of its successful steps instead of running them."""
+        ids = (request.request_id, request.sub_request_id, request.originator_id)
+        run = RunInfo(*ids, request.action_name, deferred)
         try:
             result = self.engine.run(loaded, request.action_name, request.request_block, run)
             errors = result.errors
