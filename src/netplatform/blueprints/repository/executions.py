@@ -1,4 +1,5 @@
-"""The audit of workflow executions: one row per run, written before it runs, completed after."""
+"""The audit of workflow executions: one row per run (an async run's written before it runs and
+completed after, a sync run's written when it has ended)."""
 
 from __future__ import annotations
 
@@ -61,7 +62,8 @@ def executions_of(session: Session, request_id: str, sub_request_id: str) -> lis
 
 
 def recent_executions(session: Session, limit: int, offset: int = 0) -> list[ExecutionRecord]:
-    """Newest first: ids grow with the start of each run."""
+    """Newest first: ids grow with the order records are written (an async run's when it is
+    accepted, a sync run's when it has ended)."""
     statement = select(_executions).order_by(_executions.c.id.desc()).limit(limit).offset(offset)
     return [ExecutionRecord(**row._mapping) for row in session.execute(statement)]
 
