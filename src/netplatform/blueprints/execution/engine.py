@@ -55,7 +55,7 @@ class RunInfo:
     sub_request_id: str
     originator_id: str
     action_name: str
-    deferred: list[Write] | None = None
+    deferred: list[Write] | None = field(default=None, compare=False, hash=False)
 
 
 @dataclass
