@@ -80,6 +80,28 @@ def test_sync_failures_are_audited_as_failed(client: httpx.Client) -> None:
     assert audit_of(client, unknown)[0]["status"] == "Failed"
 
 
+def test_a_sync_run_is_recorded_once_it_has_ended_masked(client: httpx.Client) -> None:
+    """A sync run's record is written when it ends (no In Progress row first): the same record
+    the async path leaves, with the start taken before the run."""
+    save(client, secret_cba())
+    request = execution("secret", "login", {"login-properties": {"user": "u2", "password": "hidden"}})
+    body = run(client, request)
+    (record,) = audit_of(client, request)
+    assert record["status"] == "Completed"
+    assert record["requestMode"] == "sync"
+    assert record["errorMessage"] is None
+    assert record["startDate"] <= record["endDate"] == record["updatedDate"]
+    assert "hidden" not in record["workflowTaskContent"] + record["workflowResponseContent"]
+    output = json.loads(record["workflowResponseContent"])
+    assert output["payload"]["login-response"]["map"]["login"]["password"] == "****REDACTED****"
+    assert output["payload"]["login-response"]["map"]["login"]["user"] == "u2"
+    assert output["status"] == body["status"]
+    again = run(client, request)  # the same ids again: a second record, after the first
+    first, second = audit_of(client, request)
+    assert first["id"] == record["id"] < second["id"]
+    assert again["status"]["code"] == 200
+
+
 def test_who_may_execute(
     service: RunningService, client: httpx.Client, start_service: ServiceStarter
 ) -> None:

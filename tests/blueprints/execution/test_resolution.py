@@ -346,3 +346,40 @@ def test_processor_db_reads_the_resolved_resource_store(client: httpx.Client) ->
     )
     body = run(client, execution("consumer", "assign", {"assign-properties": {"site": "site-a"}}))
     assert response(body)["params"]["c"] == "ip 10.0.0.1"
+
+
+def test_a_later_step_reads_what_an_earlier_step_of_the_run_stored(client: httpx.Client) -> None:
+    """A sync run of several steps stores each step's results when the step ends (only a one-step
+    run's are kept for its record's transaction): the second step reads the first one's value."""
+    source = {"type": "resolved-resource", "query": "mgmt-ip"}
+    source["input-key-mapping"] = {"artifact-name": "source-artifact", "resolution-key": "site"}
+    definitions = {
+        "mgmt-ip": {
+            "name": "mgmt-ip",
+            "property": {"type": "string"},
+            "sources": {"processor-db": {"type": "source-db", "properties": source}},
+        }
+    }
+    reader = [
+        assignment("source-artifact", "default", default="p"),
+        assignment("site"),
+        assignment("mgmt-ip", "processor-db", dependencies=["source-artifact", "site"]),
+    ]
+    steps = {"first": {"target": "store", "on_success": ["second"]}, "second": {"target": "read"}}
+    chained = cba(
+        "chained",
+        {"assign": workflow(steps, outputs={"params": {"get_attribute": ["read", "assignment-params"]}})},
+        {
+            "store": resolution_node({"p": None}, {"store-result": True, "resolution-key": "site-b"}),
+            "read": resolution_node({"c": "vtl"}),
+        },
+        {
+            "Templates/p-mapping.json": [assignment("mgmt-ip", "default", default="10.0.0.9")],
+            "Templates/c-mapping.json": reader,
+            "Templates/c-template.vtl": "ip $mgmt-ip",
+        },
+        definitions=definitions,
+    )
+    save(client, chained)
+    body = run(client, execution("chained", "assign", {"assign-properties": {"site": "site-b"}}))
+    assert response(body)["params"]["c"] == "ip 10.0.0.9"

@@ -1,21 +1,27 @@
-"""The audit of executions (reference execution.md 1.6): a record written before a run, completed
-after it with an explicit outcome (``Completed`` or ``Failed``, unlike the reference, which
-writes ``Completed`` for both). Values whose mapping or dictionary entry is marked
-``log-protect`` are masked before anything is written. Records older than the retention are
-deleted (at most once a minute, by whichever run comes along)."""
+"""The audit of executions (reference execution.md 1.6): a record written before an async run,
+completed after it (a sync run's is written once, when it has ended) with an explicit outcome
+(``Completed`` or ``Failed``, unlike the reference, which writes ``Completed`` for both). Values
+whose mapping or dictionary entry is marked ``log-protect`` are masked before anything is
+written. Records older than the retention are deleted (at most once a minute, by whichever run
+comes along)."""
 
 from __future__ import annotations
 
 import json
 import threading
 import time
+from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
+from sqlalchemy.orm import Session
+
 from ...clock import utc_now, wire_time
 from ...store.db import Database
+from ...store.retry import write_with_retry
 from ..repository import executions as stored
 from ..repository.executions import COMPLETED, FAILED, IN_PROGRESS, ExecutionRecord
+from .engine import Write
 
 REDACTED = "****REDACTED****"
 _PURGE_EVERY_S = 60.0
@@ -52,14 +58,8 @@ class ExecutionAudit:
         (``status`` Failed) is ended at once, with ``error`` saying why."""
         self._purge_now_and_then()
         now = utc_now()
-        values = {
-            **run,
-            "status": status,
-            "request_content": json.dumps(masked(request_payload, protected)),
-            "instance": self.instance,
-            "start_date": now,
-            "updated_date": now,
-        }
+        values = self._started(run, request_payload, protected, now)
+        values["status"] = status
         if status != IN_PROGRESS:
             values.update(error_message=error, end_date=now)
         with self.db.write() as session:
@@ -73,16 +73,58 @@ class ExecutionAudit:
         error: str | None,
         protected: frozenset[str],
     ) -> None:
+        with self.db.write() as session:
+            stored.finish_execution(session, execution_id, self._ended(failed, output, error, protected))
+
+    def finished(
+        self,
+        run: dict[str, Any],
+        request_payload: Any,
+        started: datetime,
+        outcome: tuple[bool, dict[str, Any], str | None],
+        protected: frozenset[str],
+        writes: Sequence[Write] = (),
+    ) -> int:
+        """The record of a sync run, written once when it has ended (``outcome``: failed, output,
+        error): the same columns ``start`` then ``finish`` leave, in one transaction instead of
+        two, with the run's deferred ``writes`` first (the whole run again if it lost a race).
+        Nothing sees a sync run in progress: its caller waits for the answer, and a run whose
+        process dies leaves no record (its caller sees the connection drop)."""
+        self._purge_now_and_then()
+        failed, output, error = outcome
+        values = self._started(run, request_payload, protected, started)
+        values.update(self._ended(failed, output, error, protected))
+
+        def work(session: Session) -> int:
+            for write in writes:
+                write(session)
+            return stored.insert_execution(session, values)
+
+        return write_with_retry(self.db, work)
+
+    def _started(
+        self, run: dict[str, Any], request_payload: Any, protected: frozenset[str], now: datetime
+    ) -> dict[str, Any]:
+        return {
+            **run,
+            "request_content": json.dumps(masked(request_payload, protected)),
+            "instance": self.instance,
+            "start_date": now,
+            "updated_date": now,
+        }
+
+    @staticmethod
+    def _ended(
+        failed: bool, output: dict[str, Any], error: str | None, protected: frozenset[str]
+    ) -> dict[str, Any]:
         now = utc_now()
-        values = {
+        return {
             "status": FAILED if failed else COMPLETED,
             "response_content": json.dumps(masked(output, protected)),
             "error_message": error,
             "end_date": now,
             "updated_date": now,
         }
-        with self.db.write() as session:
-            stored.finish_execution(session, execution_id, values)
 
     def records(self, request_id: str, sub_request_id: str) -> list[ExecutionRecord]:
         with self.db.read() as session:

@@ -19,6 +19,8 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from sqlalchemy.orm import Session
+
 from ...web.errors import ApiError
 from ..tosca import Implementation, NodeTemplate, Step, Workflow
 from .expressions import ExpressionFailed, Scope
@@ -40,14 +42,20 @@ class WorkflowNotFound(Exception):
     pass
 
 
+Write = Callable[[Session], Any]
+"""A unit of work a step defers: run later in the transaction that writes the run's record."""
+
+
 @dataclass(frozen=True)
 class RunInfo:
-    """Who asked for the run, what it runs."""
+    """Who asked for the run, what it runs. ``deferred`` (not None) collects the writes of the
+    run's successful steps, for the caller to commit with the run's record."""
 
     request_id: str
     sub_request_id: str
     originator_id: str
     action_name: str
+    deferred: list[Write] | None = field(default=None, compare=False, hash=False)
 
 
 @dataclass
@@ -59,6 +67,16 @@ class StepContext:
     scope: Scope
     run: RunInfo
     deadline: float
+    deferred: list[Write] | None = None
+
+    def write(self, work: Write, now: Callable[[Write], None]) -> None:
+        """``work`` deferred when the run collects its writes (``now`` runs it otherwise). Kept
+        per step: the writes of a step that timed out or failed are dropped, never committed."""
+        self.check_deadline()
+        if self.deferred is not None:
+            self.deferred.append(work)
+        else:
+            now(work)
 
     def properties(self) -> dict[str, Any]:
         """The ``<action>-properties`` object of the request (dynamic inputs of a resolution)."""
@@ -164,7 +182,9 @@ class Engine:
             inputs, timeout = _operation(blueprint, name, node, scope)
         except ExpressionFailed as failure:
             return [f"step({step_name}): {failure}"]
-        context = StepContext(blueprint, name, node, inputs, scope, run, time.monotonic() + timeout)
+        deadline = time.monotonic() + timeout
+        deferred: list[Write] | None = None if run.deferred is None else []
+        context = StepContext(blueprint, name, node, inputs, scope, run, deadline, deferred)
         future = self.pool.submit(component, context)
         try:
             attributes = future.result(timeout=timeout)
@@ -179,6 +199,8 @@ class Engine:
             log.exception("step %s of node template %s failed unexpectedly", step_name, name)
             return [f"step({step_name}): internal error"]
         scope.attributes[name] = attributes
+        if run.deferred is not None and deferred:
+            run.deferred.extend(deferred)
         return []
 
 

@@ -1,8 +1,10 @@
 """Executions: a request read, its blueprint and workflow found, the run audited, the answer built.
 
-Sync runs answer when the workflow is done. Async runs are recorded ``In Progress`` and
-answered ``processing`` at once; a worker of this instance runs them and completes the record
-(a run the instance did not finish, because it stopped, is failed at its next start).
+Sync runs answer when the workflow is done, and their record is written then, finished (one
+write transaction, not two: nothing needs to see a sync run in progress, its caller is waiting).
+Async runs are recorded ``In Progress`` and answered ``processing`` at once; a worker of this
+instance runs them and completes the record (a run the instance did not finish, because it
+stopped, is failed at its next start).
 """
 
 from __future__ import annotations
@@ -10,13 +12,15 @@ from __future__ import annotations
 import logging
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
+from ...clock import utc_now
 from ...web.errors import ApiError
 from ..blueprint_models import BlueprintModels
 from ..repository.executions import FAILED
 from .audit import ExecutionAudit
-from .engine import Engine, RunInfo, WorkflowNotFound, workflow_of
+from .engine import Engine, RunInfo, WorkflowNotFound, Write, workflow_of
 from .loaded import LoadedBlueprint, LoadedCache
 from .wire import ASYNC, ExecutionRequest, output
 
@@ -44,7 +48,7 @@ class Executions:
         """Run the request's workflow (sync) or start it (async)."""
         try:
             loaded = self._load(request)
-            workflow_of(loaded, request.action_name)
+            steps = workflow_of(loaded, request.action_name).steps or {}
         except (ApiError, WorkflowNotFound) as failure:
             message = failure.message if isinstance(failure, ApiError) else str(failure)
             status = failure.status if isinstance(failure, ApiError) else 404
@@ -57,33 +61,62 @@ class Executions:
             columns = self._run_columns(request, loaded.model_id)
             self.audit.start(columns, request.payload, frozenset(), status=FAILED, error=failure.message)
             return Answer(500, output(request.echo, 500, request.payload, failure.message))
-        execution_id = self.audit.start(
-            self._run_columns(request, loaded.model_id), request.payload, protected
-        )
+        columns = self._run_columns(request, loaded.model_id)
         if request.mode == ASYNC:
-            self.background.submit(self._run, request, loaded, execution_id, protected)
+            execution_id = self.audit.start(columns, request.payload, protected)
+            self.background.submit(self._run_async, request, loaded, execution_id, protected)
             return Answer(200, output(request.echo, 202, request.payload))
-        return self._run(request, loaded, execution_id, protected)
+        # A one-step sync run commits what its step stores with its record, in one transaction.
+        # With more steps a later one may read what an earlier one stored: each step writes at once.
+        deferred: list[Write] | None = [] if len(steps) == 1 else None
+        started = utc_now()
+        answer, outcome = self._run(request, loaded, deferred)
+        try:
+            self.audit.finished(columns, request.payload, started, outcome, protected, deferred or ())
+        except Exception:
+            log.exception("the audit record of execution %s/%s could not be written", *_ids(request))
+            if deferred:  # the results were not stored either: the run did not happen
+                return self._unstored(request, columns, started, protected)
+        return answer
+
+    def _unstored(
+        self, request: ExecutionRequest, columns: dict[str, Any], started: datetime, protected: frozenset[str]
+    ) -> Answer:
+        message = "the results of the run could not be stored"
+        body = output(request.echo, 500, {}, message)
+        try:
+            self.audit.finished(columns, request.payload, started, (True, body, message), protected)
+        except Exception:
+            log.exception("the audit record of execution %s/%s could not be written", *_ids(request))
+        return Answer(500, body)
+
+    def _run_async(
+        self, request: ExecutionRequest, loaded: LoadedBlueprint, execution_id: int, protected: frozenset[str]
+    ) -> None:
+        _answer, outcome = self._run(request, loaded, None)
+        try:
+            self.audit.finish(execution_id, *outcome, protected)
+        except Exception:
+            log.exception("the audit record of execution %s could not be completed", execution_id)
 
     def _run(
-        self, request: ExecutionRequest, loaded: LoadedBlueprint, execution_id: int, protected: frozenset[str]
-    ) -> Answer:
-        run = RunInfo(request.request_id, request.sub_request_id, request.originator_id, request.action_name)
+        self, request: ExecutionRequest, loaded: LoadedBlueprint, deferred: list[Write] | None
+    ) -> tuple[Answer, tuple[bool, dict[str, Any], str | None]]:
+        """The run's answer, and its outcome for the audit (failed, output, error). ``deferred``
+        (not None) collects the writes of its successful steps instead of running them."""
+        ids = (request.request_id, request.sub_request_id, request.originator_id)
+        run = RunInfo(*ids, request.action_name, deferred)
         try:
             result = self.engine.run(loaded, request.action_name, request.request_block, run)
             errors = result.errors
             payload = {f"{request.action_name}-response": result.outputs}
         except Exception:  # a bug must still complete the record and answer in the output's shape
-            log.exception("execution %s/%s failed unexpectedly", request.request_id, request.sub_request_id)
+            log.exception("execution %s/%s failed unexpectedly", *_ids(request))
             errors, payload = ["internal error while running the workflow"], {}
         error = ", ".join(errors) if errors else None
         status = 500 if errors else 200
         body = output(request.echo, status, payload, error)
-        try:
-            self.audit.finish(execution_id, bool(errors), body, error, protected)
-        except Exception:
-            log.exception("the audit record of execution %s could not be completed", execution_id)
-        return Answer(status, body)
+        return Answer(status, body), (bool(errors), body, error)
 
     def _load(self, request: ExecutionRequest) -> LoadedBlueprint:
         record = self.models.by_name(request.blueprint_name, request.blueprint_version)
@@ -107,6 +140,10 @@ class Executions:
             "workflow_name": request.action_name,
             "request_mode": request.mode,
         }
+
+
+def _ids(request: ExecutionRequest) -> tuple[str, str]:
+    return request.request_id, request.sub_request_id
 
 
 def _protected(metadata: dict[str, Any] | None) -> bool:

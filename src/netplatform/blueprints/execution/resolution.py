@@ -21,7 +21,7 @@ from ..repository.resolved_resources import ResourceRecord
 from ..repository.resolved_templates import TemplateRecord
 from ..tosca import ResourceAssignment
 from .engine import StepContext, StepFailed
-from .results import ResolutionResults
+from .results import ResolutionResults, saving
 from .sources import Resolved, SourceFailed, Sources
 from .velocity import TemplateFailed, VelocityTemplate
 
@@ -151,7 +151,6 @@ class ResourceResolution:
         if errors:
             raise StepFailed(*errors, attributes={**attributes, "status": FAILURE})
         if request.store:
-            context.check_deadline()
             self._store(context, request, outcomes)
         return {**attributes, "status": SUCCESS}
 
@@ -237,7 +236,7 @@ class ResourceResolution:
                 cleared.append(outcome.template.key)
                 kept.append(outcome.template)
                 values.extend(outcome.records)
-        self.results.save(cleared if request.force else [], kept, values)
+        context.write(saving(cleared if request.force else [], kept, values), self.results.run)
 
 
 def _attributes(outcomes: dict[int, dict[str, _Outcome]], nested: bool) -> dict[str, Any]:

@@ -1,10 +1,11 @@
 """What resolution reads from and writes to the catalog's resolved template and resource stores
 (the rows ``GET /api/v1/template`` and ``GET /api/v1/resources`` read). Each method is one
-transaction."""
+transaction; ``saving`` gives the store as work for a transaction that also writes a sync run's
+audit record."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from sqlalchemy.orm import Session
@@ -24,6 +25,23 @@ class Deleted:
     resources: int
 
 
+def saving(
+    cleared: Sequence[ResolutionKey], kept: Sequence[TemplateRecord], values: Sequence[ResourceRecord]
+) -> Callable[[Session], None]:
+    """The work that replaces what ``cleared`` held (every occurrence listed) by the new
+    templates and values, for a transaction of the caller's (it may be run again, whole)."""
+
+    def work(session: Session) -> None:
+        for key in cleared:
+            templates.delete_templates(session, key, [key.occurrence])
+            resources.delete_resources_of_key(session, key, [key.occurrence])
+        for record in kept:
+            templates.replace_template(session, record)
+        resources.store_resources(session, values)
+
+    return work
+
+
 class ResolutionResults:
     def __init__(self, db: Database) -> None:
         self.db = db
@@ -40,15 +58,10 @@ class ResolutionResults:
         values: Sequence[ResourceRecord],
     ) -> None:
         """Replace what ``cleared`` held (every occurrence listed) by the new templates and values."""
+        self.run(saving(cleared, kept, values))
 
-        def work(session: Session) -> None:
-            for key in cleared:
-                templates.delete_templates(session, key, [key.occurrence])
-                resources.delete_resources_of_key(session, key, [key.occurrence])
-            for record in kept:
-                templates.replace_template(session, record)
-            resources.store_resources(session, values)
-
+    def run(self, work: Callable[[Session], None]) -> None:
+        """``work`` in a transaction of its own (run again if it lost a race)."""
         write_with_retry(self.db, work)
 
     def occurrences(self, key: ResolutionKey) -> list[int]:

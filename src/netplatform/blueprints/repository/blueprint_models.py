@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import ColumnElement, Row, Select, delete, func, insert, select, update
+from sqlalchemy import ColumnElement, Row, Select, bindparam, delete, func, insert, select, update
 from sqlalchemy.orm import Session
 
 from ..keywords import keywords_of, normalized_keyword
@@ -72,9 +72,17 @@ def find_model(session: Session, model_id: str) -> ModelRecord | None:
     return found[0] if found else None
 
 
+_BY_NAME = (
+    _select_models()
+    .where(_models.c.artifact_name == bindparam("name"), _models.c.artifact_version == bindparam("version"))
+    .order_by(_models.c.created_date, _models.c.id)
+)
+"""Built once (every execution looks its model up): compiled once, not rebuilt per call."""
+
+
 def find_model_by_name(session: Session, name: str, version: str) -> ModelRecord | None:
-    found = _models_where(session, _models.c.artifact_name == name, _models.c.artifact_version == version)
-    return found[0] if found else None
+    row = session.execute(_BY_NAME, {"name": name, "version": version}).first()
+    return None if row is None else _model_record(row)
 
 
 def all_models(session: Session) -> list[ModelRecord]:

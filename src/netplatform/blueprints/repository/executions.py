@@ -1,4 +1,5 @@
-"""The audit of workflow executions: one row per run, written before it runs, completed after."""
+"""The audit of workflow executions: one row per run (an async run's written before it runs and
+completed after, a sync run's written when it has ended)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import CursorResult, delete, insert, select, update
+from sqlalchemy import CursorResult, bindparam, delete, insert, select, update
 from sqlalchemy.orm import Session
 
 from ..tables import executions as _executions
@@ -37,13 +38,18 @@ class ExecutionRecord:
     updated_date: datetime
 
 
+# Built once: compiled once, not rebuilt (and their cache key worked out) on every run.
+_INSERT = insert(_executions).returning(_executions.c.id)
+_FINISH = update(_executions).where(_executions.c.id == bindparam("execution_id"))
+
+
 def insert_execution(session: Session, values: dict[str, Any]) -> int:
-    result = session.execute(insert(_executions).values(**values).returning(_executions.c.id))
-    return int(result.scalar_one())
+    return int(session.execute(_INSERT, values).scalar_one())
 
 
 def finish_execution(session: Session, execution_id: int, values: dict[str, Any]) -> None:
-    session.execute(update(_executions).where(_executions.c.id == execution_id).values(**values))
+    """``values`` (the columns the update sets) must not name ``execution_id``."""
+    session.execute(_FINISH, {**values, "execution_id": execution_id})
 
 
 def executions_of(session: Session, request_id: str, sub_request_id: str) -> list[ExecutionRecord]:
@@ -56,7 +62,8 @@ def executions_of(session: Session, request_id: str, sub_request_id: str) -> lis
 
 
 def recent_executions(session: Session, limit: int, offset: int = 0) -> list[ExecutionRecord]:
-    """Newest first: ids grow with the start of each run."""
+    """Newest first: ids grow with the order records are written (an async run's when it is
+    accepted, a sync run's when it has ended)."""
     statement = select(_executions).order_by(_executions.c.id.desc()).limit(limit).offset(offset)
     return [ExecutionRecord(**row._mapping) for row in session.execute(statement)]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import ColumnElement, Table
+from sqlalchemy import ColumnElement, Table, bindparam
 
 
 @dataclass(frozen=True)
@@ -31,6 +31,10 @@ class ResolutionKey:
             table.c.occurrence == self.occurrence,
         ]
 
+    def params(self) -> dict[str, Any]:
+        """The values of the bound conditions of ``bound_conditions`` (``key_<column>``)."""
+        return {f"key_{column}": value for column, value in self.columns().items()}
+
     def columns(self) -> dict[str, Any]:
         return {
             "blueprint_name": self.blueprint_name,
@@ -46,3 +50,21 @@ class ResolutionKey:
 def without_occurrence(key: ResolutionKey, table: Table) -> list[ColumnElement[bool]]:
     """The conditions of ``key`` for every occurrence."""
     return key.conditions(table)[:-1]  # the occurrence is the last condition
+
+
+KEY_COLUMNS = (
+    "blueprint_name",
+    "blueprint_version",
+    "artifact_name",
+    "resolution_key",
+    "resource_type",
+    "resource_id",
+    "occurrence",
+)
+
+
+def bound_conditions(table: Table) -> list[ColumnElement[bool]]:
+    """The conditions of a key as bound parameters (``key.params()`` fills them): a statement
+    built once with them is compiled once, instead of being rebuilt and its cache key worked out
+    again on every call (most of SQLAlchemy's cost for a small statement)."""
+    return [table.c[column] == bindparam(f"key_{column}") for column in KEY_COLUMNS]

@@ -7,11 +7,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import ColumnElement, CursorResult, Row, delete, insert, select
+from sqlalchemy import ColumnElement, CursorResult, Row, bindparam, delete, insert, select
 from sqlalchemy.orm import Session
 
 from ..tables import resources as _resources
-from .resolution_keys import ResolutionKey, without_occurrence
+from .resolution_keys import ResolutionKey, bound_conditions, without_occurrence
 
 
 @dataclass(frozen=True)
@@ -80,6 +80,13 @@ def _resource_record(row: Row[Any]) -> ResourceRecord:
     )
 
 
+_DELETE_NAMES = delete(_resources).where(
+    *bound_conditions(_resources), _resources.c.name.in_(bindparam("names", expanding=True))
+)
+_INSERT = insert(_resources)
+_OF_KEY = select(_resources).where(*bound_conditions(_resources))
+
+
 def store_resources(session: Session, records: Iterable[ResourceRecord]) -> None:
     """Each value replaces the one of the same name under the same key and occurrence (of several
     of one name in ``records``, the last). One DELETE of the names per key, then one INSERT of
@@ -95,10 +102,8 @@ def store_resources(session: Session, records: Iterable[ResourceRecord]) -> None
     for key, name in latest:
         names.setdefault(key, []).append(name)
     for key, replaced in names.items():
-        session.execute(
-            delete(_resources).where(*key.conditions(_resources), _resources.c.name.in_(replaced))
-        )
-    session.execute(insert(_resources), [_resource_row(record) for record in latest.values()])
+        session.execute(_DELETE_NAMES, {**key.params(), "names": replaced})
+    session.execute(_INSERT, [_resource_row(record) for record in latest.values()])
 
 
 def _resource_row(record: ResourceRecord) -> dict[str, Any]:
@@ -133,8 +138,7 @@ def delete_resources(session: Session, query: ResourceQuery) -> int:
 
 def resources_of_key(session: Session, key: ResolutionKey) -> list[ResourceRecord]:
     """Every value stored under ``key`` and its occurrence."""
-    statement = select(_resources).where(*key.conditions(_resources))
-    return [_resource_record(row) for row in session.execute(statement)]
+    return [_resource_record(row) for row in session.execute(_OF_KEY, key.params())]
 
 
 def delete_resources_of_key(session: Session, key: ResolutionKey, occurrences: Sequence[int] | None) -> int:

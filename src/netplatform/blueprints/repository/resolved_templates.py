@@ -11,7 +11,7 @@ from sqlalchemy.orm import Session
 
 from ..tables import resources as _resources
 from ..tables import templates as _templates
-from .resolution_keys import ResolutionKey, without_occurrence
+from .resolution_keys import ResolutionKey, bound_conditions, without_occurrence
 
 
 @dataclass(frozen=True)
@@ -22,15 +22,17 @@ class TemplateRecord:
     created_date: datetime
 
 
+_DELETE_OF_KEY = delete(_templates).where(*bound_conditions(_templates))
+_INSERT = insert(_templates)
+
+
 def replace_template(session: Session, record: TemplateRecord) -> None:
-    conditions = record.key.conditions(_templates)
-    session.execute(select(_templates.c.id).where(*conditions).with_for_update()).all()
-    session.execute(delete(_templates).where(*conditions))
-    session.execute(
-        insert(_templates).values(
-            id=record.id, result=record.result, created_date=record.created_date, **record.key.columns()
-        )
-    )
+    """The template of the record's key replaced. The DELETE locks the row it replaces (as a
+    SELECT ... FOR UPDATE would); two runs inserting the same new key meet on the unique key, and
+    the loser's transaction is run again (``write_with_retry``)."""
+    session.execute(_DELETE_OF_KEY, record.key.params())
+    row = {"id": record.id, "result": record.result, "created_date": record.created_date}
+    session.execute(_INSERT, {**row, **record.key.columns()})
 
 
 def find_template(session: Session, key: ResolutionKey) -> TemplateRecord | None:
