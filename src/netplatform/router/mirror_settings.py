@@ -14,6 +14,7 @@ what the bus presents to that host already. It is stored in clear, since it must
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TypeVar
@@ -56,7 +57,8 @@ class MirrorSettings:
     async def router_id(self) -> str:
         """This router's id, the same on every instance over its database (read once)."""
         if self._router_id is None:
-            found: str = await run_sync(self._read, lambda mirrors: mirrors.router_id())
+            made = uuid.uuid4().hex
+            found: str = await run_sync(self._write, lambda mirrors: mirrors.router_id(made))
             self._router_id = found
             return found
         return self._router_id

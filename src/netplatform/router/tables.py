@@ -131,7 +131,7 @@ identity = sa.Table(
     "router_identity",
     metadata,
     sa.Column("id", sa.Integer(), primary_key=True, autoincrement=False, comment="always 1: one row"),
-    sa.Column("router_id", sa.String(64), nullable=False, comment="random, made once by the migration"),
+    sa.Column("router_id", sa.String(64), nullable=False, comment="random, made at first use"),
 )
 """One id per router database, so a mirror agent recognises its own router as a source (every
 instance over the database answers with it: routes/mirror.py)."""

@@ -6,7 +6,6 @@ Revises: router_0002
 Create Date: 2026-11-27 00:00:00
 """
 
-import uuid
 from collections.abc import Sequence
 
 import sqlalchemy as sa
@@ -21,13 +20,14 @@ STATUS_COLUMNS = ("source_head", "last_error", "failing_since_ms", "status_ms")
 
 
 def upgrade() -> None:
-    identity = op.create_table(
+    op.create_table(
         "router_identity",
         sa.Column("id", sa.Integer(), nullable=False),
         sa.Column("router_id", sa.String(64), nullable=False),
         sa.PrimaryKeyConstraint("id", name="pk_router_identity"),
     )
-    op.bulk_insert(identity, [{"id": 1, "router_id": uuid.uuid4().hex}])
+    # No row yet: the router makes its id at first use, so that databases cloned from one
+    # migrated template (as the tests' are) do not share one.
     op.create_table(
         "router_mirror_settings",
         sa.Column("id", sa.Integer(), nullable=False),

@@ -177,9 +177,10 @@ class MirrorRepository:
         ).first()
         return StoredSettings() if row is None else StoredSettings(row[0], row[1], row[2])
 
-    def router_id(self) -> str:
-        """This router's id (one per database, made by migration router_0003)."""
-        return str(self.session.scalar(sa.select(identity.c.router_id).where(identity.c.id == 1)) or "")
+    def router_id(self, made: str) -> str:
+        """This router's id: one per database, ``made`` (random) when it has none yet."""
+        self._insert_absent(identity, {"id": 1, "router_id": made})
+        return str(self.session.scalar(sa.select(identity.c.router_id).where(identity.c.id == 1)))
 
     def store_settings(self, stored: StoredSettings, now_ms: int) -> None:
         values = {
