@@ -49,7 +49,6 @@ from .repository.router_state import (
     agents_in,
     clusters_in,
     drop_deleted_client,
-    mark_verified,
     placed_clients,
     set_outcome,
     topics_to_provision,
@@ -437,13 +436,7 @@ class RouterProvisioner:
         reason = attempt(self._send, agent, clusters, admin_topic, whitelist)
         with self.db.write() as session:
             status = Status.INVALID if reason else Status.VALID
-            if (
-                set_outcome(session, rows.MIRROR_MAKERS, agent.mmName or "", agent, status, reason)
-                and not reason
-            ):
-                fresh = rows.get(session, rows.MIRROR_MAKERS, agent.mmName or "")
-                if fresh is not None:
-                    mark_verified(session, rows.MIRROR_MAKERS, agent.mmName or "", fresh)
+            set_outcome(session, rows.MIRROR_MAKERS, agent.mmName or "", agent, status, reason)
         return reason
 
     def _send(

@@ -159,6 +159,11 @@ class RouterVerifier:
             with self.db.write() as session:
                 mark_verified(session, rows.MIRROR_MAKERS, name, agent)
             return
-        # Not running as sent: send again; send_agent stores VALID (and verified) or INVALID.
+        # Not running as sent: send again; send_agent stores VALID or INVALID.
         log.warning("mirror agent %s: %s; sending its messages again", name, finding or "no target cluster")
-        self.provisioner.send_agent(agent)
+        if self.provisioner.send_agent(agent) is None:
+            with self.db.read() as session:
+                again = rows.get(session, rows.MIRROR_MAKERS, name)
+            if again is not None:
+                with self.db.write() as session:
+                    mark_verified(session, rows.MIRROR_MAKERS, name, again)
