@@ -39,3 +39,9 @@ def test_tls_certificate_and_key_come_together(tmp_path) -> None:  # type: ignor
         Settings(tls_cert=tmp_path / "cert.pem")
     with pytest.raises(ValueError, match="set together"):
         Settings(tls_key=tmp_path / "key.pem")
+
+
+def test_the_first_retry_pause_may_not_exceed_the_longest() -> None:
+    with pytest.raises(ValueError, match="must not exceed"):
+        Settings(delivery_retry_initial_s=30, delivery_retry_max_s=0.4)
+    assert Settings(delivery_retry_initial_s=5, delivery_retry_max_s=5).delivery_retry_max_s == 5

@@ -175,6 +175,16 @@ class Settings(BaseSettings):
         return self
 
     @model_validator(mode="after")
+    def _retry_pause_grows_to_its_maximum(self) -> Settings:
+        # A first pause longer than the longest would be silently cut to the longest (the
+        # backoff is min(max, ...)): a setting that does not do what it says is refused instead.
+        if self.delivery_retry_initial_s > self.delivery_retry_max_s:
+            raise ValueError(
+                "NETPLATFORM_DELIVERY_RETRY_INITIAL_S must not exceed NETPLATFORM_DELIVERY_RETRY_MAX_S"
+            )
+        return self
+
+    @model_validator(mode="after")
     def _name_the_instance(self) -> Settings:
         if not self.instance_name:
             self.instance_name = f"{socket.gethostname()}-{self.distribution_port}"

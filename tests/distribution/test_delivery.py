@@ -337,7 +337,14 @@ def test_a_failing_subscriber_never_delays_the_others(
 
     settings = make_settings(
         delivery_ca_bundle=tls.ca_bundle,
-        **{**FAST_DELIVERY, "delivery_retry_initial_s": 30, "delivery_workers": 1},
+        **{
+            **FAST_DELIVERY,
+            # The failing subscriber pauses for longer than the test runs (both bounds: a first
+            # pause above the maximum is refused, and below it the pause would end too soon).
+            "delivery_retry_initial_s": 30,
+            "delivery_retry_max_s": 60,
+            "delivery_workers": 1,
+        },
     )
     service = start_service("distribution", settings)
     failing, healthy = make_subscriber(), make_subscriber()
