@@ -174,6 +174,26 @@ def test_jinja_template_input_and_default_sources(client: httpx.Client) -> None:
     assert "template of (j) failed" in failed["status"]["errorMessage"]
 
 
+def test_jinja_templates_cannot_loop_or_compute_without_bound(client: httpx.Client) -> None:
+    # The sandbox bounds range() but not nesting: 10^10 silent iterations would keep a thread
+    # busy long after the step timed out. Loops are counted, and the arithmetic that can take
+    # the memory or the CPU (repetition, powers) is bounded too.
+    mapping = [assignment("host_name")]
+    for name, template, reason in (
+        (
+            "spin",
+            "line one\n{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}",
+            "line 2: more than 1000000 loop iterations",
+        ),
+        ("repeat", "{{ host_name * 100000000 }}", "a repetition larger than the output bound"),
+        ("power", "{{ 7 ** 1000000 }}", "a power larger than 4096 bits"),
+    ):
+        files = {"Templates/j-mapping.json": mapping, "Templates/j-template.jinja": template}
+        save(client, one_step(name, {"j": "jinja"}, files))
+        failed = run(client, execution(name, "assign", {"assign-properties": {"host_name": "r1"}}), 500)
+        assert reason in failed["status"]["errorMessage"]
+
+
 def test_velocity_streams_and_render_failures_name_the_line(client: httpx.Client) -> None:
     template = "#foreach($i in [1..${stream-count.asInt()}])\n<id>fw_udp_$i</id>\n#end"
     mapping = [assignment("stream-count", type_="integer")]
