@@ -176,8 +176,8 @@ def test_jinja_template_input_and_default_sources(client: httpx.Client) -> None:
 
 def test_jinja_templates_cannot_loop_or_compute_without_bound(client: httpx.Client) -> None:
     # The sandbox bounds range() but not nesting: 10^10 silent iterations would keep a thread
-    # busy long after the step timed out. Loops are counted, and the arithmetic that can take
-    # the memory or the CPU (repetition, powers) is bounded too.
+    # busy long after the step timed out. Loops are counted, and what can take the memory or
+    # the CPU (repetition, powers, format widths, padding, replacement) is bounded too.
     mapping = [assignment("host_name")]
     for name, template, reason in (
         (
@@ -187,6 +187,9 @@ def test_jinja_templates_cannot_loop_or_compute_without_bound(client: httpx.Clie
         ),
         ("repeat", "{{ host_name * 100000000 }}", "a repetition larger than the output bound"),
         ("power", "{{ 7 ** 1000000 }}", "a power larger than 4096 bits"),
+        ("pad", "{{ '%300000000d' % 1 }}{{ host_name|center(300000000) }}", "a width or precision above"),
+        ("nested-width", "{{ '{:>{}}'.format(host_name, 300000000) }}", "a width or precision above"),
+        ("replace", "{{ (host_name * 1000000)|replace('r', 'xxxxx') }}", "a result larger than"),
     ):
         files = {"Templates/j-mapping.json": mapping, "Templates/j-template.jinja": template}
         save(client, one_step(name, {"j": "jinja"}, files))

@@ -8,17 +8,14 @@ templates are kept per archive (a CBA's templates never change under the same st
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import jinja2
-from jinja2.ext import Extension
-from jinja2.lexer import Token, TokenStream
-from jinja2.runtime import Context
-from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from ..archive import Archive
-from .velocity import MAX_ITERATIONS, MAX_OUTPUT, TemplateFailed, VelocityTemplate
+from .jinja_fence import TICK, Exceeded, FencedEnvironment, Ticks
+from .velocity import MAX_OUTPUT, TemplateFailed, VelocityTemplate
 
 VELOCITY = "artifact-template-velocity"
 JINJA = "artifact-template-jinja"
@@ -31,95 +28,10 @@ class _KeptUndefined(jinja2.Undefined):
         return "{{ %s }}" % self._undefined_name  # noqa: UP031 - the braces are the point
 
 
-TICK = "_netplatform_loop_tick"
-MAX_POWER_BITS = 4096
-
-
-class _LoopTicks(Extension):
-    """Every ``{% for %}`` body starts with a call of the render's tick, which counts iterations.
-
-    Jinja's sandbox bounds ``range`` but not nesting: two nested loops over ``range(100000)``
-    that print nothing run 10^10 iterations, and a step's timeout cannot stop a thread. Counted,
-    a render stops after :data:`MAX_ITERATIONS`, the bound Velocity templates have too.
-    """
-
-    def filter_stream(self, stream: TokenStream) -> Iterator[Token]:
-        in_for, previous = False, ""
-        for token in stream:
-            yield token
-            if token.type == "name" and token.value == "for" and previous == "block_begin":
-                in_for = True
-            elif token.type == "block_end" and in_for:
-                in_for = False
-                yield from _tick_call(token.lineno)
-            previous = token.type
-
-
-def _tick_call(line: int) -> Iterator[Token]:
-    """``{% if _netplatform_loop_tick() %}{% endif %}`` as tokens: a call that prints nothing."""
-    for kind, value in (
-        ("block_begin", "{%"),
-        ("name", "if"),
-        ("name", TICK),
-        ("lparen", "("),
-        ("rparen", ")"),
-        ("block_end", "%}"),
-        ("block_begin", "{%"),
-        ("name", "endif"),
-        ("block_end", "%}"),
-    ):
-        yield Token(line, kind, value)
-
-
-class _Exceeded(Exception):
-    """A bound of the fence was reached while rendering."""
-
-
-class _Ticks:
-    """One render's iteration count (each render gets its own)."""
-
-    def __init__(self) -> None:
-        self.count = 0
-
-    def __call__(self) -> bool:
-        self.count += 1
-        if self.count > MAX_ITERATIONS:
-            raise _Exceeded(f"more than {MAX_ITERATIONS} loop iterations")
-        return False
-
-
-class _FencedEnvironment(ImmutableSandboxedEnvironment):
-    """The sandbox, with the arithmetic that could take the process's memory or CPU bounded."""
-
-    intercepted_binops = frozenset({"*", "**"})
-
-    def call_binop(self, context: Context, operator: str, left: Any, right: Any) -> Any:
-        if operator == "*":
-            return _bounded_repeat(left, right)
-        if _power_bits(left, right) > MAX_POWER_BITS:
-            raise _Exceeded(f"a power larger than {MAX_POWER_BITS} bits")
-        return super().call_binop(context, operator, left, right)
-
-
-def _power_bits(base: Any, exponent: Any) -> int:
-    """About how many bits ``base ** exponent`` takes (0 when it cannot grow without bound)."""
-    if not (isinstance(base, int) and isinstance(exponent, int)) or abs(base) <= 1:
-        return 0
-    return exponent * abs(base).bit_length()
-
-
-def _bounded_repeat(left: Any, right: Any) -> Any:
-    for part, count in ((left, right), (right, left)):
-        if isinstance(part, str | list | tuple) and isinstance(count, int) and len(part) * count > MAX_OUTPUT:
-            raise _Exceeded("a repetition larger than the output bound")
-    return left * right
-
-
 class JinjaTemplate:
     def __init__(self, text: str, name: str, archive: Archive) -> None:
         self.name = name
-        environment = _FencedEnvironment(
-            extensions=[_LoopTicks],
+        environment = FencedEnvironment(
             undefined=_KeptUndefined,
             autoescape=False,
             keep_trailing_newline=True,
@@ -134,14 +46,14 @@ class JinjaTemplate:
         parts: list[str] = []
         size = 0
         try:
-            for part in self.template.generate({**data, "occurrence": occurrence, TICK: _Ticks()}):
+            for part in self.template.generate({**data, "occurrence": occurrence, TICK: Ticks()}):
                 size += len(part)
                 if size > MAX_OUTPUT:
                     raise TemplateFailed(f"{self.name}: output larger than {MAX_OUTPUT} characters")
                 parts.append(part)
         except TemplateFailed:
             raise
-        except _Exceeded as error:
+        except Exceeded as error:
             raise TemplateFailed(f"{self._where(error)}: {error}") from None
         except jinja2.TemplateSyntaxError as error:  # an included template
             raise TemplateFailed(f"{error.name or self.name} line {error.lineno}: {error.message}") from None
