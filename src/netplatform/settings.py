@@ -204,6 +204,10 @@ class Settings(BaseSettings):
     execution_rest_timeout_s: float = Field(10.0, gt=0)
     # Async executions run by this many workers of each instance.
     execution_async_workers: int = Field(4, ge=1, le=64)
+    # Templates render in child processes (at most this many at once), each limited to this many
+    # MiB above what it starts with; one that overruns its step's time is killed.
+    execution_render_workers: int = Field(2, ge=1, le=64)
+    execution_render_memory_mb: int = Field(512, ge=16)
 
     # --- console ---------------------------------------------------------------------------------
     # Base URLs of the services the console is a client of, ``name=url`` comma-separated

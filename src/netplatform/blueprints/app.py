@@ -31,6 +31,7 @@ from .execution.components import (
 )
 from .execution.engine import Component, Engine
 from .execution.executions import Executions
+from .execution.render_pool import RenderPool
 from .execution.resolution import ResourceResolution
 from .execution.rest_sources import RestSources
 from .execution.results import ResolutionResults
@@ -101,10 +102,11 @@ def _add_executions(app: FastAPI, settings: Settings) -> None:
         max_workers=settings.execution_async_workers, thread_name_prefix="blueprints-async"
     )
     state.rest_sources = RestSources.of(settings)
+    state.renderers = RenderPool(settings.execution_render_workers, settings.execution_render_memory_mb)
     results = ResolutionResults(state.db)
     sources = Sources(state.rest_sources, results, state.dictionaries.definition)
     components: dict[str, Component] = {
-        RESOLUTION: ResourceResolution(results, sources),
+        RESOLUTION: ResourceResolution(results, sources, state.renderers),
         DELETION: ResourceDeletion(results),
         SNAPSHOTS: ConfigSnapshotsExecutor(state.config_snapshots),
     }
@@ -124,3 +126,4 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
         await anyio.to_thread.run_sync(lambda: app.state.async_pool.shutdown(wait=True))
         app.state.step_pool.shutdown(wait=False, cancel_futures=True)
         app.state.rest_sources.close()
+        app.state.renderers.close()

@@ -18,6 +18,7 @@ PARAM_PATH = (
 
 def one_step(name: str, prefixes: dict[str, str | None], files: dict[str, Any], **kwargs: Any) -> bytes:
     inputs = kwargs.pop("inputs", {})
+    timeout = kwargs.pop("timeout", None)
     return cba(
         name,
         {
@@ -29,7 +30,7 @@ def one_step(name: str, prefixes: dict[str, str | None], files: dict[str, Any], 
                 },
             )
         },
-        {"n": resolution_node(prefixes, inputs)},
+        {"n": resolution_node(prefixes, inputs, timeout)},
         files,
         **kwargs,
     )

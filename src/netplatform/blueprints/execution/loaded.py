@@ -4,6 +4,7 @@ a kept one never goes stale)."""
 
 from __future__ import annotations
 
+import re
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
@@ -11,7 +12,11 @@ from typing import Any
 
 from ..cba import Cba
 from ..tosca import NodeTemplate, NodeType, ResourceAssignment, ResourceDefinition, ServiceTemplate
-from .templates import Template, parse_template
+from .templates import JINJA
+
+# A Jinja template that may read other files of the CBA ({% include %}, {% import %}, ...).
+_READS_FILES = re.compile(r"\{%-?\s*(include|import|from|extends)\b")
+_INCLUDABLE_BYTES = 1024 * 1024
 
 
 @dataclass
@@ -21,7 +26,7 @@ class LoadedBlueprint:
     model_id: str
     cba: Cba
     template: ServiceTemplate
-    _templates: dict[str, Template] = field(default_factory=dict)
+    _templates: dict[str, tuple[str, dict[str, str]]] = field(default_factory=dict)
     _definitions: dict[str, ResourceDefinition] | None = None
     _definitions_read: bool = False
     _lock: threading.Lock = field(default_factory=threading.Lock)
@@ -55,13 +60,27 @@ class LoadedBlueprint:
                 self._definitions_read = True
             return self._definitions or {}
 
-    def parsed_template(self, artifact_type: str, path: str) -> Template:
+    def template_source(self, artifact_type: str, path: str) -> tuple[str, dict[str, str]]:
+        """A template's text and the CBA's texts it may include (a renderer has no archive)."""
         with self._lock:
             found = self._templates.get(path)
             if found is None:
                 text = self.cba.archive.read_text(path)
-                found = self._templates[path] = parse_template(artifact_type, text, path, self.cba.archive)
+                files = self._texts() if artifact_type == JINJA and _READS_FILES.search(text) else {}
+                found = self._templates[path] = (text, files)
             return found
+
+    def _texts(self) -> dict[str, str]:
+        archive = self.cba.archive
+        texts = {}
+        for name in archive.names:
+            try:
+                data = archive.read(name)
+                if len(data) <= _INCLUDABLE_BYTES:
+                    texts[name] = data.decode("utf-8-sig")
+            except (UnicodeDecodeError, ValueError):
+                continue
+        return texts
 
 
 class LoadedCache:

@@ -11,6 +11,7 @@ value is missing: the step fails with ``Failed to resolve required values: [...]
 from __future__ import annotations
 
 import json
+import time
 import uuid
 from dataclasses import dataclass, field
 from typing import Any
@@ -21,9 +22,11 @@ from ..repository.resolved_resources import ResourceRecord
 from ..repository.resolved_templates import TemplateRecord
 from ..tosca import ResourceAssignment
 from .engine import StepContext, StepFailed
+from .render_pool import RenderJob, RenderPool
 from .results import ResolutionResults, saving
 from .sources import Resolved, SourceFailed, Sources
-from .velocity import TemplateFailed, VelocityTemplate
+from .templates import JINJA, VELOCITY
+from .velocity import TemplateFailed
 
 SUCCESS = "success"
 FAILURE = "failure"
@@ -130,9 +133,10 @@ class _Outcome:
 class ResourceResolution:
     """The component: ``__call__(context)`` answers the node's attributes or raises StepFailed."""
 
-    def __init__(self, results: ResolutionResults, sources: Sources) -> None:
+    def __init__(self, results: ResolutionResults, sources: Sources, renderers: RenderPool) -> None:
         self.results = results
         self.sources = sources
+        self.renderers = renderers
 
     def __call__(self, context: StepContext) -> dict[str, Any]:
         request = Request.of(context.inputs)
@@ -181,7 +185,7 @@ class ResourceResolution:
         if request.store and not request.force:
             stored = self.results.stored([key])[key]
             reused = {record.name: record for record in stored if record.status == SUCCESS}
-        pass_ = _Pass(context, self.sources, prefix, occurrence, key)
+        pass_ = _Pass(context, self.sources, self.renderers, prefix, occurrence, key)
         for assignment in _ordered(assignments, prefix):
             record = reused.get(assignment.name)
             if record is not None:
@@ -214,10 +218,10 @@ class ResourceResolution:
                     f"couldn't find file ({artifact.file}) of artifact ({prefix}{TEMPLATE_SUFFIX})"
                 )
             try:
-                template = context.blueprint.parsed_template(artifact.type, artifact.file)
-                return template.render(
-                    pass_.template_values(jinja=not isinstance(template, VelocityTemplate)), occurrence
-                )
+                text, files = context.blueprint.template_source(artifact.type, artifact.file)
+                data = pass_.template_values(jinja=artifact.type == JINJA)
+                job = RenderJob(artifact.type, artifact.file, text, data, occurrence, files)
+                return self.renderers.render(job, context.deadline - time.monotonic())
             except TemplateFailed as failure:
                 raise StepFailed(f"template of ({prefix}) failed: {failure}") from None
         if request.summary:
@@ -288,15 +292,16 @@ class _Pass:
     """One prefix at one occurrence being resolved: the values so far, their sources, their fate."""
 
     def __init__(
-        self, context: StepContext, sources: Sources, prefix: str, occurrence: int, key: ResolutionKey
+        self,
+        context: StepContext,
+        sources: Sources,
+        renderers: RenderPool,
+        prefix: str,
+        occurrence: int,
+        key: ResolutionKey,
     ) -> None:
-        self.context, self.sources, self.prefix, self.occurrence, self.key = (
-            context,
-            sources,
-            prefix,
-            occurrence,
-            key,
-        )
+        self.context, self.sources, self.renderers = context, sources, renderers
+        self.prefix, self.occurrence, self.key = prefix, occurrence, key
         self.resolved: dict[str, Resolved] = {}
         self.order: list[ResourceAssignment] = []
         self.messages: list[str] = []
@@ -330,10 +335,11 @@ class _Pass:
         transform = metadata.get("transform-template")
         if not isinstance(transform, str):
             return found
+        data = {**known, assignment.name: found.value}
+        name = f"transform-template of {assignment.name}"
+        job = RenderJob(VELOCITY, name, transform, data, self.occurrence)
         try:
-            text = VelocityTemplate(transform, f"transform-template of {assignment.name}").render(
-                {**known, assignment.name: found.value}, self.occurrence
-            )
+            text = self.renderers.render(job, self.context.deadline - time.monotonic())
         except TemplateFailed as failure:
             self.messages.append(str(failure))
             return Resolved(None, found.source, found.dictionary)

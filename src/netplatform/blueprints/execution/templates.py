@@ -1,8 +1,8 @@
 """Rendering a resolution's template: Velocity (airspeed, fenced) or Jinja (sandboxed), by artifact type.
 
 Both engines see the resolved data only as plain JSON values (dicts, lists, strings, numbers,
-booleans) plus ``occurrence``; neither can read a file outside the CBA or call Python. Parsed
-templates are kept per archive (a CBA's templates never change under the same stored model).
+booleans) plus ``occurrence``; neither can read a file outside the CBA or call Python. They run
+in renderer processes (render_pool.py), which keep the parsed templates.
 """
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ from typing import Any
 
 import jinja2
 
-from ..archive import Archive
 from .jinja_fence import TICK, Exceeded, FencedEnvironment, Ticks
 from .velocity import MAX_OUTPUT, TemplateFailed, VelocityTemplate
 
@@ -29,13 +28,13 @@ class _KeptUndefined(jinja2.Undefined):
 
 
 class JinjaTemplate:
-    def __init__(self, text: str, name: str, archive: Archive) -> None:
+    def __init__(self, text: str, name: str, files: Mapping[str, str]) -> None:
         self.name = name
         environment = FencedEnvironment(
             undefined=_KeptUndefined,
             autoescape=False,
             keep_trailing_newline=True,
-            loader=jinja2.FunctionLoader(_archive_loader(archive)),
+            loader=jinja2.FunctionLoader(_files_loader(files)),
         )
         try:
             self.template = environment.from_string(text)
@@ -57,6 +56,8 @@ class JinjaTemplate:
             raise TemplateFailed(f"{self._where(error)}: {error}") from None
         except jinja2.TemplateSyntaxError as error:  # an included template
             raise TemplateFailed(f"{error.name or self.name} line {error.lineno}: {error.message}") from None
+        except MemoryError as error:  # the renderer's limit (render_pool.py) says why
+            raise MemoryError(self._where(error)) from None
         except Exception as error:  # what a template can get wrong at render time
             raise TemplateFailed(f"{self._where(error)}: {type(error).__name__}: {error}") from None
         return "".join(parts)
@@ -66,12 +67,11 @@ class JinjaTemplate:
         return f"{self.name} line {line}" if line else self.name
 
 
-def _archive_loader(archive: Archive) -> Callable[[str], str | None]:
+def _files_loader(files: Mapping[str, str]) -> Callable[[str], str | None]:
     """``{% include %}`` reads from the CBA only, by the name's path from the archive root."""
 
     def load(name: str) -> str | None:
-        path = name.lstrip("/")
-        return archive.read_text(path) if archive.has(path) else None
+        return files.get(name.lstrip("/"))
 
     return load
 
@@ -90,9 +90,10 @@ def _template_line(error: BaseException) -> int | None:
 Template = VelocityTemplate | JinjaTemplate
 
 
-def parse_template(artifact_type: str, text: str, name: str, archive: Archive) -> Template:
+def parse_template(artifact_type: str, text: str, name: str, files: Mapping[str, str]) -> Template:
+    """The parsed template; ``files`` are the CBA's texts a Jinja ``{% include %}`` may read."""
     if artifact_type == VELOCITY:
         return VelocityTemplate(text, name)
     if artifact_type == JINJA:
-        return JinjaTemplate(text, name, archive)
+        return JinjaTemplate(text, name, files)
     raise TemplateFailed(f"{name}: Unknown Artifact type({artifact_type}), expecting {JINJA} or {VELOCITY}")

@@ -399,6 +399,8 @@ class VelocityTemplate:
         except airspeed.TemplateExecutionError as error:
             line = _line_of(error.element)
             cause = error.__cause__
+            if isinstance(cause, MemoryError):  # the renderer's limit (render_pool.py) says why
+                raise MemoryError(f"{self.name} line {line}") from None
             raise TemplateFailed(
                 f"{self.name} line {line}: {type(cause).__name__}: {unmangle(str(cause))}"
             ) from None
