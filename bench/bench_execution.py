@@ -272,13 +272,32 @@ def profile(seconds: float) -> None:
 
 
 def process_cpu_s(pid: int) -> float:
-    """User plus system CPU time a process has used (Linux /proc)."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    """User plus system CPU time a process and its living descendants have used (Linux /proc):
+    templates render in renderer processes, children of the server's fork server."""
+    stats = _process_stats()
+    tree, total = [pid], 0
+    while tree:
+        current = tree.pop()
+        _parent, ticks = stats.get(current, (0, 0))
+        total += ticks
+        tree.extend(child for child, (ppid, _) in stats.items() if ppid == current)
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+def _process_stats() -> dict[int, tuple[int, int]]:
+    """pid -> (parent pid, user + system ticks) of every process."""
+    stats = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue  # ended meanwhile
+        stats[int(stat.parent.name)] = (int(fields[1]), int(fields[11]) + int(fields[12]))
+    return stats
 
 
 def cpu_per_run(base: str, pid: int, runs: int = CPU_RUNS) -> float:
-    """Milliseconds of the serving process's CPU per execution, runs sent one after another: what
+    """Milliseconds of the serving processes' CPU per execution, runs sent one after another: what
     a run costs whatever else the machine does (waits are not counted; contention for caches is)."""
     with httpx.Client(base_url=base, headers=AUTH, timeout=60) as client:
         before = process_cpu_s(pid)
