@@ -25,8 +25,8 @@ import tempfile
 from contextlib import ExitStack
 from pathlib import Path
 
-from bench_goals import ON_BEHALF, bare_app, seed
-from common import ROOT, LoadResult, drive, get, send, serve, write_fragment
+from bench_goals import ON_BEHALF, seed
+from common import ROOT, LoadResult, bare_app, drive, get, send, serve, write_fragment
 
 BEFORE = "fc64e38"  # the last commit before the permission checks (issue 23)
 

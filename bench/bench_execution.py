@@ -41,17 +41,18 @@ import httpx
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
-from bench_goals import bare_app
 from common import (
     AUTH,
     FRAGMENTS,
     RESULTS,
     TABLE_HEADER,
     LoadResult,
+    bare_app,
     drive,
     get,
     send_json,
     serve,
+    tree_cpu_s,
     write_fragment,
     write_results,
 )
@@ -271,39 +272,14 @@ def profile(seconds: float) -> None:
             print(f"{result.row()}; profile in {target}")
 
 
-def process_cpu_s(pid: int) -> float:
-    """User plus system CPU time a process and its living descendants have used (Linux /proc):
-    templates render in renderer processes, children of the server's fork server."""
-    stats = _process_stats()
-    tree, total = [pid], 0
-    while tree:
-        current = tree.pop()
-        _parent, ticks = stats.get(current, (0, 0))
-        total += ticks
-        tree.extend(child for child, (ppid, _) in stats.items() if ppid == current)
-    return total / os.sysconf("SC_CLK_TCK")
-
-
-def _process_stats() -> dict[int, tuple[int, int]]:
-    """pid -> (parent pid, user + system ticks) of every process."""
-    stats = {}
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue  # ended meanwhile
-        stats[int(stat.parent.name)] = (int(fields[1]), int(fields[11]) + int(fields[12]))
-    return stats
-
-
 def cpu_per_run(base: str, pid: int, runs: int = CPU_RUNS) -> float:
     """Milliseconds of the serving processes' CPU per execution, runs sent one after another: what
     a run costs whatever else the machine does (waits are not counted; contention for caches is)."""
     with httpx.Client(base_url=base, headers=AUTH, timeout=60) as client:
-        before = process_cpu_s(pid)
+        before = tree_cpu_s(pid)
         for n in range(runs):
             client.post(PROCESS, json=run_body(n)).raise_for_status()
-        return (process_cpu_s(pid) - before) / runs * 1000
+        return (tree_cpu_s(pid) - before) / runs * 1000
 
 
 def measure_tree(tag: str, env: dict[str, str], seconds: float) -> tuple[list[LoadResult], dict[str, float]]:

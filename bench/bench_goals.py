@@ -16,26 +16,19 @@ from __future__ import annotations
 import argparse
 import asyncio
 import dataclasses
-import signal
-import subprocess
-import sys
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 
 import httpx
 
 from common import (
     FRAGMENTS,
-    ROOT,
     LoadResult,
     Request,
+    bare_app,
     drive,
-    free_port,
     get,
     send,
     serve,
-    wait_for_port,
     write_fragment,
 )
 
@@ -55,18 +48,6 @@ CLIENTS = 32
 AUTH = ("admin", "admin")
 ON_BEHALF = {"X-BUS-DR-ON-BEHALF-OF": "bench"}
 CONFIG_ROOT = "/config/GENERIC-RESOURCE-API:brg-allotted-resources/"
-
-
-@contextmanager
-def bare_app() -> Iterator[str]:
-    port = free_port()
-    process = subprocess.Popen([sys.executable, str(ROOT / "bench" / "bare_starlette.py"), str(port)])
-    try:
-        wait_for_port(port)
-        yield f"http://127.0.0.1:{port}/"
-    finally:
-        process.send_signal(signal.SIGTERM)
-        process.wait(timeout=30)
 
 
 def measure(label: str, request: Request, clients: int = CLIENTS, per_call: int = 1) -> LoadResult:

@@ -16,13 +16,14 @@ import sys
 import time
 from pathlib import Path
 
-from bench_goals import bare_app, seed
+from bench_goals import seed
 from common import (
     CONCURRENCY_LEVELS,
     FRAGMENTS,
     ROOT,
     TABLE_HEADER,
     LoadResult,
+    bare_app,
     drive,
     free_port,
     get,

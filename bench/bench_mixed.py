@@ -18,26 +18,20 @@ import argparse
 import asyncio
 import os
 import random
-import signal
-import subprocess
-import sys
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from pathlib import Path
+from collections.abc import Callable
 
 import aiohttp
 import httpx
 
 from common import (
     AUTH,
-    ROOT,
     LoadResult,
     Request,
+    bare_app,
     drive,
-    free_port,
     send,
     serve,
-    wait_for_port,
+    tree_cpu_s,
     write_fragment,
     write_results,
 )
@@ -160,35 +154,6 @@ def unreplayed(url: str) -> Request:
         return await send(session, "GET", f"{url}?n={n}")
 
     return request
-
-
-def tree_cpu_s(pid: int) -> float:
-    """CPU seconds of a process and its living descendants (Linux /proc)."""
-    stats: dict[int, tuple[int, int]] = {}
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        stats[int(stat.parent.name)] = (int(fields[1]), int(fields[11]) + int(fields[12]))
-    tree, ticks = [pid], 0
-    while tree:
-        current = tree.pop()
-        ticks += stats.get(current, (0, 0))[1]
-        tree.extend(child for child, (parent, _) in stats.items() if parent == current)
-    return ticks / os.sysconf("SC_CLK_TCK")
-
-
-@contextmanager
-def bare_app() -> Iterator[str]:
-    port = free_port()
-    process = subprocess.Popen([sys.executable, str(ROOT / "bench" / "bare_starlette.py"), str(port)])
-    try:
-        wait_for_port(port)
-        yield f"http://127.0.0.1:{port}/"
-    finally:
-        process.send_signal(signal.SIGTERM)
-        process.wait(timeout=30)
 
 
 def measure(label: str, request: Request, seconds: float, pid: int | None) -> tuple[LoadResult, float]:

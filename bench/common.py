@@ -237,3 +237,34 @@ def write_results(name: str, results: list[LoadResult]) -> Path:
     path = RESULTS / f"{name}.json"
     path.write_text(json.dumps([r.__dict__ | {"rps": r.rps} for r in results], indent=1))
     return path
+
+
+def tree_cpu_s(pid: int) -> float:
+    """User plus system CPU seconds of a process and its living descendants (Linux /proc): a
+    served platform runs children too (template renderers under the blueprint catalog)."""
+    stats: dict[int, tuple[int, int]] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue  # ended meanwhile
+        stats[int(stat.parent.name)] = (int(fields[1]), int(fields[11]) + int(fields[12]))
+    tree, ticks = [pid], 0
+    while tree:
+        current = tree.pop()
+        ticks += stats.get(current, (0, 0))[1]
+        tree.extend(child for child, (parent, _) in stats.items() if parent == current)
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
+@contextmanager
+def bare_app() -> Iterator[str]:
+    """The bare Starlette app (bench/bare_starlette.py) on a free port: every ratio's baseline."""
+    port = free_port()
+    process = subprocess.Popen([sys.executable, str(ROOT / "bench" / "bare_starlette.py"), str(port)])
+    try:
+        wait_for_port(port)
+        yield f"http://127.0.0.1:{port}/"
+    finally:
+        process.send_signal(signal.SIGTERM)
+        process.wait(timeout=30)
