@@ -8,6 +8,7 @@ from ..settings import Settings
 from ..store.generations import Generation
 from ..web.app import build_app
 from ..web.service import ServiceSpec
+from .deps import OBJECTS, ConfigTreeObjects
 from .errors import RestconfErrors, render_error
 from .openapi import add_node_paths
 from .routes import nodes
@@ -28,6 +29,6 @@ SPEC = ServiceSpec(
 def create_app(settings: Settings) -> FastAPI:
     data_model()  # parse the YANG modules now, not on the first request
     app = build_app(SPEC, settings, routers=[nodes.router])
-    app.state.config_tree = ConfigTree(app.state.db)
-    app.state.tree = Generation(app.state.db, generations, TREE_SCOPE)
+    db = app.state.db
+    OBJECTS.install(app, ConfigTreeObjects(ConfigTree(db), Generation(db, generations, TREE_SCOPE)))
     return app
