@@ -18,6 +18,7 @@ import httpx
 import pytest
 
 from netplatform.blueprints import create_app
+from netplatform.blueprints.deps import OBJECTS
 from netplatform.blueprints.starter_catalog import STARTER, StarterCatalog
 from netplatform.store.migrate import upgrade
 
@@ -322,10 +323,9 @@ def test_bootstrap_holds_starter_blueprints_to_the_archive_bounds(
     settings = make_settings(archive_max_uncompressed_bytes=256 * 1024)
     upgrade(settings)
     app = create_app(settings)
-    state = app.state
-    state.starter_catalog = StarterCatalog(
-        state.blueprint_models, state.model_types, state.dictionaries, root
-    )
+    objects = OBJECTS.of(app)
+    starter = StarterCatalog(objects.blueprint_models, objects.model_types, objects.dictionaries, root)
+    OBJECTS.install(app, replace(objects, starter_catalog=starter))
     with LiveServer(app) as server, http_client(server.url, auth=ADMIN) as client:
         kinds = {"loadModelType": True, "loadResourceDictionary": True, "loadCBA": True}
         assert client.post(f"{MODELS}/bootstrap", json=kinds).status_code == 200

@@ -12,23 +12,24 @@ from fastapi import FastAPI
 from ..access.directory import AccessDirectory
 from ..settings import Settings
 from ..web.app import build_app
+from .deps import OBJECTS, AuthzObjects
 from .identities import Identities
 from .memberships import Memberships
 from .roles import Roles
+from .routes import credentials, listings, memberships, roles
 from .spec import SPEC
 
 
 def create_app(settings: Settings) -> FastAPI:
-    from .routes import credentials, listings, memberships, roles
-
     app = build_app(
         SPEC,
         settings,
         routers=[credentials.router, roles.router, memberships.router, listings.router],
     )
-    state = app.state
-    access: AccessDirectory = state.access
-    state.identities = Identities(state.db, access.configured)
-    state.roles = Roles(state.db, access.configured)
-    state.memberships = Memberships(state.db, access.configured)
+    db = app.state.db
+    access: AccessDirectory = app.state.access
+    configured = access.configured
+    OBJECTS.install(
+        app, AuthzObjects(Identities(db, configured), Roles(db, configured), Memberships(db, configured))
+    )
     return app

@@ -1,42 +1,40 @@
-"""Typed dependencies of the authz routes: its service objects, and the "the identity itself, or a
-reader" rule of the per-identity listings.
+"""The authz service's objects (:mod:`netplatform.web.registry`), the typed dependencies of its
+routes, and the "the identity itself, or a reader" rule of the per-identity listings.
 
-They are ``async def``: they only read ``app.state`` or await the process's decision cache
-(FastAPI runs a plain ``def`` dependency in its thread pool, a hop for nothing).
+:class:`SelfOr` is ``async``: it awaits the process's decision cache (FastAPI runs a plain
+``def`` dependency in its thread pool, a hop for nothing).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Annotated
 
-from fastapi import Depends, Request
+from fastapi import Request
 
 from ..access.directory import AccessDirectory
 from ..web.permissions import Permission
+from ..web.registry import Registry
 from .errors import lacks_permission
 from .identities import Identities
 from .memberships import Memberships
 from .roles import Roles
 
 
-async def identities(request: Request) -> Identities:
-    service: Identities = request.app.state.identities
-    return service
+@dataclass(frozen=True)
+class AuthzObjects:
+    """The authz service's objects, built once by ``create_app``."""
+
+    identities: Identities
+    roles: Roles
+    memberships: Memberships
 
 
-async def roles(request: Request) -> Roles:
-    service: Roles = request.app.state.roles
-    return service
+OBJECTS = Registry(AuthzObjects)
 
-
-async def memberships(request: Request) -> Memberships:
-    service: Memberships = request.app.state.memberships
-    return service
-
-
-IdentitiesDep = Annotated[Identities, Depends(identities)]
-RolesDep = Annotated[Roles, Depends(roles)]
-MembershipsDep = Annotated[Memberships, Depends(memberships)]
+IdentitiesDep = Annotated[Identities, OBJECTS.depends(lambda o: o.identities)]
+RolesDep = Annotated[Roles, OBJECTS.depends(lambda o: o.roles)]
+MembershipsDep = Annotated[Memberships, OBJECTS.depends(lambda o: o.memberships)]
 
 
 class SelfOr:

@@ -1,25 +1,25 @@
-"""The blueprint catalog app: its identity, its routes and its service objects."""
+"""The blueprint catalog app: its routes, its service objects and their lifespan."""
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
+from typing import TypedDict
 
 import anyio
 from fastapi import FastAPI
 
 from ..settings import Settings
 from ..store.database_blobs import shared_blob_store
+from ..store.db import Database
 from ..store.generations import Generation
 from ..web.app import build_app
-from ..web.permissions import ServicePermissions
-from ..web.service import ServiceSpec
 from .archive import ArchiveLimits
 from .blueprint_models import BlueprintModels
 from .config_snapshots import ConfigSnapshots
+from .deps import OBJECTS, BlueprintsObjects
 from .dictionaries import Dictionaries
-from .errors import ERROR_DESCRIPTIONS, ErrorPayload, render_error
 from .execution.audit import ExecutionAudit
 from .execution.components import (
     DELETION,
@@ -39,36 +39,33 @@ from .execution.sources import Sources
 from .model_types import ModelTypes
 from .resolved_resources import ResolvedResources
 from .resolved_templates import ResolvedTemplates
+from .routes import (
+    actuator,
+    blueprint_models,
+    config_snapshots,
+    dictionaries,
+    execution,
+    model_types,
+    resolved_resources,
+    resolved_templates,
+)
+from .spec import SPEC
 from .starter_catalog import StarterCatalog
 from .tables import CATALOG_SCOPE, blob_chunks, generations
 
-SPEC = ServiceSpec(
-    name="blueprints",
-    title="netplatform blueprint catalog",
-    version="1.0.0",
-    render_error=render_error,
-    error_model=ErrorPayload,
-    error_descriptions=ERROR_DESCRIPTIONS,
-    echoed_headers=("X-PLATFORM-InvocationID",),
-)
 
-PERMISSIONS = ServicePermissions(SPEC.name)
-"""``platform.blueprints.api|<resource>|read|write``: what each route declares (routes/*.py)."""
+class _Execution(TypedDict):
+    """The execution service's part of :class:`BlueprintsObjects`."""
+
+    executions: Executions
+    execution_audit: ExecutionAudit
+    step_pool: ThreadPoolExecutor
+    async_pool: ThreadPoolExecutor
+    rest_sources: RestSources
+    renderers: RenderPool
 
 
 def create_app(settings: Settings) -> FastAPI:
-    # The routes document their errors with SPEC, so they are imported once it exists.
-    from .routes import (
-        actuator,
-        blueprint_models,
-        config_snapshots,
-        dictionaries,
-        execution,
-        model_types,
-        resolved_resources,
-        resolved_templates,
-    )
-
     routers = [
         actuator.router,
         blueprint_models.router,
@@ -79,51 +76,76 @@ def create_app(settings: Settings) -> FastAPI:
         resolved_resources.router,
         execution.router,
     ]
-    app = build_app(SPEC, settings, routers=routers, lifespan=_lifespan)
-    state = app.state
-    archives = shared_blob_store(state.db, state.blobs, blob_chunks)  # no shared directory on PostgreSQL
-    state.blueprint_models = BlueprintModels(state.db, archives, ArchiveLimits.from_settings(settings))
-    state.model_types = ModelTypes(state.db)
-    state.catalog = Generation(state.db, generations, CATALOG_SCOPE)
-    state.dictionaries = Dictionaries(state.db)
-    state.config_snapshots = ConfigSnapshots(state.db)
-    state.resolved_templates = ResolvedTemplates(state.db)
-    state.resolved_resources = ResolvedResources(state.db)
-    state.starter_catalog = StarterCatalog(state.blueprint_models, state.model_types, state.dictionaries)
-    _add_executions(app, settings)
+    app = build_app(SPEC, settings, routers=routers, lifespan=lifespan)
+    OBJECTS.install(app, _objects(app, settings))
     return app
 
 
-def _add_executions(app: FastAPI, settings: Settings) -> None:
-    """The execution service: the engine, its components over the catalog's stores, the audit."""
-    state = app.state
-    state.step_pool = ThreadPoolExecutor(max_workers=32, thread_name_prefix="blueprints-step")
-    state.async_pool = ThreadPoolExecutor(
+def _objects(app: FastAPI, settings: Settings) -> BlueprintsObjects:
+    """The catalog's stores, then the execution service over them (:func:`_execution`)."""
+    db = app.state.db
+    archives = shared_blob_store(db, app.state.blobs, blob_chunks)  # no shared directory on PostgreSQL
+    models = BlueprintModels(db, archives, ArchiveLimits.from_settings(settings))
+    types = ModelTypes(db)
+    dictionary = Dictionaries(db)
+    snapshots = ConfigSnapshots(db)
+    return BlueprintsObjects(
+        blueprint_models=models,
+        model_types=types,
+        dictionaries=dictionary,
+        config_snapshots=snapshots,
+        resolved_templates=ResolvedTemplates(db),
+        resolved_resources=ResolvedResources(db),
+        starter_catalog=StarterCatalog(models, types, dictionary),
+        catalog=Generation(db, generations, CATALOG_SCOPE),
+        **_execution(db, settings, models, dictionary, snapshots),
+    )
+
+
+def _execution(
+    db: Database,
+    settings: Settings,
+    models: BlueprintModels,
+    dictionary: Dictionaries,
+    snapshots: ConfigSnapshots,
+) -> _Execution:
+    """The execution service: the engine, its components over the catalog's stores, the audit,
+    and the pools and REST sources the lifespan closes."""
+    step_pool = ThreadPoolExecutor(max_workers=32, thread_name_prefix="blueprints-step")
+    async_pool = ThreadPoolExecutor(
         max_workers=settings.execution_async_workers, thread_name_prefix="blueprints-async"
     )
-    state.rest_sources = RestSources.of(settings)
-    state.renderers = RenderPool(settings.execution_render_workers, settings.execution_render_memory_mb)
-    results = ResolutionResults(state.db)
-    sources = Sources(state.rest_sources, results, state.dictionaries.definition)
+    rest_sources = RestSources.of(settings)
+    renderers = RenderPool(settings.execution_render_workers, settings.execution_render_memory_mb)
+    results = ResolutionResults(db)
+    sources = Sources(rest_sources, results, dictionary.definition)
     components: dict[str, Component] = {
-        RESOLUTION: ResourceResolution(results, sources, state.renderers),
+        RESOLUTION: ResourceResolution(results, sources, renderers),
         DELETION: ResourceDeletion(results),
-        SNAPSHOTS: ConfigSnapshotsExecutor(state.config_snapshots),
+        SNAPSHOTS: ConfigSnapshotsExecutor(snapshots),
     }
-    engine = Engine(components, unsupported, state.step_pool)
-    state.execution_audit = ExecutionAudit(
-        state.db, settings.execution_audit_retention_s, settings.instance_name
+    engine = Engine(components, unsupported, step_pool)
+    audit = ExecutionAudit(db, settings.execution_audit_retention_s, settings.instance_name)
+    return _Execution(
+        executions=Executions(models, engine, audit, async_pool),
+        execution_audit=audit,
+        step_pool=step_pool,
+        async_pool=async_pool,
+        rest_sources=rest_sources,
+        renderers=renderers,
     )
-    state.executions = Executions(state.blueprint_models, engine, state.execution_audit, state.async_pool)
 
 
 @asynccontextmanager
-async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
-    await anyio.to_thread.run_sync(app.state.execution_audit.fail_interrupted)
+async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+    """Interrupted executions failed at start; the execution pools, REST sources and template
+    renderers closed at the end."""
+    objects = OBJECTS.of(app)
+    await anyio.to_thread.run_sync(objects.execution_audit.fail_interrupted)
     try:
         yield
     finally:
-        await anyio.to_thread.run_sync(lambda: app.state.async_pool.shutdown(wait=True))
-        app.state.step_pool.shutdown(wait=False, cancel_futures=True)
-        app.state.rest_sources.close()
-        app.state.renderers.close()
+        await anyio.to_thread.run_sync(lambda: objects.async_pool.shutdown(wait=True))
+        objects.step_pool.shutdown(wait=False, cancel_futures=True)
+        objects.rest_sources.close()
+        objects.renderers.close()

@@ -1,11 +1,16 @@
-"""Typed dependencies of the blueprint catalog routes: one per service object, and the route table."""
+"""The blueprint catalog's objects (:mod:`netplatform.web.registry`) and the typed dependencies of
+its routes: one per object, and the route table."""
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from typing import Annotated
 
 from fastapi import Depends, Request
 
+from ..store.generations import Generation
+from ..web.registry import Registry
 from ..web.replay import replayable
 from ..web.routes import RouteTable
 from .blueprint_models import BlueprintModels
@@ -13,55 +18,37 @@ from .config_snapshots import ConfigSnapshots
 from .dictionaries import Dictionaries
 from .execution.audit import ExecutionAudit
 from .execution.executions import Executions
+from .execution.render_pool import RenderPool
+from .execution.rest_sources import RestSources
 from .model_types import ModelTypes
 from .resolved_resources import ResolvedResources
 from .resolved_templates import ResolvedTemplates
 from .starter_catalog import StarterCatalog
 
 
-async def blueprint_models(request: Request) -> BlueprintModels:
-    service: BlueprintModels = request.app.state.blueprint_models
-    return service
+@dataclass(frozen=True)
+class BlueprintsObjects:
+    """The blueprint catalog's objects, built once by ``create_app``: the catalog's stores, the
+    generation its GET answers are replayed under, and the execution service with the pools and
+    REST sources its lifespan closes."""
+
+    blueprint_models: BlueprintModels
+    model_types: ModelTypes
+    dictionaries: Dictionaries
+    config_snapshots: ConfigSnapshots
+    resolved_templates: ResolvedTemplates
+    resolved_resources: ResolvedResources
+    starter_catalog: StarterCatalog
+    catalog: Generation
+    executions: Executions
+    execution_audit: ExecutionAudit
+    step_pool: ThreadPoolExecutor
+    async_pool: ThreadPoolExecutor
+    rest_sources: RestSources
+    renderers: RenderPool
 
 
-async def model_types(request: Request) -> ModelTypes:
-    service: ModelTypes = request.app.state.model_types
-    return service
-
-
-async def dictionaries(request: Request) -> Dictionaries:
-    service: Dictionaries = request.app.state.dictionaries
-    return service
-
-
-async def config_snapshots(request: Request) -> ConfigSnapshots:
-    service: ConfigSnapshots = request.app.state.config_snapshots
-    return service
-
-
-async def resolved_templates(request: Request) -> ResolvedTemplates:
-    service: ResolvedTemplates = request.app.state.resolved_templates
-    return service
-
-
-async def resolved_resources(request: Request) -> ResolvedResources:
-    service: ResolvedResources = request.app.state.resolved_resources
-    return service
-
-
-async def starter_catalog(request: Request) -> StarterCatalog:
-    service: StarterCatalog = request.app.state.starter_catalog
-    return service
-
-
-async def executions(request: Request) -> Executions:
-    service: Executions = request.app.state.executions
-    return service
-
-
-async def execution_audit(request: Request) -> ExecutionAudit:
-    service: ExecutionAudit = request.app.state.execution_audit
-    return service
+OBJECTS = Registry(BlueprintsObjects)
 
 
 async def route_table(request: Request) -> RouteTable:
@@ -70,17 +57,17 @@ async def route_table(request: Request) -> RouteTable:
     return table
 
 
-BlueprintModelsDep = Annotated[BlueprintModels, Depends(blueprint_models)]
-ModelTypesDep = Annotated[ModelTypes, Depends(model_types)]
-DictionariesDep = Annotated[Dictionaries, Depends(dictionaries)]
-ConfigSnapshotsDep = Annotated[ConfigSnapshots, Depends(config_snapshots)]
-ResolvedTemplatesDep = Annotated[ResolvedTemplates, Depends(resolved_templates)]
-ResolvedResourcesDep = Annotated[ResolvedResources, Depends(resolved_resources)]
-StarterCatalogDep = Annotated[StarterCatalog, Depends(starter_catalog)]
+BlueprintModelsDep = Annotated[BlueprintModels, OBJECTS.depends(lambda o: o.blueprint_models)]
+ModelTypesDep = Annotated[ModelTypes, OBJECTS.depends(lambda o: o.model_types)]
+DictionariesDep = Annotated[Dictionaries, OBJECTS.depends(lambda o: o.dictionaries)]
+ConfigSnapshotsDep = Annotated[ConfigSnapshots, OBJECTS.depends(lambda o: o.config_snapshots)]
+ResolvedTemplatesDep = Annotated[ResolvedTemplates, OBJECTS.depends(lambda o: o.resolved_templates)]
+ResolvedResourcesDep = Annotated[ResolvedResources, OBJECTS.depends(lambda o: o.resolved_resources)]
+StarterCatalogDep = Annotated[StarterCatalog, OBJECTS.depends(lambda o: o.starter_catalog)]
 RouteTableDep = Annotated[RouteTable, Depends(route_table)]
-ExecutionsDep = Annotated[Executions, Depends(executions)]
-ExecutionAuditDep = Annotated[ExecutionAudit, Depends(execution_audit)]
+ExecutionsDep = Annotated[Executions, OBJECTS.depends(lambda o: o.executions)]
+ExecutionAuditDep = Annotated[ExecutionAudit, OBJECTS.depends(lambda o: o.execution_audit)]
 
-CATALOG = replayable(lambda request: request.app.state.catalog)
+REPLAYABLE = replayable(OBJECTS.pick(lambda o: o.catalog))
 """For GET routes whose answer is a function of the request and the stored models, model types
 and dictionaries alone: replayed while those stand (:mod:`netplatform.web.replay`)."""

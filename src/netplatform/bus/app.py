@@ -1,4 +1,4 @@
-"""The bus controller app: its spec, its routers, its service objects and the outside services' clients.
+"""The bus controller app: its routers, its service objects and the outside services' clients.
 
 The service objects that provision another service (the file-distribution service, the message
 routers, the authz service) get its client at construction. The lifespan runs the background
@@ -16,10 +16,9 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 
 from ..settings import Settings
+from ..store.db import Database
 from ..store.generations import Generation
 from ..web.app import build_app
-from ..web.permissions import ServicePermissions
-from ..web.service import ServiceSpec
 from .authz_client import AuthzClient
 from .authz_provisioning import TopicRoles
 from .bridges import Bridges, limits_of
@@ -27,31 +26,32 @@ from .bus_settings import BusSettingsService
 from .canonical_path_middleware import CanonicalPathMiddleware
 from .clients import Clients
 from .clusters import Clusters
+from .deps import OBJECTS, BusObjects
 from .distribution_client import Account, DistributionClient
 from .distribution_nodes import DistributionNodes
 from .distribution_provisioning import DistributionProvisioner
-from .errors import ERROR_DESCRIPTIONS, ApiErrorBody, render_error
 from .feeds import Feeds
 from .locations import SiteLocations
 from .publishers import Publishers
 from .router_client import RouterClient
 from .router_provisioning import RouterProvisioner
 from .router_verification import RouterVerifier
+from .routes import (
+    bridges,
+    bus_settings,
+    clients,
+    clusters,
+    distribution_nodes,
+    feeds,
+    locations,
+    publishers,
+    subscribers,
+    topics,
+)
+from .spec import SPEC
 from .subscribers import Subscribers
 from .tables import TOPOLOGY_SCOPE, generations
 from .topics import Topics
-
-SPEC = ServiceSpec(
-    name="bus",
-    title="netplatform bus controller",
-    version="1.1.0",
-    render_error=render_error,
-    error_model=ApiErrorBody,
-    error_descriptions=ERROR_DESCRIPTIONS,
-)
-
-PERMISSIONS = ServicePermissions("bus")
-"""``platform.bus.api|<first path segment>|read`` (GET) or ``|write``: every bus route declares one."""
 
 
 def distribution_account(settings: Settings) -> Account:
@@ -88,32 +88,20 @@ async def _reconcile_forever(verifier: RouterVerifier, interval_s: float) -> Non
 
 
 @asynccontextmanager
-async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
-    reconcile = asyncio.create_task(_reconcile_forever(app.state.router_verifier, app.state.reconcile_s))
+async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+    """The background reconcile of the routers; the outside services' clients closed at the end."""
+    objects = OBJECTS.of(app)
+    reconcile = asyncio.create_task(_reconcile_forever(objects.router_verifier, objects.reconcile_s))
     try:
         yield
     finally:
         reconcile.cancel()
         await asyncio.gather(reconcile, return_exceptions=True)
-        for client in app.state.outside_clients:
+        for client in objects.outside_clients:
             client.close()
 
 
 def create_app(settings: Settings) -> FastAPI:
-    # The routes document their errors with SPEC, so they are imported once it exists.
-    from .routes import (
-        bridges,
-        bus_settings,
-        clients,
-        clusters,
-        distribution_nodes,
-        feeds,
-        locations,
-        publishers,
-        subscribers,
-        topics,
-    )
-
     routers = [
         bus_settings.router,
         locations.router,
@@ -126,34 +114,34 @@ def create_app(settings: Settings) -> FastAPI:
         publishers.router,
         subscribers.router,
     ]
-    app = build_app(SPEC, settings, routers=routers, lifespan=_lifespan)
+    app = build_app(SPEC, settings, routers=routers, lifespan=lifespan)
     app.add_middleware(CanonicalPathMiddleware)  # outermost: see its docstring
-    _add_service_objects(app, settings)
+    OBJECTS.install(app, _objects(app.state.db, settings))
     return app
 
 
-def _add_service_objects(app: FastAPI, settings: Settings) -> None:
-    state = app.state
-    db = state.db
+def _objects(db: Database, settings: Settings) -> BusObjects:
     limits = limits_of(settings)
     distribution_client = DistributionClient(distribution_account(settings), settings.bus_dr_timeout_s)
     routers_client = router_client(settings)
     authz_client = AuthzClient.of(settings)
-    state.outside_clients = [distribution_client, routers_client, authz_client]
     distribution = DistributionProvisioner(db, distribution_client)
     routers = RouterProvisioner(
         db, routers_client, TopicRoles(db, authz_client), limits.central_cname, settings.mirror_identity
     )
-    state.router_verifier = RouterVerifier(routers)
-    state.reconcile_s = settings.bus_reconcile_s
-    state.topology = Generation(db, generations, TOPOLOGY_SCOPE)
-    state.bus_settings = BusSettingsService(db, routers)
-    state.site_locations = SiteLocations(db, limits, routers)
-    state.distribution_nodes = DistributionNodes(db, distribution)
-    state.clusters = Clusters(db, limits, routers)
-    state.topics = Topics(db, settings, routers)
-    state.clients = Clients(db, limits, routers)
-    state.bridges = Bridges(db, limits, routers)
-    state.feeds = Feeds(db, distribution)
-    state.publishers = Publishers(db, distribution)
-    state.subscribers = Subscribers(db, distribution)
+    return BusObjects(
+        bus_settings=BusSettingsService(db, routers),
+        site_locations=SiteLocations(db, limits, routers),
+        distribution_nodes=DistributionNodes(db, distribution),
+        clusters=Clusters(db, limits, routers),
+        topics=Topics(db, settings, routers),
+        clients=Clients(db, limits, routers),
+        bridges=Bridges(db, limits, routers),
+        feeds=Feeds(db, distribution),
+        publishers=Publishers(db, distribution),
+        subscribers=Subscribers(db, distribution),
+        topology=Generation(db, generations, TOPOLOGY_SCOPE),
+        router_verifier=RouterVerifier(routers),
+        reconcile_s=settings.bus_reconcile_s,
+        outside_clients=(distribution_client, routers_client, authz_client),
+    )

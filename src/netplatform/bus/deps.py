@@ -1,11 +1,14 @@
-"""Typed dependencies of the bus controller routes: one per service object."""
+"""The bus controller's objects (:mod:`netplatform.web.registry`) and the typed dependencies of
+its routes."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from dataclasses import dataclass
+from typing import Annotated, Protocol
 
-from fastapi import Depends, Request
-
+from ..store.generations import Generation
+from ..web.registry import Registry
+from ..web.replay import replayable
 from .bridges import Bridges
 from .bus_settings import BusSettingsService
 from .clients import Clients
@@ -14,67 +17,53 @@ from .distribution_nodes import DistributionNodes
 from .feeds import Feeds
 from .locations import SiteLocations
 from .publishers import Publishers
+from .router_verification import RouterVerifier
 from .subscribers import Subscribers
 from .topics import Topics
 
 
-async def bus_settings(request: Request) -> BusSettingsService:
-    service: BusSettingsService = request.app.state.bus_settings
-    return service
+class OutsideClient(Protocol):
+    """A client of another service, closed when the app stops."""
+
+    def close(self) -> None: ...
 
 
-async def site_locations(request: Request) -> SiteLocations:
-    service: SiteLocations = request.app.state.site_locations
-    return service
+@dataclass(frozen=True)
+class BusObjects:
+    """The bus controller's objects, built once by ``create_app``: the service objects of its
+    routes, the generation of the topology its GET answers are replayed under, and what the
+    lifespan runs and closes (the reconcile of the routers, the outside services' clients)."""
+
+    bus_settings: BusSettingsService
+    site_locations: SiteLocations
+    distribution_nodes: DistributionNodes
+    clusters: Clusters
+    topics: Topics
+    clients: Clients
+    bridges: Bridges
+    feeds: Feeds
+    publishers: Publishers
+    subscribers: Subscribers
+    topology: Generation
+    router_verifier: RouterVerifier
+    reconcile_s: float
+    outside_clients: tuple[OutsideClient, ...]
 
 
-async def distribution_nodes(request: Request) -> DistributionNodes:
-    service: DistributionNodes = request.app.state.distribution_nodes
-    return service
+OBJECTS = Registry(BusObjects)
 
+BusSettingsDep = Annotated[BusSettingsService, OBJECTS.depends(lambda o: o.bus_settings)]
+SiteLocationsDep = Annotated[SiteLocations, OBJECTS.depends(lambda o: o.site_locations)]
+DistributionNodesDep = Annotated[DistributionNodes, OBJECTS.depends(lambda o: o.distribution_nodes)]
+ClustersDep = Annotated[Clusters, OBJECTS.depends(lambda o: o.clusters)]
+TopicsDep = Annotated[Topics, OBJECTS.depends(lambda o: o.topics)]
+ClientsDep = Annotated[Clients, OBJECTS.depends(lambda o: o.clients)]
+BridgesDep = Annotated[Bridges, OBJECTS.depends(lambda o: o.bridges)]
+FeedsDep = Annotated[Feeds, OBJECTS.depends(lambda o: o.feeds)]
+PublishersDep = Annotated[Publishers, OBJECTS.depends(lambda o: o.publishers)]
+SubscribersDep = Annotated[Subscribers, OBJECTS.depends(lambda o: o.subscribers)]
 
-async def clusters(request: Request) -> Clusters:
-    service: Clusters = request.app.state.clusters
-    return service
-
-
-async def topics(request: Request) -> Topics:
-    service: Topics = request.app.state.topics
-    return service
-
-
-async def clients(request: Request) -> Clients:
-    service: Clients = request.app.state.clients
-    return service
-
-
-async def bridges(request: Request) -> Bridges:
-    service: Bridges = request.app.state.bridges
-    return service
-
-
-async def feeds(request: Request) -> Feeds:
-    service: Feeds = request.app.state.feeds
-    return service
-
-
-async def publishers(request: Request) -> Publishers:
-    service: Publishers = request.app.state.publishers
-    return service
-
-
-async def subscribers(request: Request) -> Subscribers:
-    service: Subscribers = request.app.state.subscribers
-    return service
-
-
-BusSettingsDep = Annotated[BusSettingsService, Depends(bus_settings)]
-SiteLocationsDep = Annotated[SiteLocations, Depends(site_locations)]
-DistributionNodesDep = Annotated[DistributionNodes, Depends(distribution_nodes)]
-ClustersDep = Annotated[Clusters, Depends(clusters)]
-TopicsDep = Annotated[Topics, Depends(topics)]
-ClientsDep = Annotated[Clients, Depends(clients)]
-BridgesDep = Annotated[Bridges, Depends(bridges)]
-FeedsDep = Annotated[Feeds, Depends(feeds)]
-PublishersDep = Annotated[Publishers, Depends(publishers)]
-SubscribersDep = Annotated[Subscribers, Depends(subscribers)]
+REPLAYABLE = replayable(OBJECTS.pick(lambda o: o.topology))
+"""Every GET answer of the bus is a function of the request and the topology alone: set on
+each router (``routes/_common.new_router``), replayed while the topology stands
+(:mod:`netplatform.web.replay`)."""

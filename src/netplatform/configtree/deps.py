@@ -1,22 +1,29 @@
-"""Typed dependencies of the config tree routes."""
+"""The config tree's objects (:mod:`netplatform.web.registry`) and the typed dependencies of its routes."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Annotated
 
-from fastapi import Depends, Request
-
+from ..store.generations import Generation
+from ..web.registry import Registry
 from ..web.replay import replayable
 from .service import ConfigTree
 
 
-async def config_tree(request: Request) -> ConfigTree:
-    tree: ConfigTree = request.app.state.config_tree
-    return tree
+@dataclass(frozen=True)
+class ConfigTreeObjects:
+    """The config tree's objects, built once by ``create_app``: the service object, and the
+    generation of the stored tree that its GET answers are replayed under."""
+
+    config_tree: ConfigTree
+    tree: Generation
 
 
-ConfigTreeDep = Annotated[ConfigTree, Depends(config_tree)]
+OBJECTS = Registry(ConfigTreeObjects)
 
-TREE = replayable(lambda request: request.app.state.tree)
+ConfigTreeDep = Annotated[ConfigTree, OBJECTS.depends(lambda o: o.config_tree)]
+
+REPLAYABLE = replayable(OBJECTS.pick(lambda o: o.tree))
 """GET answers of the tree are a function of the request and the stored tree alone: replayed
 while it stands (:mod:`netplatform.web.replay`)."""

@@ -32,7 +32,7 @@ from .views import (
     router,
     signin,
 )
-from .web import HERE, CsrfRejected, NeedSession, render, signin_url
+from .web import HERE, OBJECTS, ConsoleObjects, CsrfRejected, NeedSession, render, signin_url
 
 SECURITY_HEADERS = {
     "Content-Security-Policy": (
@@ -45,23 +45,26 @@ SECURITY_HEADERS = {
 }
 
 
+@asynccontextmanager
+async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+    """The API clients closed when the console stops."""
+    yield
+    await OBJECTS.of(app).apis.close()
+
+
 def create_app(settings: Settings) -> FastAPI:
-    apis = Apis(settings)
-
-    @asynccontextmanager
-    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        yield
-        await apis.close()
-
     app = FastAPI(
         title="netplatform console", lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None
     )
-    app.state.settings = settings
-    app.state.apis = apis
-    app.state.codec = SessionCodec(settings.console_secret)
-    app.state.grants = GrantsCache()  # each session's permissions, read again every few seconds
-    app.state.rates = RateTracker()  # the previous /metrics sample per service (overview rates)
-    app.state.config_models = {}  # the config tree's model per service URL (views/configtree.py)
+    objects = ConsoleObjects(
+        settings=settings,
+        apis=Apis(settings),
+        codec=SessionCodec(settings.console_secret),
+        grants=GrantsCache(),
+        rates=RateTracker(),
+        config_models={},
+    )
+    OBJECTS.install(app, objects)
     app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")
     for module in (
         signin,

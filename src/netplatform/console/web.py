@@ -3,6 +3,7 @@ check on forms."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -12,7 +13,10 @@ from fastapi.responses import HTMLResponse, Response
 from starlette.datastructures import FormData
 from starlette.templating import Jinja2Templates
 
+from ..settings import Settings
+from ..web.registry import Registry
 from .apis import Apis, CredentialsRefused
+from .configmodel import ConfigModel
 from .grants import NO_GRANTS, Grants, GrantsCache
 from .metrics import RateTracker
 from .sessions import SESSION_COOKIE, Session, SessionCodec, tokens_match
@@ -34,19 +38,34 @@ class CsrfRejected(Exception):
     """A form arrived without the token of the session (or of the sign-in page): 403."""
 
 
+@dataclass(frozen=True)
+class ConsoleObjects:
+    """The console's objects, built once by ``create_app`` (:mod:`netplatform.web.registry`):
+    the API clients, the session codec, each session's permissions (read again every few
+    seconds), the previous /metrics sample per service (overview rates) and the config tree's
+    model per service URL (views/configtree.py)."""
+
+    settings: Settings
+    apis: Apis
+    codec: SessionCodec
+    grants: GrantsCache
+    rates: RateTracker
+    config_models: dict[str, ConfigModel]
+
+
+OBJECTS = Registry(ConsoleObjects)
+
+
 def codec(request: Request) -> SessionCodec:
-    result: SessionCodec = request.app.state.codec
-    return result
+    return OBJECTS.of(request.app).codec
 
 
 def apis(request: Request) -> Apis:
-    result: Apis = request.app.state.apis
-    return result
+    return OBJECTS.of(request.app).apis
 
 
 def grants_cache(request: Request) -> GrantsCache:
-    result: GrantsCache = request.app.state.grants
-    return result
+    return OBJECTS.of(request.app).grants
 
 
 def grants(request: Request) -> Grants:
@@ -56,8 +75,7 @@ def grants(request: Request) -> Grants:
 
 
 def rate_tracker(request: Request) -> RateTracker:
-    result: RateTracker = request.app.state.rates
-    return result
+    return OBJECTS.of(request.app).rates
 
 
 async def current_session(request: Request) -> Session:
@@ -130,7 +148,7 @@ def safe_next(value: str | None) -> str:
 
 
 def secure_cookies(request: Request) -> bool:
-    return request.url.scheme == "https" or bool(request.app.state.settings.tls_cert)
+    return request.url.scheme == "https" or bool(OBJECTS.of(request.app).settings.tls_cert)
 
 
 def no_store(response: Response) -> Response:

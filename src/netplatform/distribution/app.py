@@ -1,4 +1,4 @@
-"""The file-distribution app (spec 4.2): its identity, routes, service objects, and the lifespan of
+"""The file-distribution app (spec 4.2): its routes, service objects, and the lifespan of
 this instance as a node (spec 1.3): registration, heartbeat, delivery workers, the spool-space
 guard and log retention."""
 
@@ -13,14 +13,12 @@ from fastapi import FastAPI
 from ..settings import Settings
 from ..store.generations import Generation
 from ..web.app import build_app
-from ..web.permissions import ServicePermissions
-from ..web.service import ServiceSpec
 from .acknowledgements import Acknowledgements
 from .delivery import DeliveryEngine
 from .delivery_body import DecompressionLimits
 from .delivery_metrics import DeliveryMetrics
+from .deps import OBJECTS, DistributionObjects
 from .endpoint_secrets import EndpointSecrets
-from .errors import ERROR_MEDIA_TYPE, render_error
 from .feed_provisioning import Provisioning
 from .forwarding import Forwarding
 from .log_retention import LogRetention
@@ -28,21 +26,11 @@ from .logbook import Logbook
 from .nodes import NodeRegistry
 from .publisher_gate import PublisherGate
 from .publishing import Publisher
+from .routes import acknowledgements, feeds, forward, logs, nodes, publish, routing, subscriptions
 from .routing import Routing
+from .spec import SPEC
 from .spool_space import SpoolSpace
 from .tables import PROVISIONING_SCOPE, generations
-
-SPEC = ServiceSpec(
-    name="distribution",
-    title="netplatform file distribution",
-    version="1.0.0",
-    render_error=render_error,
-    error_media_type=ERROR_MEDIA_TYPE,
-)
-
-PERMISSIONS = ServicePermissions("distribution")
-"""The service's own API permissions (``platform.distribution.api|feeds|read`` ...) and its
-internal routes' (``platform.distribution.internal|forward|call`` ...): docs/distribution.md."""
 
 
 class BackgroundWork(Protocol):
@@ -52,11 +40,11 @@ class BackgroundWork(Protocol):
 
 
 @asynccontextmanager
-async def _run_node(app: FastAPI) -> AsyncIterator[None]:
+async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     """Register this node and heartbeat (spec 1.3), run the delivery workers, the spool-space guard
     and log retention; stop in reverse."""
-    state = app.state
-    work: list[BackgroundWork] = [state.nodes, state.delivery, state.spool_space, state.log_retention]
+    objects = OBJECTS.of(app)
+    work: list[BackgroundWork] = [objects.nodes, objects.delivery, objects.spool_space, objects.log_retention]
     async with AsyncExitStack() as running:
         for part in work:
             await part.start()
@@ -65,9 +53,6 @@ async def _run_node(app: FastAPI) -> AsyncIterator[None]:
 
 
 def create_app(settings: Settings) -> FastAPI:
-    # The routes document their errors with SPEC, so they are imported once it exists.
-    from .routes import acknowledgements, feeds, forward, logs, nodes, publish, routing, subscriptions
-
     app = build_app(
         SPEC,
         settings,
@@ -81,36 +66,40 @@ def create_app(settings: Settings) -> FastAPI:
             routing.router,
             forward.router,
         ],
-        lifespan=_run_node,
+        lifespan=lifespan,
     )
+    OBJECTS.install(app, _objects(app, settings))
+    return app
+
+
+def _objects(app: FastAPI, settings: Settings) -> DistributionObjects:
     state = app.state
-    node = settings.instance_name
-    state.nodes = NodeRegistry(state.db, state.blobs, settings)
-    state.routing = Routing(state.db, state.nodes)
+    db, blobs, node = state.db, state.blobs, settings.instance_name
+    nodes = NodeRegistry(db, blobs, settings)
     # Endpoint password hashes and the credentials known to match them, shared by provisioning
     # (which makes them) and publishing (which checks them).
     secrets = EndpointSecrets()
-    state.provisioning = Provisioning(state.db, state.blobs, settings, secrets)
-    state.provisioned = Generation(state.db, generations, PROVISIONING_SCOPE)
-    state.delivery_metrics = DeliveryMetrics(state.metrics.registry, state.db, node)
-    state.spool_space = SpoolSpace(state.db, state.blobs, settings, state.delivery_metrics)
+    delivery_metrics = DeliveryMetrics(state.metrics.registry, db, node)
+    spool_space = SpoolSpace(db, blobs, settings, delivery_metrics)
     gate = PublisherGate(state.access, settings.distribution_authz, secrets)
-    state.publisher = Publisher(state.db, state.blobs, node, state.spool_space, gate)
-    state.forwarding = Forwarding(state.db, state.blobs, node, state.spool_space)
-    state.logbook = Logbook(state.db)
-    state.log_retention = LogRetention(state.db, settings)
-    state.acknowledgements = Acknowledgements(state.db, state.blobs, node)
     decompression = DecompressionLimits(
         max_ratio=settings.delivery_decompress_max_ratio,
         max_bytes=settings.delivery_decompress_max_bytes,
         ratio_free_bytes=settings.delivery_decompress_ratio_free_bytes,
     )
-    state.delivery = DeliveryEngine(
-        state.db,
-        state.blobs,
-        settings,
-        state.delivery_metrics,
-        decompression,
-        settings.delivery_privileged_reoffer_s,
+    return DistributionObjects(
+        provisioning=Provisioning(db, blobs, settings, secrets),
+        provisioned=Generation(db, generations, PROVISIONING_SCOPE),
+        publisher=Publisher(db, blobs, node, spool_space, gate),
+        delivery=DeliveryEngine(
+            db, blobs, settings, delivery_metrics, decompression, settings.delivery_privileged_reoffer_s
+        ),
+        delivery_metrics=delivery_metrics,
+        logbook=Logbook(db),
+        nodes=nodes,
+        routing=Routing(db, nodes),
+        forwarding=Forwarding(db, blobs, node, spool_space),
+        acknowledgements=Acknowledgements(db, blobs, node),
+        spool_space=spool_space,
+        log_retention=LogRetention(db, settings),
     )
-    return app

@@ -1,12 +1,16 @@
-"""Typed dependencies of the file-distribution routes: the service objects and per-request values."""
+"""The file-distribution service's objects (:mod:`netplatform.web.registry`) and the typed
+dependencies of its routes: the objects and per-request values."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Annotated
 
 from fastapi import Depends, Header, Request
 
 from ..access.directory import AccessDirectory
+from ..store.generations import Generation
+from ..web.registry import Registry
 from ..web.replay import replayable
 from .access import EXCLUDE_AUTHZ, ON_BEHALF_OF, ON_BEHALF_OF_GROUP, Caller
 from .acknowledgements import Acknowledgements
@@ -14,55 +18,36 @@ from .delivery import DeliveryEngine
 from .delivery_metrics import DeliveryMetrics
 from .feed_provisioning import Provisioning
 from .forwarding import Forwarding
+from .log_retention import LogRetention
 from .logbook import Logbook
 from .nodes import NodeRegistry
 from .publishing import Publisher
 from .routing import Routing
+from .spool_space import SpoolSpace
 
 
-async def provisioning(request: Request) -> Provisioning:
-    service: Provisioning = request.app.state.provisioning
-    return service
+@dataclass(frozen=True)
+class DistributionObjects:
+    """The file-distribution service's objects, built once by ``create_app``: the service objects
+    of its routes, the generation of the provisioning its GET answers are replayed under, and the
+    background work the lifespan runs (the node registry, the delivery engine, the spool-space
+    guard, log retention)."""
+
+    provisioning: Provisioning
+    provisioned: Generation
+    publisher: Publisher
+    delivery: DeliveryEngine
+    delivery_metrics: DeliveryMetrics
+    logbook: Logbook
+    nodes: NodeRegistry
+    routing: Routing
+    forwarding: Forwarding
+    acknowledgements: Acknowledgements
+    spool_space: SpoolSpace
+    log_retention: LogRetention
 
 
-async def publisher(request: Request) -> Publisher:
-    service: Publisher = request.app.state.publisher
-    return service
-
-
-async def delivery_engine(request: Request) -> DeliveryEngine:
-    engine: DeliveryEngine = request.app.state.delivery
-    return engine
-
-
-async def delivery_metrics(request: Request) -> DeliveryMetrics:
-    metrics: DeliveryMetrics = request.app.state.delivery_metrics
-    return metrics
-
-
-async def logbook(request: Request) -> Logbook:
-    service: Logbook = request.app.state.logbook
-    return service
-
-
-async def node_registry(request: Request) -> NodeRegistry:
-    service: NodeRegistry = request.app.state.nodes
-    return service
-
-
-async def routing(request: Request) -> Routing:
-    service: Routing = request.app.state.routing
-    return service
-
-
-async def forwarding(request: Request) -> Forwarding:
-    service: Forwarding = request.app.state.forwarding
-    return service
-
-
-async def acknowledgements(request: Request) -> Acknowledgements:
-    service: Acknowledgements = request.app.state.acknowledgements
-    return service
+OBJECTS = Registry(DistributionObjects)
 
 
 async def public_base_url(request: Request) -> str:
@@ -102,18 +87,18 @@ async def caller(
     )
 
 
-ProvisioningDep = Annotated[Provisioning, Depends(provisioning)]
-PublisherDep = Annotated[Publisher, Depends(publisher)]
-DeliveryEngineDep = Annotated[DeliveryEngine, Depends(delivery_engine)]
-DeliveryMetricsDep = Annotated[DeliveryMetrics, Depends(delivery_metrics)]
-LogbookDep = Annotated[Logbook, Depends(logbook)]
-NodeRegistryDep = Annotated[NodeRegistry, Depends(node_registry)]
-RoutingDep = Annotated[Routing, Depends(routing)]
-ForwardingDep = Annotated[Forwarding, Depends(forwarding)]
-AcknowledgementsDep = Annotated[Acknowledgements, Depends(acknowledgements)]
+ProvisioningDep = Annotated[Provisioning, OBJECTS.depends(lambda o: o.provisioning)]
+PublisherDep = Annotated[Publisher, OBJECTS.depends(lambda o: o.publisher)]
+DeliveryEngineDep = Annotated[DeliveryEngine, OBJECTS.depends(lambda o: o.delivery)]
+DeliveryMetricsDep = Annotated[DeliveryMetrics, OBJECTS.depends(lambda o: o.delivery_metrics)]
+LogbookDep = Annotated[Logbook, OBJECTS.depends(lambda o: o.logbook)]
+NodeRegistryDep = Annotated[NodeRegistry, OBJECTS.depends(lambda o: o.nodes)]
+RoutingDep = Annotated[Routing, OBJECTS.depends(lambda o: o.routing)]
+ForwardingDep = Annotated[Forwarding, OBJECTS.depends(lambda o: o.forwarding)]
+AcknowledgementsDep = Annotated[Acknowledgements, OBJECTS.depends(lambda o: o.acknowledgements)]
 PublicBaseUrlDep = Annotated[str, Depends(public_base_url)]
 CallerDep = Annotated[Caller, Depends(caller)]
 
-PROVISIONED = replayable(lambda request: request.app.state.provisioned)
+REPLAYABLE = replayable(OBJECTS.pick(lambda o: o.provisioned))
 """For GET routes whose answer is a function of the request and the stored feeds and
 subscriptions alone: replayed while those stand (:mod:`netplatform.web.replay`)."""

@@ -1,4 +1,4 @@
-"""The message-router app (issue 14): its identity, routes, service objects, and the lifespan of
+"""The message-router app (issue 14): its routes, service objects, and the lifespan of
 its engine and mirror agents."""
 
 from __future__ import annotations
@@ -12,45 +12,26 @@ from fastapi import FastAPI
 from ..settings import Settings
 from ..web.app import build_app
 from ..web.health import HealthCheck
-from ..web.permissions import ServicePermissions
-from ..web.service import ServiceSpec
 from .access import Administrators
+from .deps import OBJECTS, RouterObjects
 from .engines import engine_for
-from .engines.base import Engine, EngineUnavailable
-from .errors import RouterError, render_error
+from .engines.base import EngineUnavailable
 from .events import Events
 from .mirror_agents import MirrorAgents
 from .mirror_settings import MirrorSettings
 from .mirror_supervisor import LEASE_S, MirrorConfig, MirrorSupervisor
+from .routes import events, mirror, topics
+from .spec import SPEC
 from .topics import Topics
 
 log = logging.getLogger(__name__)
 
-SPEC = ServiceSpec(
-    name="router",
-    title="netplatform message router",
-    version="1.0.0",
-    render_error=render_error,
-    error_model=RouterError,
-    error_descriptions={
-        403: "The caller lacks the route's permission, is not on the topic's ACL, or may not "
-        "administer the topic",
-        404: "No such topic",
-        409: "The topic exists",
-        503: "The message engine is unavailable",
-    },
-)
-
-PERMISSIONS = ServicePermissions(SPEC.name)
-"""``platform.router.api|topics|read|write`` and ``platform.router.internal|mirror|call``: what
-each route declares (routes/*.py). Publish, fetch and topic reads are per object (a topic's ACL)."""
-
 
 @asynccontextmanager
-async def _run_engine(app: FastAPI) -> AsyncIterator[None]:
+async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     """The engine, and the mirror agents on it (stopped first, so they never see it closed)."""
-    engine: Engine = app.state.engine
-    mirrors: MirrorSupervisor = app.state.mirrors
+    objects = OBJECTS.of(app)
+    engine, mirrors = objects.engine, objects.mirrors
     try:
         await engine.start()
     except EngineUnavailable as error:
@@ -79,35 +60,31 @@ def _mirror_config(settings: Settings) -> MirrorConfig:
 
 
 def create_app(settings: Settings) -> FastAPI:
-    # The routes document their errors with SPEC, so they are imported once it exists.
-    from .routes import events, mirror, topics
-
     # events first: the fuzz test walks operations in document order, and a fetch on a topic
     # it created would long-poll for every generated timeout.
     app = build_app(
         SPEC,
         settings,
         routers=[events.router, mirror.router, mirror.agents_router, mirror.settings_router, topics.router],
-        lifespan=_run_engine,
+        lifespan=lifespan,
     )
+    OBJECTS.install(app, _objects(app, settings))
+    return app
+
+
+def _objects(app: FastAPI, settings: Settings) -> RouterObjects:
     state = app.state
-    state.engine = engine_for(settings, state.db)
-    state.health.add(HealthCheck("engine", state.engine.name, state.engine.reachable))
+    engine = engine_for(settings, state.db)
+    state.health.add(HealthCheck("engine", engine.name, engine.reachable))
     mirror_settings = MirrorSettings(state.db, settings)
     # The bridge-admin restriction follows the effective topic (stored by the bus, or the env's).
     administrators = Administrators(
         settings.router_admin_entries, lambda: mirror_settings.current.admin_topic
     )
-    state.topics = Topics(state.db, state.engine, administrators)
-    state.events = Events(state.topics, state.engine)
+    topics = Topics(state.db, engine, administrators)
+    events = Events(topics, engine)
     agents = MirrorAgents(state.db, settings.instance_name, lease_s=LEASE_S)
-    state.mirrors = MirrorSupervisor(
-        agents,
-        mirror_settings,
-        state.events,
-        state.topics,
-        state.engine,
-        _mirror_config(settings),
-        state.access.roles,
+    mirrors = MirrorSupervisor(
+        agents, mirror_settings, events, topics, engine, _mirror_config(settings), state.access.roles
     )
-    return app
+    return RouterObjects(engine, topics, events, mirrors)

@@ -1,4 +1,5 @@
-"""Typed dependencies of the message router's routes: its service objects and the caller.
+"""The message router's objects (:mod:`netplatform.web.registry`) and the typed dependencies of
+its routes: the objects and the caller.
 
 They are ``async def`` although they never await: FastAPI runs a plain ``def`` dependency in
 its thread pool, three thread hand-offs per publish, which cost a fifth of the router's CPU
@@ -7,32 +8,32 @@ per single-message publish (docs/performance/router.md).
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Annotated
 
 from fastapi import Depends, Request
 
 from ..access.directory import AccessDirectory
+from ..web.registry import Registry
 from .access import Caller
-from .app import PERMISSIONS
+from .engines.base import Engine
 from .events import Events
 from .mirror_supervisor import MirrorSupervisor
+from .spec import PERMISSIONS
 from .topics import Topics
 
 
-async def topics(request: Request) -> Topics:
-    service: Topics = request.app.state.topics
-    return service
+@dataclass(frozen=True)
+class RouterObjects:
+    """The message router's objects, built once by ``create_app``."""
+
+    engine: Engine
+    topics: Topics
+    events: Events
+    mirrors: MirrorSupervisor
 
 
-async def events(request: Request) -> Events:
-    service: Events = request.app.state.events
-    return service
-
-
-async def mirrors(request: Request) -> MirrorSupervisor:
-    service: MirrorSupervisor = request.app.state.mirrors
-    return service
+OBJECTS = Registry(RouterObjects)
 
 
 async def caller(request: Request) -> Caller:
@@ -51,8 +52,8 @@ async def granter(request: Request) -> Caller:
     return replace(found, topic_writer=await access.allows(found.identity, PERMISSIONS.write("topics")))
 
 
-TopicsDep = Annotated[Topics, Depends(topics)]
-EventsDep = Annotated[Events, Depends(events)]
-MirrorsDep = Annotated[MirrorSupervisor, Depends(mirrors)]
+TopicsDep = Annotated[Topics, OBJECTS.depends(lambda o: o.topics)]
+EventsDep = Annotated[Events, OBJECTS.depends(lambda o: o.events)]
+MirrorsDep = Annotated[MirrorSupervisor, OBJECTS.depends(lambda o: o.mirrors)]
 CallerDep = Annotated[Caller, Depends(caller)]
 GranterDep = Annotated[Caller, Depends(granter)]

@@ -1,12 +1,12 @@
 """Answers of read-mostly GET routes replayed without the framework, while their data stands.
 
 A route whose whole answer is a function of the request and of one generation scope of its
-database (:mod:`netplatform.store.generations`) declares so with :func:`replayable`. Its first
-answer is kept; a later request that is the same in every respect an answer could depend on
-(path, query, headers, client address) gets the kept bytes again as long as the scope's
-generation has not moved. A request like that costs the kernel's own work and one shared read
-of the generation: the framework's routing, dependency solving, the thread hop and the query
-are skipped, which on a hot GET is nine tenths of its time.
+database (:mod:`netplatform.store.generations`) declares so with its service's marker, made by
+:func:`replayable`. Its first answer is kept; a later request that is the same in every respect
+an answer could depend on (path, query, headers, client address) gets the kept bytes again as
+long as the scope's generation has not moved. A request like that costs the kernel's own work
+and one shared read of the generation: the framework's routing, dependency solving, the thread
+hop and the query are skipped, which on a hot GET is nine tenths of its time.
 
 Why this never serves a stale answer:
 
@@ -59,7 +59,9 @@ def replayable(generation_of: Callable[[Request], Generation]) -> Any:
     Pass it in the route's ``dependencies=[...]``, or a router's to cover all of its GET routes
     (both are solved before the route's parameters, so before any data is read); other methods
     pass through unmarked. ``generation_of`` finds the scope's :class:`Generation` from the
-    request (usually on ``app.state``).
+    request. Each service makes one marker, in its ``deps.py``, named ``REPLAYABLE``::
+
+        REPLAYABLE = replayable(OBJECTS.pick(lambda o: o.catalog))
     """
 
     async def mark(request: Request) -> None:

@@ -7,9 +7,9 @@ from fastapi.responses import JSONResponse
 
 from ...web.permissions import requires
 from ..actuator import endpoint_listing
-from ..app import PERMISSIONS
 from ..deps import RouteTableDep
 from ..schemas import EndpointListing
+from ..spec import PERMISSIONS
 
 router = APIRouter(prefix="/actuator", tags=["actuator"])
 

@@ -13,9 +13,8 @@ from ...store.blobs import CHUNK_SIZE
 from ...web.errors import BadRequest
 from ...web.openapi import error_responses
 from ...web.permissions import requires
-from ..app import PERMISSIONS, SPEC
 from ..blueprint_models import MODEL_SORTS, PageRequest, SaveMode
-from ..deps import CATALOG, BlueprintModelsDep, StarterCatalogDep
+from ..deps import REPLAYABLE, BlueprintModelsDep, StarterCatalogDep
 from ..repository.blueprint_models import ModelRecord
 from ..schemas import (
     BlueprintModelEnvelope,
@@ -25,6 +24,7 @@ from ..schemas import (
     WorkflowSpec,
     WorkflowSpecRequest,
 )
+from ..spec import PERMISSIONS, SPEC
 from . import _response_bodies as bodies
 from ._common import EMPTY_OK, Name, any_case, empty_ok, ok, require_multipart
 
@@ -43,7 +43,7 @@ Archive = Annotated[UploadFile, File(description="The CBA, a zip archive")]
     "",
     summary="All blueprint models",
     response_model=list[BlueprintModelEnvelope],
-    dependencies=[CATALOG],
+    dependencies=[REPLAYABLE],
     openapi_extra=requires(PERMISSIONS.read("blueprint-model")),
 )
 def list_models(models: BlueprintModelsDep) -> JSONResponse:
@@ -163,7 +163,7 @@ Paging = Annotated[PageRequest, Depends(page_request)]
     "/paged",
     summary="One page of blueprint models",
     response_model=BlueprintModelPage,
-    dependencies=[CATALOG],
+    dependencies=[REPLAYABLE],
     openapi_extra=requires(PERMISSIONS.read("blueprint-model")),
 )
 def paged_models(models: BlueprintModelsDep, query: Paging) -> JSONResponse:
@@ -175,7 +175,7 @@ def paged_models(models: BlueprintModelsDep, query: Paging) -> JSONResponse:
     "/paged/meta-data/{keyword}",
     summary="One page of the models one of whose meta-data items is the keyword",
     response_model=BlueprintModelPage,
-    dependencies=[CATALOG],
+    dependencies=[REPLAYABLE],
     openapi_extra=requires(PERMISSIONS.read("blueprint-model")),
 )
 def paged_models_with_keyword(models: BlueprintModelsDep, keyword: Name, query: Paging) -> JSONResponse:
@@ -187,7 +187,7 @@ def paged_models_with_keyword(models: BlueprintModelsDep, keyword: Name, query: 
     "/meta-data/{keyword}",
     summary="Models one of whose meta-data items is the keyword (whole word, any case)",
     response_model=list[BlueprintModelEnvelope],
-    dependencies=[CATALOG],
+    dependencies=[REPLAYABLE],
     openapi_extra=requires(PERMISSIONS.read("blueprint-model")),
 )
 def models_with_keyword(keyword: Name, models: BlueprintModelsDep) -> JSONResponse:
@@ -198,7 +198,7 @@ def models_with_keyword(keyword: Name, models: BlueprintModelsDep) -> JSONRespon
     "/search/{tags}",
     summary="Models whose tags contain the text (any case)",
     response_model=list[BlueprintModelEnvelope],
-    dependencies=[CATALOG],
+    dependencies=[REPLAYABLE],
     openapi_extra=requires(PERMISSIONS.read("blueprint-model")),
 )
 def models_with_tags(tags: Name, models: BlueprintModelsDep) -> JSONResponse:
@@ -210,7 +210,7 @@ def models_with_tags(tags: Name, models: BlueprintModelsDep) -> JSONResponse:
     summary="One model by name and version",
     response_model=BlueprintModelEnvelope,
     responses=error_responses(SPEC, 404),
-    dependencies=[CATALOG],
+    dependencies=[REPLAYABLE],
     openapi_extra=requires(PERMISSIONS.read("blueprint-model")),
 )
 def model_by_name(name: Name, version: Name, models: BlueprintModelsDep) -> JSONResponse:
@@ -264,7 +264,7 @@ def _chunks(content: IO[bytes]) -> Iterator[bytes]:
     summary="The workflow names of a stored blueprint",
     response_model=WorkflowList,
     responses=error_responses(SPEC, 404),
-    dependencies=[CATALOG],
+    dependencies=[REPLAYABLE],
     openapi_extra=requires(PERMISSIONS.read("blueprint-model")),
 )
 def workflows_of_model(name: Name, version: Name, models: BlueprintModelsDep) -> JSONResponse:
@@ -277,7 +277,7 @@ def workflows_of_model(name: Name, version: Name, models: BlueprintModelsDep) ->
     summary="One model by id",
     response_model=BlueprintModelEnvelope,
     responses=error_responses(SPEC, 404),
-    dependencies=[CATALOG],
+    dependencies=[REPLAYABLE],
     openapi_extra=requires(PERMISSIONS.read("blueprint-model")),
 )
 def model_by_id(id: Name, models: BlueprintModelsDep) -> JSONResponse:

@@ -9,11 +9,11 @@ from fastapi.responses import JSONResponse, Response
 
 from ...web.openapi import error_responses
 from ...web.permissions import requires
-from ..app import PERMISSIONS, SPEC
 from ..config_snapshots import ANY_STATUS, SNAPSHOT_STATUSES
 from ..deps import ConfigSnapshotsDep
 from ..formats import FORMAT_WORDS
 from ..schemas import ConfigSnapshot
+from ..spec import PERMISSIONS, SPEC
 from . import _response_bodies as bodies
 from ._common import EMPTY_OK, TEXT_BODY, Name, StoredText, any_case, empty_ok, formatted, ok, text_responses
 

@@ -11,8 +11,7 @@ from pydantic import StringConstraints
 from ...web.openapi import error_responses, stated_request
 from ...web.permissions import requires
 from ...web.text import NO_NUL_PATTERN
-from ..app import PERMISSIONS, SPEC
-from ..deps import CATALOG, DictionariesDep
+from ..deps import REPLAYABLE, DictionariesDep
 from ..dictionaries import SOURCE_MAPPING
 from ..schemas import (
     ResourceDictionary,
@@ -22,11 +21,12 @@ from ..schemas import (
     dictionary_definition_body,
     json_body,
 )
+from ..spec import PERMISSIONS, SPEC
 from ..tosca import ResourceDefinition
 from . import _response_bodies as bodies
 from ._common import EMPTY_OK, Name, empty_ok, ok, refuse_nul
 
-router = APIRouter(prefix="/api/v1/dictionary", tags=["resource dictionaries"], dependencies=[CATALOG])
+router = APIRouter(prefix="/api/v1/dictionary", tags=["resource dictionaries"], dependencies=[REPLAYABLE])
 DictionaryName = Annotated[str, StringConstraints(max_length=255)]
 MAX_NAMES = 1000
 NAMES_BODY = {

@@ -14,10 +14,10 @@ from ...web.bodies import RawBody
 from ...web.errors import Forbidden
 from ...web.openapi import error_responses, stated_request
 from ...web.permissions import Permission, per_object, requires
-from ..app import PERMISSIONS, SPEC
 from ..deps import ExecutionAuditDep, ExecutionsDep
 from ..execution.audit import record_body
 from ..execution.wire import BadExecutionInput, ExecutionRequest, ExecutionServiceOutput, output, read_request
+from ..spec import PERMISSIONS, SPEC
 
 router = APIRouter(prefix="/api/v1", tags=["execution"])
 

@@ -7,13 +7,13 @@ from fastapi.responses import JSONResponse, Response
 
 from ...web.openapi import error_responses, stated_request
 from ...web.permissions import requires
-from ..app import PERMISSIONS, SPEC
-from ..deps import CATALOG, ModelTypesDep
+from ..deps import REPLAYABLE, ModelTypesDep
 from ..schemas import ModelType, ModelTypeIn, json_body, model_type_body
+from ..spec import PERMISSIONS, SPEC
 from . import _response_bodies as bodies
 from ._common import EMPTY_OK, Name, empty_ok, ok
 
-router = APIRouter(prefix="/api/v1/model-type", tags=["model types"], dependencies=[CATALOG])
+router = APIRouter(prefix="/api/v1/model-type", tags=["model types"], dependencies=[REPLAYABLE])
 
 _SAVE_SUMMARY = "Create or replace a model type"
 _SAVE_BODY = stated_request(body=json_body(model_type_body()))

@@ -9,10 +9,10 @@ from fastapi.responses import JSONResponse
 
 from ...web.openapi import error_responses
 from ...web.permissions import requires
-from ..app import PERMISSIONS, SPEC
 from ..deps import ResolvedResourcesDep
 from ..resolutions import deletion_query, named_value_query, values_query
 from ..schemas import DeletedEntries, ResolvedResource, ResolvedResourceIn
+from ..spec import PERMISSIONS, SPEC
 from . import _response_bodies as bodies
 from ._common import ok
 

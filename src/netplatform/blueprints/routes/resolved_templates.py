@@ -9,11 +9,11 @@ from fastapi.responses import JSONResponse, Response
 
 from ...web.openapi import error_responses
 from ...web.permissions import requires
-from ..app import PERMISSIONS, SPEC
 from ..deps import ResolvedTemplatesDep
 from ..formats import FORMAT_WORDS
 from ..resolutions import template_key, template_query
 from ..schemas import TemplateResolution
+from ..spec import PERMISSIONS, SPEC
 from . import _response_bodies as bodies
 from ._common import TEXT_BODY, Name, StoredText, any_case, formatted, ok, text_responses
 

@@ -10,8 +10,8 @@ from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel
 
 from ...web.openapi import error_responses
-from ...web.replay import replayable
-from ..app import SPEC
+from ..deps import REPLAYABLE
+from ..spec import SPEC
 
 DELETE_DONE: dict[str, Any] = {"status_code": 204, "response_class": Response}
 
@@ -20,9 +20,6 @@ def new_router(prefix: str, tag: str) -> APIRouter:
     """A router of bus objects: every GET answer is a function of the topology alone, so each
     may be replayed while the topology's generation stands (:mod:`netplatform.web.replay`)."""
     return APIRouter(prefix=prefix, tags=[tag], dependencies=[REPLAYABLE])
-
-
-REPLAYABLE = replayable(lambda request: request.app.state.topology)
 
 
 def answers(success: Any, *errors: int, status: int = 200) -> dict[int | str, dict[str, Any]]:

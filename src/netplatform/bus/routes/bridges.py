@@ -8,9 +8,9 @@ from fastapi import Body, Query
 from fastapi.responses import JSONResponse
 
 from ...web.permissions import requires
-from ..app import PERMISSIONS
 from ..deps import BridgesDep
 from ..schemas import BrTopic, MirrorMaker
+from ..spec import PERMISSIONS
 from ._common import answers, new_router, reply
 
 router = new_router("/bridge", "mirror bridges")

@@ -8,10 +8,10 @@ from fastapi import Body
 from fastapi.responses import JSONResponse
 
 from ...web.permissions import requires
-from ..app import PERMISSIONS
 from ..deps import BusSettingsDep
 from ..request_schemas import REQUIRED_BODY, BusSettingsRequest
 from ..schemas import BusSettings
+from ..spec import PERMISSIONS
 from ._common import answers, new_router, reply
 
 router = new_router("", "bus settings")

@@ -8,10 +8,10 @@ from fastapi import Body
 from fastapi.responses import JSONResponse, Response
 
 from ...web.permissions import requires
-from ..app import PERMISSIONS
 from ..deps import ClientsDep
 from ..request_schemas import REQUIRED_BODY, MrClientRequest
 from ..schemas import MrClient
+from ..spec import PERMISSIONS
 from ._common import DELETE_DONE, answers, new_router, no_content, reply
 
 router = new_router("/mr_clients", "message-router clients")

@@ -8,10 +8,10 @@ from fastapi import Body, Query
 from fastapi.responses import JSONResponse, Response
 
 from ...web.permissions import requires
-from ..app import PERMISSIONS
 from ..deps import FeedsDep
 from ..request_schemas import REQUIRED_BODY, FeedRequest
 from ..schemas import Feed
+from ..spec import PERMISSIONS
 from ._common import DELETE_DONE, answers, new_router, no_content, reply, use_existing
 
 router = new_router("/feeds", "feeds")

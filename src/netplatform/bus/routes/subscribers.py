@@ -8,10 +8,10 @@ from fastapi import Body
 from fastapi.responses import JSONResponse, Response
 
 from ...web.permissions import requires
-from ..app import PERMISSIONS
 from ..deps import SubscribersDep
 from ..request_schemas import REQUIRED_BODY, DrSubReplacement, DrSubRequest
 from ..schemas import DrSub
+from ..spec import PERMISSIONS
 from ._common import DELETE_DONE, answers, new_router, no_content, reply
 
 router = new_router("/dr_subs", "subscribers")

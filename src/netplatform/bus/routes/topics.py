@@ -8,10 +8,10 @@ from fastapi import Body, Query
 from fastapi.responses import JSONResponse, Response
 
 from ...web.permissions import requires
-from ..app import PERMISSIONS
 from ..deps import TopicsDep
 from ..request_schemas import REQUIRED_BODY, TokenPath, TopicRequest
 from ..schemas import Topic
+from ..spec import PERMISSIONS
 from ._common import DELETE_DONE, answers, new_router, no_content, reply, use_existing
 
 router = new_router("/topics", "topics")

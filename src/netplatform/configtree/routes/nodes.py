@@ -17,7 +17,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
 from ...web.permissions import requires
-from ..deps import TREE, ConfigTreeDep
+from ..deps import REPLAYABLE, ConfigTreeDep
 from ..edits import creations, replacement
 from ..errors import restconf_error
 from ..media_types import require_json_request, response_media_type
@@ -41,7 +41,7 @@ Handler = Callable[[Request, ConfigTree], Awaitable[Response]]
     NODE_PATH,
     methods=[*NODE_METHODS, *OTHER_METHODS],
     include_in_schema=False,
-    dependencies=[TREE],
+    dependencies=[REPLAYABLE],
     openapi_extra=requires(PERMISSIONS.by_method("config")),
 )
 async def config_node(request: Request, tree: ConfigTreeDep) -> Response:

@@ -11,8 +11,8 @@ from fastapi.responses import Response
 
 from ...web.auth import PUBLIC, parse_basic
 from ...web.openapi import error_responses
-from ..app import SPEC
 from ..deps import AcknowledgementsDep
+from ..spec import SPEC
 
 router = APIRouter(prefix="", tags=["publish"])
 

@@ -11,14 +11,14 @@ from fastapi.responses import JSONResponse, Response
 from ...web.bodies import RawBody
 from ...web.openapi import error_responses
 from ...web.permissions import requires
-from ..app import PERMISSIONS, SPEC
-from ..deps import PROVISIONED, CallerDep, ProvisioningDep, PublicBaseUrlDep
+from ..deps import REPLAYABLE, CallerDep, ProvisioningDep, PublicBaseUrlDep
 from ..errors import FEED_NOT_FOUND
 from ..feed_model import parse_feed
 from ..lenient_json import parse_object
 from ..links import feed_links
 from ..media_types import FEED_MEDIA_TYPE, require_content_type
 from ..schemas import FeedBody, FeedRequest, FeedUpdateRequest, render_feed
+from ..spec import PERMISSIONS, SPEC
 from ._common import CALLER_STATED, FeedId, json_request_body, parse_object_id, refuse_methods
 
 READ = requires(PERMISSIONS.read("feeds"))
@@ -46,7 +46,7 @@ def create_feed(
 
 @router.get(
     "/",
-    dependencies=[PROVISIONED],
+    dependencies=[REPLAYABLE],
     summary="The feed of a name and version, else the URLs of the live feeds matching the filters",
     responses={200: {"model": FeedBody | list[str]}, **error_responses(SPEC, 404)},
     openapi_extra={**CALLER_STATED, **READ},
@@ -72,7 +72,7 @@ def list_feeds(
 
 @router.get(
     "/feed/{feed_id}",
-    dependencies=[PROVISIONED],
+    dependencies=[REPLAYABLE],
     summary="Get a feed (endpoint passwords are not shown: only their hashes are stored)",
     responses={200: {"model": FeedBody}, **error_responses(SPEC, 404)},
     openapi_extra={**CALLER_STATED, **READ},

@@ -21,10 +21,10 @@ from ...web.errors import BadRequest
 from ...web.openapi import error_responses
 from ...web.permissions import requires
 from ...web.routes import STREAMED_BODY
-from ..app import PERMISSIONS, SPEC
 from ..deps import DeliveryEngineDep, ForwardingDep
 from ..forward_sender import FORWARD_HEADER, FORWARD_PATH
 from ..forwarding import parse_envelope
+from ..spec import PERMISSIONS, SPEC
 from ..spool_space import declared_length
 
 log = logging.getLogger("netplatform.distribution.forward")

@@ -8,13 +8,13 @@ from fastapi.responses import JSONResponse, Response
 from ...clock import now_ms
 from ...web.openapi import error_responses, stated_request
 from ...web.permissions import requires
-from ..app import PERMISSIONS, SPEC
 from ..deps import LogbookDep
 from ..errors import FEED_NOT_FOUND, SUBSCRIPTION_NOT_FOUND
 from ..log_query import parse_log_query
 from ..log_records import ExpiryReason, LogRecord, RecordType
 from ..media_types import LOG_LIST_CONTENT_TYPE, LOG_LIST_MEDIA_TYPE, require_log_list_acceptable
 from ..schemas import LogRecordBody
+from ..spec import PERMISSIONS, SPEC
 from ._common import FeedId, SubId, inline_schema, parse_object_id, refuse_methods
 
 router = APIRouter(prefix="", tags=["logs"])

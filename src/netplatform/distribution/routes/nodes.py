@@ -12,10 +12,10 @@ from ...clock import wire_time_ms
 from ...web.errors import NotFound
 from ...web.openapi import error_responses
 from ...web.permissions import requires
-from ..app import PERMISSIONS, SPEC
 from ..deps import NodeRegistryDep
 from ..nodes import NodeView
 from ..schemas import NodeBody
+from ..spec import PERMISSIONS, SPEC
 
 router = APIRouter(prefix="/internal/nodes", tags=["nodes"])
 

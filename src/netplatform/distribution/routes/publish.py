@@ -24,13 +24,13 @@ from ...web.errors import BadRequest
 from ...web.openapi import error_responses
 from ...web.requestid import current_request_id
 from ...web.routes import STREAMED_BODY
-from ..app import SPEC
 from ..delivery import DeliveryEngine
 from ..delivery_metrics import DeliveryMetrics
 from ..deps import DeliveryEngineDep, DeliveryMetricsDep, PublisherDep, RoutingDep
 from ..file_headers import CONTENT_TYPE, META_HEADER, PUBLISH_ID_HEADER, captured_headers
 from ..publishing import Admission, Arrival, Publisher
 from ..routing import Routing
+from ..spec import SPEC
 from ..spool_space import declared_length
 
 log = logging.getLogger("netplatform.distribution")

@@ -14,12 +14,12 @@ from ...web.errors import BadRequest
 from ...web.openapi import error_responses
 from ...web.permissions import requires
 from ...web.text import is_storable
-from ..app import PERMISSIONS, SPEC
 from ..deps import RoutingDep
 from ..errors import FEED_NOT_FOUND, SUBSCRIPTION_NOT_FOUND
 from ..repository.routing import ANY_PUBLISHER, EgressRoute, IngressRoute
 from ..routing import Routing
 from ..schemas import EgressRouteBody, EgressRouteRequest, IngressRouteBody, IngressRouteRequest
+from ..spec import PERMISSIONS, SPEC
 from ._common import ID_PATTERN, FeedId, SubId, parse_object_id
 
 router = APIRouter(prefix="/internal/route", tags=["routes"])

@@ -9,13 +9,13 @@ from fastapi.responses import JSONResponse, Response
 from ...web.bodies import RawBody
 from ...web.openapi import error_responses
 from ...web.permissions import requires
-from ..app import PERMISSIONS, SPEC
-from ..deps import PROVISIONED, CallerDep, ProvisioningDep, PublicBaseUrlDep
+from ..deps import REPLAYABLE, CallerDep, ProvisioningDep, PublicBaseUrlDep
 from ..errors import FEED_NOT_FOUND, SUBSCRIPTION_NOT_FOUND
 from ..lenient_json import parse_object
 from ..links import subscription_links
 from ..media_types import SUBSCRIPTION_MEDIA_TYPE, require_content_type
 from ..schemas import SubscriptionBody, SubscriptionRequest, render_subscription
+from ..spec import PERMISSIONS, SPEC
 from ..subscription_model import parse_subscription
 from ._common import CALLER_STATED, FeedId, SubId, json_request_body, parse_object_id, refuse_methods
 
@@ -52,7 +52,7 @@ def create_subscription(
 
 @router.get(
     "/subscribe/{feed_id}",
-    dependencies=[PROVISIONED],
+    dependencies=[REPLAYABLE],
     summary="The URLs of the feed's live subscriptions",
     responses={200: {"model": list[str]}, **error_responses(SPEC, 404)},
     openapi_extra={**CALLER_STATED, **READ},
@@ -67,7 +67,7 @@ def list_subscriptions(
 
 @router.get(
     "/subs/{sub_id}",
-    dependencies=[PROVISIONED],
+    dependencies=[REPLAYABLE],
     summary="Get a subscription",
     responses={200: {"model": SubscriptionBody}, **error_responses(SPEC, 404)},
     openapi_extra={**CALLER_STATED, **READ},

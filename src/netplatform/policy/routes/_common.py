@@ -12,10 +12,10 @@ from typing import Annotated, Any
 from fastapi import Path, Request
 
 from ...web.openapi import error_responses
-from ..app import SPEC
 from ..media_types import JSON_MEDIA_TYPE, YAML_MEDIA_TYPE
 from ..request_bodies import decode
 from ..schemas import NAME_SCHEMA, VERSION_SCHEMA
+from ..spec import SPEC
 from ..tosca import REPEATABLE_MAPS
 from ..versions import JSON_SELECTOR_PATTERN
 

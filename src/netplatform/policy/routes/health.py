@@ -6,10 +6,10 @@ from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
 from ...web.permissions import requires
-from ..app import PERMISSIONS
 from ..deps import HealthCheckDep
 from ..media_types import YAML_MEDIA_TYPE, render
 from ..schemas import HealthReport
+from ..spec import PERMISSIONS
 from ..statistics import PREFIX
 from ._common import documented
 

@@ -10,10 +10,10 @@ from fastapi.responses import Response
 
 from ...web.bodies import RawBody
 from ...web.permissions import requires
-from ..app import PERMISSIONS
 from ..deps import NodeTemplatesDep
 from ..media_types import JSON_MEDIA_TYPE, render
 from ..schemas import NODE_TEMPLATES_REQUEST, ToscaEntity, ToscaServiceTemplate
+from ..spec import PERMISSIONS
 from ..statistics import PREFIX
 from ..versions import check_name, check_version
 from ._common import CREATE_ERRORS, NamePath, VersionPath, documented, read_template, template_body

@@ -9,10 +9,10 @@ from fastapi.responses import Response
 
 from ...web.bodies import RawBody
 from ...web.permissions import requires
-from ..app import PERMISSIONS
-from ..deps import ENTITIES, CatalogDep
+from ..deps import REPLAYABLE, CatalogDep
 from ..media_types import answer_format, render, respond
 from ..schemas import POLICIES_REQUEST, ToscaServiceTemplate
+from ..spec import PERMISSIONS
 from ..statistics import PREFIX
 from ..tosca import Section
 from ..versions import Reference, check_name, check_selector, check_version
@@ -57,7 +57,7 @@ def policy_type_of(policy_type_id: str, policy_type_version: str) -> Reference:
     TYPE_PATH,
     summary="All policies of one policy type version",
     responses=documented(ToscaServiceTemplate, 404),
-    dependencies=[ENTITIES],
+    dependencies=[REPLAYABLE],
     openapi_extra=requires(PERMISSIONS.read("policies")),
 )
 async def get_policies_of_type(
@@ -97,7 +97,7 @@ def create_policies_of_type(
     TYPE_PATH + "/{policyId}",
     summary="All versions of one policy of this policy type version",
     responses=documented(ToscaServiceTemplate, 404),
-    dependencies=[ENTITIES],
+    dependencies=[REPLAYABLE],
     openapi_extra=requires(PERMISSIONS.read("policies")),
 )
 def get_policy_versions_of_type(
@@ -117,7 +117,7 @@ def get_policy_versions_of_type(
     TYPE_PATH + "/{policyId}/versions/{policyVersion}",
     summary="One version of a policy of this policy type version (policyVersion `latest`: the highest)",
     responses=documented(ToscaServiceTemplate, 404),
-    dependencies=[ENTITIES],
+    dependencies=[REPLAYABLE],
     openapi_extra=requires(PERMISSIONS.read("policies")),
 )
 def get_policy_of_type(
@@ -164,7 +164,7 @@ def delete_policy_of_type(
     "/policies",
     summary="All versions of all policies",
     responses=documented(ToscaServiceTemplate, 404),
-    dependencies=[ENTITIES],
+    dependencies=[REPLAYABLE],
     openapi_extra=requires(PERMISSIONS.read("policies")),
 )
 async def get_policies(request: Request, catalog: CatalogDep, mode: Mode = "BARE") -> Response:
@@ -189,7 +189,7 @@ def create_policies(request: Request, catalog: CatalogDep, body: RawBody) -> Res
     "/policies/{policyId}/versions/{policyVersion}",
     summary="One version of a policy (policyVersion `latest`: the highest)",
     responses=documented(ToscaServiceTemplate, 404),
-    dependencies=[ENTITIES],
+    dependencies=[REPLAYABLE],
     openapi_extra=requires(PERMISSIONS.read("policies")),
 )
 def get_policy(

@@ -7,10 +7,10 @@ from fastapi.responses import Response
 
 from ...web.bodies import RawBody
 from ...web.permissions import requires
-from ..app import PERMISSIONS
-from ..deps import ENTITIES, CatalogDep
+from ..deps import REPLAYABLE, CatalogDep
 from ..media_types import answer_format, render, respond
 from ..schemas import POLICY_TYPES_REQUEST, ToscaServiceTemplate
+from ..spec import PERMISSIONS
 from ..statistics import PREFIX
 from ..tosca import Section
 from ..versions import check_name, check_selector, check_version
@@ -32,7 +32,7 @@ router = APIRouter(prefix=PREFIX, tags=["policy design"])
     "/policytypes",
     summary="All policy types",
     responses=documented(ToscaServiceTemplate),
-    dependencies=[ENTITIES],
+    dependencies=[REPLAYABLE],
     openapi_extra=requires(PERMISSIONS.read("policytypes")),
 )
 async def get_policy_types(request: Request, catalog: CatalogDep) -> Response:
@@ -57,7 +57,7 @@ def create_policy_types(request: Request, catalog: CatalogDep, body: RawBody) ->
     "/policytypes/{policyTypeId}",
     summary="All versions of one policy type",
     responses=documented(ToscaServiceTemplate, 404),
-    dependencies=[ENTITIES],
+    dependencies=[REPLAYABLE],
     openapi_extra=requires(PERMISSIONS.read("policytypes")),
 )
 async def get_policy_type_versions(request: Request, catalog: CatalogDep, policyTypeId: NamePath) -> Response:
@@ -68,7 +68,7 @@ async def get_policy_type_versions(request: Request, catalog: CatalogDep, policy
     "/policytypes/{policyTypeId}/versions/{versionId}",
     summary="One version of a policy type (versionId `latest`: the highest version)",
     responses=documented(ToscaServiceTemplate, 404),
-    dependencies=[ENTITIES],
+    dependencies=[REPLAYABLE],
     openapi_extra=requires(PERMISSIONS.read("policytypes")),
 )
 async def get_policy_type(

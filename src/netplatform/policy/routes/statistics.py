@@ -6,10 +6,10 @@ from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
 from ...web.permissions import requires
-from ..app import PERMISSIONS
 from ..deps import StatisticsDep
 from ..media_types import render
 from ..schemas import StatisticsReport
+from ..spec import PERMISSIONS
 from ..statistics import PREFIX
 from ._common import documented
 

@@ -13,12 +13,12 @@ from starlette.types import Receive, Scope, Send
 from ...web.bodies import RawBody
 from ...web.openapi import error_responses
 from ...web.permissions import per_object
-from ..app import SPEC
 from ..deps import CallerDep, EventsDep
 from ..engines.base import Claim
 from ..errors import error_body
 from ..events import Events
 from ..schemas import PartialPublishResult, PublishResult
+from ..spec import SPEC
 from ._common import PUBLISH_BODY, Departure, messages_of
 
 router = APIRouter(prefix="/events", tags=["events"])

@@ -20,7 +20,6 @@ from fastapi.responses import JSONResponse
 from ...clock import wire_time_ms
 from ...web.openapi import error_responses
 from ...web.permissions import per_object, requires
-from ..app import PERMISSIONS, SPEC
 from ..deps import CallerDep, EventsDep, MirrorsDep
 from ..mirror_agents import AgentStatus
 from ..mirror_settings import EffectiveSettings
@@ -34,6 +33,7 @@ from ..schemas import (
     MirrorSettingsBody,
     MirrorSettingsRequest,
 )
+from ..spec import PERMISSIONS, SPEC
 from .events import DEFAULT_LIMIT, MAX_LIMIT, MAX_TIMEOUT_MS
 
 router = APIRouter(prefix="/internal/mirror", tags=["mirror"])

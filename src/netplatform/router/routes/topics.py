@@ -14,9 +14,9 @@ from fastapi.responses import JSONResponse, Response
 
 from ...web.openapi import error_responses
 from ...web.permissions import per_object, requires
-from ..app import PERMISSIONS, SPEC
 from ..deps import CallerDep, GranterDep, TopicsDep
 from ..schemas import GroupLag, GroupList, Identity, TopicBody, TopicList, TopicRequest, render_topic
+from ..spec import PERMISSIONS, SPEC
 from ..topics import KINDS
 
 router = APIRouter(prefix="/topics", tags=["topics"])
