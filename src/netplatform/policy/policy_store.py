@@ -14,8 +14,7 @@ a write acknowledged by any instance is in the very next answer of every instanc
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Callable, Hashable, Mapping
 from typing import TypeVar
 
 from ..store.db import Database
@@ -41,10 +40,9 @@ class PolicyStore:
         """``work`` committed durably (row locks taken in it hold until the shared commit)."""
         return self.unit.write(work)
 
-    @contextmanager
-    def reading(self) -> Iterator[Repository]:
-        with self.db.read() as session:
-            yield Repository(session)
+    def read(self, work: Callable[[Repository], Result]) -> Result:
+        """``work`` in a read transaction."""
+        return self.unit.read(work)
 
     async def cached(self, key: Hashable, answer: Callable[[Repository], Rendered]) -> Rendered:
         """The rendered answer for ``key`` under the entities' current generation (computed by
