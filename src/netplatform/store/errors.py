@@ -1,7 +1,7 @@
 """What the store raises to its callers, in its own terms (it knows nothing of HTTP).
 
 The web kernel maps :class:`WriteConflict` to the 409 every service answered before the store
-had its own exception (:func:`netplatform.web.app.build_app`); code that runs outside a request
+had its own exception (the kernel's ``build_app`` in web/app.py); code that runs outside a request
 (starter loads, blueprint steps) catches it beside the web errors.
 """
 
