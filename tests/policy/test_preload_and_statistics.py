@@ -160,5 +160,4 @@ def test_counts_are_added_to_the_stored_rows(settings: Settings, service: Runnin
     first.flush()
     second.flush()
     second.flush()  # nothing pending: no change
-    with store.reading() as repository:
-        assert repository.counters()["totalPolicyGetCount"] == 3
+    assert store.read(lambda repository: repository.counters())["totalPolicyGetCount"] == 3

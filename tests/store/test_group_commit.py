@@ -13,9 +13,9 @@ from sqlalchemy.orm import Session
 
 from netplatform.settings import Settings
 from netplatform.store.db import Database, database_for, new_metadata
+from netplatform.store.errors import WriteConflict
 from netplatform.store.group_commit import GroupCommit
 from netplatform.store.retry import WRITE_ATTEMPTS, LostRace
-from netplatform.web.errors import Conflict
 
 metadata = new_metadata()
 entries = Table(
@@ -130,7 +130,7 @@ def test_a_unit_that_keeps_losing_is_a_conflict_and_other_errors_are_not_retried
         session.execute(entries.insert().values(body=f"lost-{len(runs)}"))
         raise LostRace
 
-    with pytest.raises(Conflict):
+    with pytest.raises(WriteConflict):
         commits.run_with_retry(always_losing)
     assert len(runs) == WRITE_ATTEMPTS
 

@@ -12,6 +12,7 @@ from sqlalchemy import text
 
 from netplatform.settings import Settings
 from netplatform.store.db import Database
+from netplatform.store.errors import WRITE_CONFLICT_MESSAGE, WriteConflict
 from netplatform.store.migrate import upgrade
 from netplatform.web.app import build_app
 from netplatform.web.auth import PUBLIC
@@ -50,6 +51,8 @@ def create_thing(thing: Thing) -> Thing:
 def get_thing(name: str, verbose: bool = False) -> dict[str, object]:
     if name == "taken":
         raise Conflict("thing taken")
+    if name == "raced":
+        raise WriteConflict()
     if name == "boom":
         raise RuntimeError("unexpected")
     if name in ("db-down", "db-down-wrapped"):
@@ -222,6 +225,13 @@ def test_api_errors_keep_their_status(service: str) -> None:
         response = client.get("/things/taken")
     assert response.status_code == 409
     assert response.json() == {"kind": "CONFLICT", "text": "thing taken"}
+
+
+def test_a_write_that_kept_losing_its_race_is_a_409_in_the_service_shape(service: str) -> None:
+    with http_client(service) as client:
+        response = client.get("/things/raced")
+    assert response.status_code == 409
+    assert response.json() == {"kind": "CONFLICT", "text": WRITE_CONFLICT_MESSAGE}
 
 
 def test_unexpected_failures_are_500_in_the_service_shape_with_headers(service: str) -> None:

@@ -14,6 +14,7 @@ import logging
 from collections.abc import Iterator
 from pathlib import Path
 
+from ..store.errors import WriteConflict
 from ..web.errors import ApiError
 from .archive import zip_tree
 from .blueprint_models import BlueprintModels, SaveMode
@@ -75,7 +76,7 @@ class StarterCatalog:
         for folder in sorted(p for p in (self.root / "blueprints").iterdir() if p.is_dir()):
             try:  # held to the same archive bounds as an upload
                 self.models.save(io.BytesIO(zip_folder(folder)), SaveMode.PUBLISH)
-            except ApiError as error:
+            except (ApiError, WriteConflict) as error:
                 log.warning("starter blueprint %s skipped: %s", folder.name, error.message)
 
 

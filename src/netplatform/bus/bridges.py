@@ -1,9 +1,9 @@
 """Mirror bridges in the database: recompute a topic's bridges; report and edit agents (reference 8).
 
-Recomputing runs inside the caller's write transaction, which holds the bus lock
-(:func:`.repository.bus_settings.bus_settings` ``for_update``), so agents are never assigned
-twice; :class:`Bridges` is the service object of ``GET`` and ``PUT /bridge``. The arithmetic
-(which pairs, which agent) is :mod:`.bridge_plans`.
+Recomputing runs inside the caller's write transaction, which holds the topology lock
+(:func:`.repository.locks.lock_topology`), so agents are never assigned twice; :class:`Bridges`
+is the service object of ``GET`` and ``PUT /bridge``. The arithmetic (which pairs, which agent)
+is :mod:`.bridge_plans`.
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ from ..store.db import Database
 from ..web.errors import BadRequest, NotFound
 from .bridge_plans import Topology, place_topic, plan_bridges, split_agent
 from .repository import rows
-from .repository.bus_settings import bus_settings
 from .repository.clients import clients_of_topic
+from .repository.locks import lock_topology
 from .repository.mirror_makers import agents_holding, agents_of_pairs, save_mirror_maker
 from .schemas import BrTopic, MirrorMaker, Status, Topic
 
@@ -188,7 +188,7 @@ def _edit(
     """
     if not mmagent:
         raise BadRequest("mmagent is required for PUT", fields="mmagent")
-    bus_settings(session, for_update=True)
+    lock_topology(session)
     agents = load_agents(session)
     agent = agents.get(mmagent)
     if agent is None:

@@ -12,6 +12,7 @@ from ..store.db import Database
 from .checks import require, require_token
 from .repository import rows
 from .repository.bus_settings import bus_settings, save_bus_settings
+from .repository.locks import lock_topology
 from .repository.router_state import mark_new
 from .router_provisioning import RouterProvisioner
 from .schemas import BusSettings, Status
@@ -32,7 +33,7 @@ def _stored_from(body: BusSettings, version: str) -> BusSettings:
 
 
 class BusSettingsService:
-    """Reads and writes the singleton bus settings row (it is also the message-router lock)."""
+    """Reads and writes the singleton bus settings row (a write holds the topology lock)."""
 
     def __init__(self, db: Database, routers: RouterProvisioner) -> None:
         self.db = db
@@ -46,7 +47,8 @@ class BusSettingsService:
         """Initialise once; afterwards the stored object is answered unchanged."""
         _check(body)
         with self.db.write() as session:
-            stored = bus_settings(session, for_update=True)
+            lock_topology(session)
+            stored = bus_settings(session)
             if stored.version != UNINITIALISED:
                 return stored
             created = _stored_from(body, body.version if body.version is not None else FIRST_VERSION)
@@ -60,7 +62,8 @@ class BusSettingsService:
         """Replace the eight fields; an absent version keeps the stored one (``"1"`` if never set)."""
         _check(body)
         with self.db.write() as session:
-            stored = bus_settings(session, for_update=True)
+            lock_topology(session)
+            stored = bus_settings(session)
             kept = FIRST_VERSION
             if stored.version is not None and stored.version != UNINITIALISED:
                 kept = stored.version

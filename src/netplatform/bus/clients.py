@@ -16,8 +16,9 @@ from .bridges import BridgeBook, BridgeLimits, recompute_topics
 from .checks import require
 from .errors import missing_field
 from .repository import rows
-from .repository.bus_settings import bus_settings, next_client_id
+from .repository.bus_settings import next_client_id
 from .repository.clients import clients_at, replicated_topics
+from .repository.locks import lock_topology
 from .roles import memberships_of
 from .router_documents import topic_url
 from .router_provisioning import RouterProvisioner
@@ -115,7 +116,7 @@ def _recompute(book: BridgeBook, topic: Topic) -> None:
 
 
 class Clients:
-    """The message-router clients; every write holds the bus lock and recomputes the topic's bridges.
+    """The message-router clients; every write holds the topology lock and recomputes the topic's bridges.
 
     After the write the routers and the authz service are told (:mod:`.router_provisioning`)
     and the answer shows the outcome. A delete keeps the client DELETED until the router has
@@ -130,7 +131,7 @@ class Clients:
     def create(self, body: MrClient) -> MrClient:
         check_client(body)
         with self.db.write() as session:
-            bus_settings(session, for_update=True)
+            lock_topology(session)
             book = BridgeBook(session, self.limits)
             require_cluster(book.topology, body.svcLocationName)
             topic = _topic(session, body.fqtn)
@@ -152,7 +153,7 @@ class Clients:
     def replace(self, client_id: str, body: MrClient) -> MrClient:
         check_client(body)
         with self.db.write() as session:
-            bus_settings(session, for_update=True)
+            lock_topology(session)
             client = _get(session, client_id, changeable=True)
             before = client.model_copy()
             client.clientRole = body.clientRole
@@ -172,7 +173,7 @@ class Clients:
 
     def delete(self, client_id: str) -> None:
         with self.db.write() as session:
-            bus_settings(session, for_update=True)
+            lock_topology(session)
             client = _get(session, client_id)
             topic = _topic(session, client.fqtn)
             if client.topicURL is None and (topic is None or not memberships_of(client, topic)):

@@ -13,7 +13,7 @@ from .bridges import BridgeLimits
 from .checks import require
 from .clients import topology_changed
 from .repository import rows
-from .repository.bus_settings import bus_settings
+from .repository.locks import lock_topology
 from .router_provisioning import RouterProvisioner
 from .schemas import MrCluster, Status
 
@@ -45,7 +45,7 @@ def _with_defaults(body: MrCluster, location: str) -> MrCluster:
 
 
 class Clusters:
-    """Message-router clusters, keyed by their site location (bus lock held on every write)."""
+    """Message-router clusters, keyed by their site location (topology lock held on every write)."""
 
     def __init__(self, db: Database, limits: BridgeLimits, routers: RouterProvisioner) -> None:
         self.db = db
@@ -67,7 +67,7 @@ class Clusters:
         location = require(body.svcLocationName, "svcLocationName")
         require(body.fqdn, "fqdn")
         with self.db.write() as session:
-            bus_settings(session, for_update=True)
+            lock_topology(session)
             cluster = _with_defaults(body, location)
             try:
                 rows.insert_object(session, rows.CLUSTERS, cluster)
@@ -82,7 +82,7 @@ class Clusters:
     def replace(self, cluster_id: str, body: MrCluster) -> MrCluster:
         require(body.svcLocationName, "svcLocationName")
         with self.db.write() as session:
-            bus_settings(session, for_update=True)
+            lock_topology(session)
             if rows.get(session, rows.CLUSTERS, cluster_id) is None:
                 raise _not_found(cluster_id)
             cluster = _with_defaults(body, cluster_id)
@@ -93,7 +93,7 @@ class Clusters:
 
     def delete(self, cluster_id: str) -> None:
         with self.db.write() as session:
-            bus_settings(session, for_update=True)
+            lock_topology(session)
             if not rows.delete_object(session, rows.CLUSTERS, cluster_id):
                 raise _not_found(cluster_id)
             topology_changed(session, self.limits, cluster_id)

@@ -20,7 +20,7 @@ from contextlib import contextmanager
 
 from ..clock import wire_now
 from ..store.db import Database
-from ..store.locks import advisory_lock
+from ..store.locks import LockNamespace, advisory_lock
 from ..web.errors import BadRequest
 from .credentials import publisher_id, publisher_password, publisher_username
 from .distribution_client import DistributionClient, Rejected, Unreachable
@@ -34,7 +34,6 @@ from .schemas import DrPub, DrSub, Feed, Status
 Change = Callable[[FeedState], None]
 
 NOT_PROVISIONED = "the feed is not provisioned in the distribution service yet"
-FEED_LOCK_NAMESPACE = 0x6275  # "bu": the bus controller's advisory-lock namespace
 
 log = logging.getLogger(__name__)
 
@@ -46,7 +45,7 @@ def feed_lock(database: Database, ref: int) -> Iterator[None]:
     No database transaction is held while the distribution service is called (on SQLite that
     would block the very service being called); the lock holds across every instance.
     """
-    with advisory_lock(database, FEED_LOCK_NAMESPACE, ref):
+    with advisory_lock(database, LockNamespace.BUS_FEEDS, ref):
         yield
 
 

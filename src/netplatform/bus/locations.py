@@ -9,7 +9,7 @@ from .bridges import BridgeLimits
 from .checks import require
 from .clients import topology_changed
 from .repository import rows
-from .repository.bus_settings import bus_settings
+from .repository.locks import lock_topology
 from .router_provisioning import RouterProvisioner
 from .schemas import Status, SvcLocation
 
@@ -21,7 +21,7 @@ def _not_found() -> NotFound:
 
 
 class SiteLocations:
-    """Site locations; a change re-matches the clients there and recomputes bridges (bus lock held),
+    """Site locations; a change re-matches the clients there and recomputes bridges (topology lock held),
     then provisions on the routers what that made NEW."""
 
     def __init__(self, db: Database, limits: BridgeLimits, routers: RouterProvisioner) -> None:
@@ -44,7 +44,7 @@ class SiteLocations:
         require(body.svcLocationName, "svcLocationName")
         location = body.model_copy(update={"status": Status.VALID.value, "lastMod": wire_now()})
         with self.db.write() as session:
-            bus_settings(session, for_update=True)
+            lock_topology(session)
             try:
                 rows.insert_object(session, rows.LOCATIONS, location)
             except rows.Duplicate:
@@ -57,7 +57,7 @@ class SiteLocations:
         """Fields present in the body replace the stored ones; the path's name wins."""
         changes = {field: getattr(body, field) for field in body.model_fields_set - UNCHANGEABLE}
         with self.db.write() as session:
-            bus_settings(session, for_update=True)
+            lock_topology(session)
             location = rows.get(session, rows.LOCATIONS, name)
             if location is None:
                 raise _not_found()
@@ -71,7 +71,7 @@ class SiteLocations:
 
     def delete(self, name: str) -> None:
         with self.db.write() as session:
-            bus_settings(session, for_update=True)
+            lock_topology(session)
             if not rows.delete_object(session, rows.LOCATIONS, name):
                 raise _not_found()
             topology_changed(session, self.limits, name)

@@ -23,7 +23,7 @@ deleted topic's roles are deleted in authz; a bridge's target router gets the ag
 VALID only once that router lists it running with the whitelist sent
 (``GET /internal/mirror-agents``).
 
-One advisory lock (every instance) serialises the provisioning passes, like the bus lock
+One advisory lock (every instance) serialises the provisioning passes, like the topology lock
 serialises the writes: an agent's messages are never sent from a stale read.
 """
 
@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..store.db import Database
-from ..store.locks import advisory_lock
+from ..store.locks import LockNamespace, advisory_lock
 from .authz_client import AuthzCallFailed
 from .authz_provisioning import TopicRoles
 from .bridge_plans import PLACED, Topology, plan_bridges
@@ -68,8 +68,6 @@ from .router_documents import (
 from .schemas import MirrorMaker, MrClient, MrCluster, Status, Topic
 
 log = logging.getLogger(__name__)
-
-PROVISIONING_LOCK = 0x6270  # "bp": one provisioning pass at a time, across instances
 
 CONFIRM_S = 8.0  # how long a target router may take to list an agent running as it was sent
 CONFIRM_POLL_S = 0.1
@@ -175,7 +173,7 @@ class RouterProvisioner:
                 self._send_agent(name)
 
     def lock(self) -> AbstractContextManager[None]:
-        return advisory_lock(self.db, PROVISIONING_LOCK)
+        return advisory_lock(self.db, LockNamespace.BUS_PROVISIONING)
 
     # --- clusters ------------------------------------------------------------------------------
 

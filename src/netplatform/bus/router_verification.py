@@ -17,7 +17,7 @@ from __future__ import annotations
 import logging
 from collections import defaultdict
 
-from ..store.locks import advisory_lock
+from ..store.locks import LockNamespace, advisory_lock
 from .repository import rows
 from .repository.bus_settings import bus_settings
 from .repository.router_state import mark_verified, set_outcome, valid_keys
@@ -28,8 +28,6 @@ from .schemas import MrClient, Status
 
 log = logging.getLogger(__name__)
 
-RECONCILE_LOCK = 0x6272  # "br": one background reconcile at a time, across instances
-
 
 class RouterVerifier:
     def __init__(self, provisioner: RouterProvisioner) -> None:
@@ -39,7 +37,7 @@ class RouterVerifier:
 
     def reconcile(self) -> None:
         """One background pass: retries, then verification; one instance at a time."""
-        with advisory_lock(self.db, RECONCILE_LOCK, bounded=False):
+        with advisory_lock(self.db, LockNamespace.BUS_RECONCILE, bounded=False):
             self.provisioner.retry()
             self.verify()
 

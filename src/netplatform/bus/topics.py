@@ -25,6 +25,7 @@ from .replication import default_case, global_url, is_unspecified
 from .repository import rows
 from .repository.bus_settings import bus_settings
 from .repository.clients import clients_by_topic, clients_of_topic, delete_clients_of_topic
+from .repository.locks import lock_topology
 from .roles import default_roles
 from .router_provisioning import RouterProvisioner
 from .schemas import BusSettings, MrClient, ReplicationCase, Status, Topic
@@ -85,7 +86,7 @@ class TopicDefaults:
 
 
 class Topics:
-    """Topics with their clients; every write holds the bus lock and recomputes the topic's bridges."""
+    """Topics with their clients; every write holds the topology lock and recomputes the topic's bridges."""
 
     def __init__(self, db: Database, settings: Settings, routers: RouterProvisioner) -> None:
         self.db = db
@@ -119,7 +120,8 @@ class Topics:
         return self.get(fqtn)
 
     def _create(self, session: Session, body: Topic, use_existing: bool) -> Topic:
-        bus = bus_settings(session, for_update=True)
+        lock_topology(session)
+        bus = bus_settings(session)
         if bus.version == UNINITIALISED:
             raise BadRequest("bus settings not initialised", fields="topicNsRoot")
         book = BridgeBook(session, self.limits)
@@ -171,7 +173,7 @@ class Topics:
     def update(self, fqtn: str, body: Topic) -> Topic:
         """Change the descriptive and replication fields; name, style, fqtn and clients stay."""
         with self.db.write() as session:
-            bus_settings(session, for_update=True)
+            lock_topology(session)
             topic = rows.get(session, rows.TOPICS, fqtn)
             if topic is None:
                 raise _not_found(fqtn)
@@ -193,7 +195,7 @@ class Topics:
 
     def delete(self, fqtn: str) -> None:
         with self.db.write() as session:
-            bus_settings(session, for_update=True)
+            lock_topology(session)
             topic = rows.get(session, rows.TOPICS, fqtn)
             if topic is None:
                 raise NotFound(f"Topic {fqtn} does not exist", fields="fqtn")

@@ -3,18 +3,20 @@
 Requests arrive as a :class:`~.paths.Target` (and, for writes, the :class:`~.edits.Edit` s the
 body asks for). Each write runs in one database transaction and is committed before it is
 answered. When two writers race to create the same row, the database's unique constraint
-stops the second; :func:`~netplatform.store.retry.write_with_retry` runs its transaction again
-from the start and it sees the row, so a concurrent POST answers 409 and a concurrent PUT
+stops the second; :meth:`~netplatform.store.unit_of_work.UnitOfWork.write` runs its transaction
+again from the start and it sees the row, so a concurrent POST answers 409 and a concurrent PUT
 replaces, and nothing is lost.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
+from collections.abc import Sequence
+from typing import Any
+
+from sqlalchemy.orm import Session
 
 from ..store.db import Database
-from ..store.retry import write_with_retry
+from ..store.unit_of_work import UnitOfWork
 from .edits import Edit
 from .errors import restconf_error
 from .instances import prune
@@ -23,17 +25,14 @@ from .repository import TreeRepository
 from .schema import qualified_name
 from .tree import Tree
 
-T = TypeVar("T")
-
 
 class ConfigTree:
     def __init__(self, db: Database) -> None:
-        self.db = db
+        self.unit = UnitOfWork(db, _tree)
 
     def read(self, target: Target, depth: int | None = None) -> dict[str, Any]:
         """The RFC 7951 body of the target: ``{"module:node": value}`` (a list entry as a 1-array)."""
-        with self.db.read() as session:
-            value = Tree(TreeRepository(session)).read(target)
+        value = self.unit.read(lambda tree: tree.read(target))
         if value is None:
             raise restconf_error(
                 "data-missing",
@@ -51,11 +50,11 @@ class ConfigTree:
             for edit in edits:
                 tree.write(edit.target, edit.value, create_only=True)
 
-        self._write(work)
+        self.unit.write(work)
 
     def replace(self, edit: Edit) -> bool:
         """Replace the edit's node (PUT); True when it was created."""
-        return not self._write(lambda tree: tree.write(edit.target, edit.value))
+        return not self.unit.write(lambda tree: tree.write(edit.target, edit.value))
 
     def delete(self, target: Target) -> None:
         def work(tree: Tree) -> None:
@@ -64,7 +63,9 @@ class ConfigTree:
                     "data-missing", f"Data does not exist for path: {target.instance_identifier()}"
                 )
 
-        self._write(work)
+        self.unit.write(work)
 
-    def _write(self, work: Callable[[Tree], T]) -> T:
-        return write_with_retry(self.db, lambda session: work(Tree(TreeRepository(session))))
+
+def _tree(session: Session) -> Tree:
+    """The tree's rules over its rows, in ``session``'s transaction."""
+    return Tree(TreeRepository(session))

@@ -125,11 +125,14 @@ class Catalog:
 
     def policy(self, name: str, version: str | None, *, referenced: bool) -> Document:
         """One version of a policy (any type); ``None`` selects the newest."""
-        with self.store.reading() as repository:
+
+        def read(repository: Repository) -> Document:
             found = _select(repository.named(Kind.POLICY, [name]), version)
             if found is None:
                 raise NotFound(f"policies for {name}:{version or 'null'} do not exist")
             return policies_document([found], KnownEntities(repository), referenced=referenced)
+
+        return self.store.read(read)
 
     async def policies_of_type(
         self, policy_type: Reference, form: BodyFormat, *, referenced: bool
@@ -146,21 +149,27 @@ class Catalog:
         return await self.store.cached(("policies of type", policy_type, referenced, form), answer)
 
     def policy_versions_of_type(self, policy_type: Reference, name: str, *, referenced: bool) -> Document:
-        with self.store.reading() as repository:
+
+        def read(repository: Repository) -> Document:
             found = repository.of_type(Kind.POLICY, policy_type.name, str(policy_type.version), name)
             if not found:
                 raise NotFound(f"policies for {name}:null do not exist")
             return policies_document(found, KnownEntities(repository), referenced=referenced)
 
+        return self.store.read(read)
+
     def policy_of_type(
         self, policy_type: Reference, name: str, version: str | None, *, referenced: bool
     ) -> Document:
-        with self.store.reading() as repository:
+
+        def read(repository: Repository) -> Document:
             candidates = repository.of_type(Kind.POLICY, policy_type.name, str(policy_type.version), name)
             found = _select(candidates, version)
             if found is None:
                 raise NotFound(f"policies for {name}:{version or 'null'} do not exist")
             return policies_document([found], KnownEntities(repository), referenced=referenced)
+
+        return self.store.read(read)
 
     def delete_policy(self, name: str, version: str, *, policy_type: Reference | None = None) -> Document:
         """Delete one policy version; with ``policy_type``, only when it is of that type."""

@@ -48,14 +48,19 @@ class NodeTemplates:
         return echo(template)
 
     def all(self) -> list[dict[str, Any]]:
-        with self.catalog.store.reading() as repository:
+        def read(repository: Repository) -> list[dict[str, Any]]:
             return [entity.body for entity in in_listing_order(repository.all(Kind.NODE_TEMPLATE))]
+
+        return self.catalog.store.read(read)
 
     def one(self, name: str, version: str) -> list[dict[str, Any]]:
         """A list of zero or one node template (the reference answers this form as a list)."""
-        with self.catalog.store.reading() as repository:
+
+        def read(repository: Repository) -> list[dict[str, Any]]:
             found = repository.one(Kind.NODE_TEMPLATE, name, version)
             return [found.body] if found else []
+
+        return self.catalog.store.read(read)
 
     def delete(self, name: str, version: str) -> Document:
         def delete(repository: Repository) -> Entity:

@@ -14,13 +14,13 @@ a write acknowledged by any instance is in the very next answer of every instanc
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Callable, Hashable, Mapping
 from typing import TypeVar
 
 from ..store.db import Database
 from ..store.generations import GenerationCache, bump
 from ..store.group_commit import GroupCommit
+from ..store.unit_of_work import UnitOfWork
 from .media_types import Rendered
 from .repository import Repository
 from .tables import ENTITIES_SCOPE, generations
@@ -33,18 +33,16 @@ class PolicyStore:
         self.db = db
         self.answers: GenerationCache[Rendered] = GenerationCache(db, generations, ENTITIES_SCOPE)
         # One move of the generation per group, in its transaction: as good as one per write.
-        self.commits = GroupCommit(
-            db, before_commit=lambda session: bump(session, generations, ENTITIES_SCOPE)
-        )
+        commits = GroupCommit(db, before_commit=lambda session: bump(session, generations, ENTITIES_SCOPE))
+        self.unit = UnitOfWork(db, Repository, commits=commits)
 
     def write(self, work: Callable[[Repository], Result]) -> Result:
         """``work`` committed durably (row locks taken in it hold until the shared commit)."""
-        return self.commits.run_with_retry(lambda session: work(Repository(session)))
+        return self.unit.write(work)
 
-    @contextmanager
-    def reading(self) -> Iterator[Repository]:
-        with self.db.read() as session:
-            yield Repository(session)
+    def read(self, work: Callable[[Repository], Result]) -> Result:
+        """``work`` in a read transaction."""
+        return self.unit.read(work)
 
     async def cached(self, key: Hashable, answer: Callable[[Repository], Rendered]) -> Rendered:
         """The rendered answer for ``key`` under the entities' current generation (computed by

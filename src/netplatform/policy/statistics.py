@@ -112,6 +112,5 @@ class Statistics:
         """The report, after counting this call itself as a success (as the reference does)."""
         self.record([TOTAL, SUCCESS])
         self.flush()
-        with self.store.reading() as repository:
-            counters = repository.counters()
+        counters = self.store.read(lambda repository: repository.counters())
         return {"code": 200, **{name: counters.get(name, 0) for name in COUNTERS}}

@@ -11,22 +11,20 @@ loses. Leases say which instance runs an agent (repository/mirrors.py).
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Literal, TypeVar
+from typing import Literal
 
 from anyio.to_thread import run_sync
-from sqlalchemy.orm import Session
 
 from ..clock import now_ms
 from ..store.db import Database
-from ..store.retry import write_with_retry
+from ..store.unit_of_work import UnitOfWork
 from .mirror_messages import CreateAgent, MalformedAdminMessage, UpdateWhitelist, parse_admin_message
 from .repository.mirrors import CopyStatus, MirrorAgent, MirrorRepository, TopicProgress
 
 log = logging.getLogger(__name__)
 
-T = TypeVar("T")
 
 CopyState = Literal["running", "failing", "starting"]
 AgentState = Literal["running", "failing", "starting", "waiting"]
@@ -90,7 +88,7 @@ class AgentStatus:
 
 class MirrorAgents:
     def __init__(self, db: Database, holder: str, *, lease_s: float) -> None:
-        self.db = db
+        self.unit = UnitOfWork(db, MirrorRepository)
         self.holder = holder  # this instance (NETPLATFORM_INSTANCE_NAME)
         self.lease_ms = int(lease_s * 1000)
 
@@ -101,7 +99,7 @@ class MirrorAgents:
         try:
             message = parse_admin_message(text)
         except MalformedAdminMessage as error:
-            await run_sync(self._write, lambda mirrors: mirrors.advance(ADMIN_READER, admin_topic, seq))
+            await run_sync(self.unit.write, lambda mirrors: mirrors.advance(ADMIN_READER, admin_topic, seq))
             log.warning("mirror agents: ignored admin message %d of %s: %s", seq, admin_topic, error)
             return "malformed"
 
@@ -110,7 +108,7 @@ class MirrorAgents:
             mirrors.advance(ADMIN_READER, admin_topic, seq)
             return outcome
 
-        outcome = await run_sync(self._write, work)
+        outcome = await run_sync(self.unit.write, work)
         level = logging.WARNING if outcome == "unknown agent" else logging.INFO
         log.log(
             level,
@@ -123,11 +121,11 @@ class MirrorAgents:
         return outcome
 
     async def agents(self) -> list[MirrorAgent]:
-        return await run_sync(self._read, lambda mirrors: mirrors.agents())
+        return await run_sync(self.unit.read, lambda mirrors: mirrors.agents())
 
     async def agents_named(self, names: Iterable[str]) -> list[MirrorAgent]:
         wanted = list(names)
-        return await run_sync(self._read, lambda mirrors: mirrors.agents_named(wanted))
+        return await run_sync(self.unit.read, lambda mirrors: mirrors.agents_named(wanted))
 
     async def statuses(self) -> list[AgentStatus]:
         """Every defined agent with its holder and positions, by name; read in one transaction, so
@@ -142,19 +140,19 @@ class MirrorAgents:
                 AgentStatus(agent, holders.get(agent.name), positions.get(agent.name, {})) for agent in agents
             ]
 
-        return await run_sync(self._read, read)
+        return await run_sync(self.unit.read, read)
 
     # -- positions -----------------------------------------------------------------------------
 
     async def position(self, agent: str, topic: str) -> int:
-        return await run_sync(self._read, lambda mirrors: mirrors.position(agent, topic))
+        return await run_sync(self.unit.read, lambda mirrors: mirrors.position(agent, topic))
 
     async def advance(self, agent: str, topic: str, position: int) -> None:
-        await run_sync(self._write, lambda mirrors: mirrors.advance(agent, topic, position))
+        await run_sync(self.unit.write, lambda mirrors: mirrors.advance(agent, topic, position))
 
     async def record(self, agent: str, topic: str, position: int | None, status: CopyStatus | None) -> None:
         """A copy's new position and status, or either alone, in one transaction."""
-        await run_sync(self._write, lambda mirrors: mirrors.record(agent, topic, position, status))
+        await run_sync(self.unit.write, lambda mirrors: mirrors.record(agent, topic, position, status))
 
     async def begin(self, agent: str, topic: str) -> TopicProgress:
         """A copy task starts: its recorded position, with the status of an earlier run (another
@@ -168,7 +166,7 @@ class MirrorAgents:
             mirrors.record(agent, topic, None, status)
             return TopicProgress(position, status)
 
-        return await run_sync(self._write, work)
+        return await run_sync(self.unit.write, work)
 
     # -- leases --------------------------------------------------------------------------------
 
@@ -176,7 +174,7 @@ class MirrorAgents:
         """Take what leases of ``names`` are free; those now held by this instance."""
         wanted = list(names)
         now = now_ms()
-        free = await run_sync(self._read, lambda mirrors: mirrors.claimable(wanted, self.holder, now))
+        free = await run_sync(self.unit.read, lambda mirrors: mirrors.claimable(wanted, self.holder, now))
         if not free:
             return []
 
@@ -184,29 +182,19 @@ class MirrorAgents:
             until = now + self.lease_ms
             return [name for name in free if mirrors.claim(name, self.holder, now, until)]
 
-        return await run_sync(self._write, work)
+        return await run_sync(self.unit.write, work)
 
     async def renew(self, names: Iterable[str]) -> set[str]:
         wanted = list(names)
         until = now_ms() + self.lease_ms
-        return await run_sync(self._write, lambda mirrors: mirrors.renew(wanted, self.holder, until))
+        return await run_sync(self.unit.write, lambda mirrors: mirrors.renew(wanted, self.holder, until))
 
     async def release(self, names: Iterable[str]) -> None:
         wanted = list(names)
-        await run_sync(self._write, lambda mirrors: mirrors.release(wanted, self.holder))
+        await run_sync(self.unit.write, lambda mirrors: mirrors.release(wanted, self.holder))
 
     async def release_all(self) -> None:
-        await run_sync(self._write, lambda mirrors: mirrors.release_all(self.holder))
-
-    def _read(self, work: Callable[[MirrorRepository], T]) -> T:
-        with self.db.read() as session:
-            return work(MirrorRepository(session))
-
-    def _write(self, work: Callable[[MirrorRepository], T]) -> T:
-        def run(session: Session) -> T:
-            return work(MirrorRepository(session))
-
-        return write_with_retry(self.db, run)
+        await run_sync(self.unit.write, lambda mirrors: mirrors.release_all(self.holder))
 
 
 def _apply(mirrors: MirrorRepository, message: CreateAgent | UpdateWhitelist) -> str:

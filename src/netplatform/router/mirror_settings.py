@@ -15,20 +15,15 @@ what the bus presents to that host already. It is stored in clear, since it must
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TypeVar
 
 from anyio.to_thread import run_sync
-from sqlalchemy.orm import Session
 
 from ..clock import now_ms
 from ..settings import Settings
 from ..store.db import Database
-from ..store.retry import write_with_retry
+from ..store.unit_of_work import UnitOfWork
 from .repository.mirrors import MirrorRepository, StoredSettings
-
-T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -45,7 +40,7 @@ class EffectiveSettings:
 
 class MirrorSettings:
     def __init__(self, db: Database, settings: Settings) -> None:
-        self.db = db
+        self.unit = UnitOfWork(db, MirrorRepository)
         self.env_admin_topic = settings.router_bridge_admin_topic
         self.env_user = settings.router_mirror_user or None
         self.env_password = settings.router_mirror_password
@@ -58,14 +53,14 @@ class MirrorSettings:
         """This router's id, the same on every instance over its database (read once)."""
         if self._router_id is None:
             made = uuid.uuid4().hex
-            found: str = await run_sync(self._write, lambda mirrors: mirrors.router_id(made))
+            found: str = await run_sync(self.unit.write, lambda mirrors: mirrors.router_id(made))
             self._router_id = found
             return found
         return self._router_id
 
     async def effective(self) -> EffectiveSettings:
         """Read from the database now (and kept as :attr:`current`)."""
-        stored = await run_sync(self._read, lambda mirrors: mirrors.settings())
+        stored = await run_sync(self.unit.read, lambda mirrors: mirrors.settings())
         self.current = self._effective(stored)
         return self.current
 
@@ -74,7 +69,7 @@ class MirrorSettings:
             mirrors.store_settings(wanted, now_ms())
             return mirrors.settings()
 
-        self.current = self._effective(await run_sync(self._write, work))
+        self.current = self._effective(await run_sync(self.unit.write, work))
         return self.current
 
     def _effective(self, stored: StoredSettings) -> EffectiveSettings:
@@ -91,13 +86,3 @@ class MirrorSettings:
             credentials=(user, password) if user and password is not None else None,
             credential_override=bool(self.env_user),
         )
-
-    def _read(self, work: Callable[[MirrorRepository], T]) -> T:
-        with self.db.read() as session:
-            return work(MirrorRepository(session))
-
-    def _write(self, work: Callable[[MirrorRepository], T]) -> T:
-        def run(session: Session) -> T:
-            return work(MirrorRepository(session))
-
-        return write_with_retry(self.db, run)

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from ..clock import now_ms
+from ..store.errors import WriteConflict
 from ..web.errors import ApiError, Conflict, Forbidden, NotFound
 from .access import Caller
 from .engines.base import Engine
@@ -306,7 +307,7 @@ class MirrorSupervisor:
         except NotFound:
             pass
         wanted = Topic(name, "mirror agents' admin messages", self.config.owner, False, 1, 1)
-        with contextlib.suppress(Conflict):  # another instance made it meanwhile
+        with contextlib.suppress(Conflict, WriteConflict):  # another instance made it meanwhile
             await self.topics.create(wanted)
 
     # -- copying -------------------------------------------------------------------------------
@@ -390,7 +391,7 @@ class MirrorSupervisor:
             raise _LocalFailure(f"topic {topic} does not exist here") from error
         except Forbidden as error:
             raise _LocalFailure(f"publishing here refused: {error.message}") from error
-        except ApiError as error:
+        except (ApiError, WriteConflict) as error:
             raise _LocalFailure(f"publishing here failed: {error.message}") from error
 
 

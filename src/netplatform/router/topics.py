@@ -16,21 +16,17 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
-from typing import TypeVar
 
 from anyio.to_thread import run_sync
-from sqlalchemy.orm import Session
 
 from ..store.db import Database
-from ..store.retry import write_with_retry
+from ..store.unit_of_work import UnitOfWork
 from .access import Administrators, Caller
 from .engines.base import Engine, EngineUnavailable
 from .errors import engine_unavailable, topic_exists, topic_not_found
 from .repository.topics import TopicRepository
 from .tables import READER, WRITER
 from .topic_model import Topic
-
-T = TypeVar("T")
 
 KINDS = {"producers": WRITER, "consumers": READER}
 """Path segment of a grant -> the ACL it changes."""
@@ -40,7 +36,7 @@ ACL_CACHE_S = 1.0
 
 class Topics:
     def __init__(self, db: Database, engine: Engine, administrators: Administrators) -> None:
-        self.db = db
+        self.unit = UnitOfWork(db, TopicRepository)
         self.engine = engine
         self.administrators = administrators
         self._recent: dict[str, tuple[float, Topic]] = {}
@@ -48,10 +44,10 @@ class Topics:
         self._changes = 0  # changes made through this instance, so a read begun before one is not kept
 
     async def names(self) -> list[str]:
-        return await run_sync(self._read, lambda topics: topics.names())
+        return await run_sync(self.unit.read, lambda topics: topics.names())
 
     async def get(self, name: str) -> Topic:
-        topic: Topic | None = await run_sync(self._read, lambda topics: topics.get(name))
+        topic: Topic | None = await run_sync(self.unit.read, lambda topics: topics.get(name))
         if topic is None:
             raise topic_not_found(name)
         return topic
@@ -103,7 +99,7 @@ class Topics:
 
     async def create(self, wanted: Topic) -> Topic:
         """Create ``wanted`` (owner: its creator); 409 when the name is taken."""
-        if await run_sync(self._read, lambda topics: topics.exists(wanted.name)):
+        if await run_sync(self.unit.read, lambda topics: topics.exists(wanted.name)):
             raise topic_exists(wanted.name)
         try:
             await self.engine.ensure_stream(wanted.stream)
@@ -115,7 +111,7 @@ class Topics:
                 raise topic_exists(wanted.name)
             topics.insert(wanted)
 
-        await run_sync(self._write, insert)
+        await run_sync(self.unit.write, insert)
         self._forget(wanted.name)
         return await self.get(wanted.name)
 
@@ -126,7 +122,7 @@ class Topics:
             await self.engine.drop_stream(name)
         except EngineUnavailable as error:
             raise engine_unavailable(str(error)) from error
-        await run_sync(self._write, lambda topics: topics.delete(name))
+        await run_sync(self.unit.write, lambda topics: topics.delete(name))
         self._forget(name)
 
     async def grant(self, name: str, kind: str, identity: str, caller: Caller) -> Topic:
@@ -148,15 +144,5 @@ class Topics:
             self.administrators.require_granter(topic, caller, action)
             change(topics)
 
-        await run_sync(self._write, work)
+        await run_sync(self.unit.write, work)
         self._forget(name)
-
-    def _read(self, work: Callable[[TopicRepository], T]) -> T:
-        with self.db.read() as session:
-            return work(TopicRepository(session))
-
-    def _write(self, work: Callable[[TopicRepository], T]) -> T:
-        def run(session: Session) -> T:
-            return work(TopicRepository(session))
-
-        return write_with_retry(self.db, run)

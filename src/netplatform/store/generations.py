@@ -6,7 +6,7 @@ its own, created by its migrations (:func:`generations_table` gives the shape, a
 inside its own write transaction, either by calling :func:`bump` or through the triggers of
 :func:`watching`, so the commit that changes the data also makes the new generation visible to
 every instance at once: there is no message to lose. :class:`Generation` reads it;
-:mod:`netplatform.web.replay` and :class:`GenerationCache` serve answers under it.
+the kernel's replay shortcut (web/replay.py) and :class:`GenerationCache` serve answers under it.
 
 :class:`GenerationCache` serves an answer computed once per generation. Each request reads the
 generation (one primary-key SELECT, in a statement of its own); when it equals the generation

@@ -24,8 +24,8 @@ from typing import Any, Generic, TypeVar
 
 from sqlalchemy.orm import Session
 
-from ..web.errors import Conflict
 from .db import Database
+from .errors import WriteConflict
 from .retry import WRITE_ATTEMPTS, lost_a_race
 
 T = TypeVar("T")
@@ -68,12 +68,13 @@ class GroupCommit:
         return self._committed(work).outcome()
 
     def run_with_retry(self, work: Callable[[Session], T], *, attempts: int = WRITE_ATTEMPTS) -> T:
-        """:meth:`run`, with ``work`` run again when it lost a race (a 409 after ``attempts``)."""
+        """:meth:`run`, with ``work`` run again when it lost a race
+        (:class:`~.errors.WriteConflict` after ``attempts``)."""
         for _attempt in range(attempts):
             unit = self._committed(work)
             if not (unit.own_error and unit.error is not None and lost_a_race(unit.error)):
                 return unit.outcome()
-        raise Conflict("the same data is being changed concurrently, try again")
+        raise WriteConflict()
 
     def _committed(self, work: Callable[[Session], T]) -> _Unit[T]:
         unit: _Unit[T] = _Unit(work)

@@ -21,11 +21,9 @@ from sqlalchemy import Connection
 
 from ..settings import SERVICE_NAMES, Settings
 from .db import Database, database_for
-from .locks import advisory_lock, file_lock
+from .locks import LockNamespace, advisory_lock, file_lock
 
 log = logging.getLogger("netplatform.migrate")
-
-_ADVISORY_LOCK_NAMESPACE = 0x6E65_7470  # "netp": schema migrations
 
 
 def service_migration_dirs() -> list[Path]:
@@ -61,7 +59,7 @@ def upgrade(settings: Settings) -> None:
 @contextmanager
 def _migration_lock(database: Database, settings: Settings) -> Iterator[None]:
     if database.is_postgresql:
-        with advisory_lock(database, _ADVISORY_LOCK_NAMESPACE, bounded=False):
+        with advisory_lock(database, LockNamespace.MIGRATIONS, bounded=False):
             yield
         return
     database_file = database.engine.url.database

@@ -15,8 +15,8 @@ from typing import TypeVar
 from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.orm import Session
 
-from ..web.errors import Conflict
 from .db import Database
+from .errors import WriteConflict
 
 Result = TypeVar("Result")
 
@@ -40,7 +40,8 @@ def write_with_retry(
 ) -> Result:
     """``work(session)`` in one committed transaction, run again when it lost a race.
 
-    After ``attempts`` lost races the caller gets a 409 asking to try again, never a 500.
+    After ``attempts`` lost races it raises :class:`~.errors.WriteConflict` (the kernel answers
+    409, asking to try again), never a 500.
     """
     for _attempt in range(attempts):
         try:
@@ -49,4 +50,4 @@ def write_with_retry(
         except (DBAPIError, LostRace) as error:
             if not lost_a_race(error):
                 raise
-    raise Conflict("the same data is being changed concurrently, try again")
+    raise WriteConflict()

@@ -22,6 +22,7 @@ from ..access.directory import directory_for
 from ..settings import Settings
 from ..store.blobs import BlobStore
 from ..store.db import Database, database_for
+from ..store.errors import WriteConflict
 from . import errors
 from .auth import PUBLIC
 from .health import HealthProbe, HealthShortcut
@@ -177,7 +178,12 @@ def _install_error_handlers(app: FastAPI, spec: ServiceSpec) -> None:
             headers["Allow"] = ", ".join(request.app.state.route_table.allowed_methods(request.scope))
         return render(request, error_class(message, status=exc.status_code, headers=headers))
 
+    async def on_write_conflict(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, WriteConflict)  # the store's own word for a lost race: 409
+        return render(request, errors.Conflict(exc.message))
+
     app.add_exception_handler(errors.ApiError, on_api_error)
+    app.add_exception_handler(WriteConflict, on_write_conflict)
     app.add_exception_handler(RequestValidationError, on_validation_error)
     app.add_exception_handler(StarletteHTTPException, on_http_error)
 

@@ -9,6 +9,7 @@ import difflib
 import json
 from typing import Any
 
+from ...store.errors import WriteConflict
 from ...web.errors import ApiError
 from ..config_snapshots import ConfigSnapshots
 from ..repository.resolution_keys import ResolutionKey
@@ -101,7 +102,7 @@ class ConfigSnapshotsExecutor:
                 return self._done(f"stored {rtype}/{rid} ({status.upper()})", None)
             if operation == "diff":
                 return self._diff(rtype, rid, _text(inputs.get("diff-content-type")).lower() or "json")
-        except ApiError as error:
+        except (ApiError, WriteConflict) as error:
             raise self._failed(error.message) from None
         raise self._failed(f"operation ({operation}) must be fetch, store or diff")
 

@@ -21,6 +21,7 @@ from typing import Any, Protocol
 
 from sqlalchemy.orm import Session
 
+from ...store.errors import WriteConflict
 from ...web.errors import ApiError
 from ..tosca import Implementation, NodeTemplate, Step, Workflow
 from .expressions import ExpressionFailed, Scope
@@ -193,7 +194,7 @@ class Engine:
         except StepFailed as failure:
             scope.attributes[name] = failure.attributes
             return [f"step({step_name}): {error}" for error in failure.errors]
-        except ApiError as failure:  # the CBA's own content is malformed (a mapping file, say)
+        except (ApiError, WriteConflict) as failure:  # malformed CBA content (a mapping file), a lost race
             return [f"step({step_name}): {failure.message}"]
         except Exception:  # a bug: the step fails, the run goes on along its edges
             log.exception("step %s of node template %s failed unexpectedly", step_name, name)

@@ -34,7 +34,7 @@ from anyio.to_thread import run_sync
 
 from ...clock import now_ms
 from ...store.db import Database
-from ...store.retry import write_with_retry
+from ...store.unit_of_work import UnitOfWork
 from ..repository.streams import StreamRepository
 from .base import EngineUnavailable, StreamSpec, check_sizes, until_set
 
@@ -45,7 +45,6 @@ PRUNE_SCAN = 1000  # messages looked at per retention step
 CLAIM_LEASE_S = 30.0  # as JetStream's ack wait: an answer not written by then is given back
 REAP_SCAN = 1000  # lapsed claims given back per transaction
 
-T = TypeVar("T")
 S = TypeVar("S", bound=Sized)
 
 
@@ -132,6 +131,7 @@ class EmbeddedEngine:
         claim_lease_s: float = CLAIM_LEASE_S,
     ) -> None:
         self.db = db
+        self.unit = UnitOfWork(db, StreamRepository)
         self.retention_s = retention_s
         self.poll_s = poll_s
         self.max_message_bytes = max_message_bytes
@@ -177,15 +177,14 @@ class EmbeddedEngine:
     # -- streams ---------------------------------------------------------------------------
 
     async def ensure_stream(self, spec: StreamSpec) -> None:
-        await run_sync(self._write, lambda streams: streams.create(spec.topic))
+        await run_sync(self.unit.write, lambda streams: streams.create(spec.topic))
 
     async def drop_stream(self, topic: str) -> None:
-        await run_sync(self._write, lambda streams: streams.drop(topic))
+        await run_sync(self.unit.write, lambda streams: streams.drop(topic))
 
     async def head(self, topic: str) -> int:
         def read() -> int:
-            with self.db.read() as session:
-                last = StreamRepository(session).last_seq(topic)
+            last = self.unit.read(lambda streams: streams.last_seq(topic))
             if last is None:
                 raise EngineUnavailable(f"no stream for topic {topic!r}")
             return last
@@ -193,16 +192,11 @@ class EmbeddedEngine:
         return await run_sync(read)
 
     async def group_positions(self, topic: str) -> dict[str, int]:
-        def read() -> dict[str, int]:
-            with self.db.read() as session:
-                streams = StreamRepository(session)
-                stream_id = streams.stream_id(topic)
-                return {} if stream_id is None else streams.lags(stream_id)
+        def read(streams: StreamRepository) -> dict[str, int]:
+            stream_id = streams.stream_id(topic)
+            return {} if stream_id is None else streams.lags(stream_id)
 
-        return await run_sync(read)
-
-    def _write(self, work: Callable[[StreamRepository], T]) -> T:
-        return write_with_retry(self.db, lambda session: work(StreamRepository(session)))
+        return await run_sync(self.unit.read, read)
 
     # -- publish (group commit) ------------------------------------------------------------
 
@@ -260,7 +254,7 @@ class EmbeddedEngine:
                     streams.append(reserved[0], reserved[1], bodies, published_ms)
             return missing
 
-        return self._write(work)
+        return self.unit.write(work)
 
     # -- fetch -----------------------------------------------------------------------------
 
@@ -318,12 +312,13 @@ class EmbeddedEngine:
         return taken
 
     def _read_after(self, topic: str, after: int, limit: int) -> list[tuple[int, str]]:
-        with self.db.read() as session:
-            streams = StreamRepository(session)
+        def read(streams: StreamRepository) -> list[tuple[int, str]]:
             stream_id = streams.stream_id(topic)
             if stream_id is None:
                 raise EngineUnavailable(f"no stream for topic {topic!r}")
             return streams.after(stream_id, after, limit)
+
+        return self.unit.read(read)
 
     def _claim(self, topic: str, group: str, limit: int) -> _Taken:
         def work(streams: StreamRepository) -> _Taken:
@@ -338,7 +333,7 @@ class EmbeddedEngine:
             until_ms = now_ms() + self.claim_lease_ms
             return _Taken(rows, streams.record_claim(stream_id, group, rows[0][0], self.instance, until_ms))
 
-        return self._write(work)
+        return self.unit.write(work)
 
     def forget_claim(self, claim_id: int) -> None:
         """An answered claim: not made durable on its own, since a claim that comes back after a
@@ -356,7 +351,7 @@ class EmbeddedEngine:
             if claim_id is not None:
                 streams.forget_claim(claim_id)
 
-        self._write(work)
+        self.unit.write(work)
         self._wakeups.wake(topic)  # a member waiting on this instance takes them at once
 
     def give_back_lapsed(self) -> int:
@@ -371,7 +366,7 @@ class EmbeddedEngine:
                 streams.forget_claim(claim_id)
             return len(lapsed)
 
-        given = self._write(work)
+        given = self.unit.write(work)
         if given:
             log.warning("gave back %d claimed answers that were never written (a router stopped)", given)
             self._wakeups.wake_all()
@@ -389,10 +384,12 @@ class EmbeddedEngine:
 
     def _anything_new(self, topic: str, group: str) -> bool:
         """A cheap read: has the stream a message past the group's position?"""
-        with self.db.read() as session:
-            streams = StreamRepository(session)
+
+        def read(streams: StreamRepository) -> bool:
             stream_id = streams.stream_id(topic)
             return stream_id is not None and streams.has_after(stream_id, streams.position(stream_id, group))
+
+        return self.unit.read(read)
 
     # -- retention -------------------------------------------------------------------------
 
@@ -408,15 +405,16 @@ class EmbeddedEngine:
     def prune(self) -> int:
         """Delete messages published longer than the retention ago; how many were deleted."""
         cutoff = now_ms() - int(self.retention_s * 1000)
-        with self.db.read() as session:
-            stream_ids = StreamRepository(session).stream_ids()
+        stream_ids = self.unit.read(lambda streams: streams.stream_ids())
         removed = 0
         for stream_id in stream_ids:
-            while True:
-                with self.db.write() as session:
-                    streams = StreamRepository(session)
-                    last = streams.expired_up_to(stream_id, cutoff, PRUNE_SCAN)
-                    if last is None:
-                        break
-                    removed += streams.delete_up_to(stream_id, last)
+            batch = partial(_prune_batch, stream_id, cutoff)
+            while (deleted := self.unit.write(batch, retry=False)) is not None:
+                removed += deleted
         return removed
+
+
+def _prune_batch(stream_id: int, cutoff_ms: int, streams: StreamRepository) -> int | None:
+    """One scan's worth of the stream's expired messages deleted: how many, None when none is left."""
+    last = streams.expired_up_to(stream_id, cutoff_ms, PRUNE_SCAN)
+    return None if last is None else streams.delete_up_to(stream_id, last)
