@@ -25,6 +25,7 @@ from ..store.db import Database, database_for
 from . import errors
 from .auth import PUBLIC
 from .health import HealthProbe, HealthShortcut
+from .looplag import probing, register_loop_lag_metrics
 from .metrics import CONTENT_TYPE_LATEST, Metrics
 from .middleware.kernel import KernelMiddleware
 from .openapi import document_kernel_conventions
@@ -90,6 +91,7 @@ def build_app(
     app.state.access = directory_for(settings, database)
     app.state.replays = ReplayCounts()
     register_replay_metrics(app.state.metrics.registry, spec.name, app.state.replays)
+    app.state.loop_lag = register_loop_lag_metrics(app.state.metrics.registry)
 
     all_routers = [_kernel_router(spec), *routers]
     for router in all_routers:
@@ -104,13 +106,16 @@ def build_app(
 def _kernel_lifespan(spec: ServiceSpec, database: Database, inner: Lifespan | None) -> Lifespan:
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        log.info("%s service ready", spec.name)
-        if inner is None:
-            yield
-        else:
-            async with inner(app):
+        # One probe per event loop, shared by every app the loop serves (web/looplag.py).
+        async with probing() as probe:
+            app.state.loop_lag.probe = probe
+            log.info("%s service ready", spec.name)
+            if inner is None:
                 yield
-        log.info("%s service stopped", spec.name)
+            else:
+                async with inner(app):
+                    yield
+            log.info("%s service stopped", spec.name)
 
     return lifespan
 
