@@ -27,7 +27,7 @@ from multiprocessing.process import BaseProcess
 
 import uvicorn
 
-from .logs import configure_logging
+from .logs import configure_logging, stop_logging
 from .services import create_service_app
 from .settings import Settings
 from .store.migrate import upgrade
@@ -208,4 +208,7 @@ def run_workers(settings: Settings, services: Sequence[str], workers: int) -> No
 
 def _worker_main(settings: Settings, services: list[str], sockets: dict[str, socket.socket]) -> None:
     configure_logging(settings)
-    asyncio.run(serve_on(settings, services, prepare=False, sockets=sockets))
+    try:
+        asyncio.run(serve_on(settings, services, prepare=False, sockets=sockets))
+    finally:
+        stop_logging()  # every queued line out before the worker ends
