@@ -17,6 +17,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.middleware import Middleware
+from starlette.types import Scope
 
 from ..access.directory import directory_for
 from ..settings import Settings
@@ -156,7 +157,7 @@ async def _health_answer(spec: ServiceSpec, probe: HealthProbe) -> JSONResponse:
 def _health_shortcut(app: FastAPI, spec: ServiceSpec, routes: RouteTable) -> Middleware:
     route = next(r for r in routes.routes if r.path == HEALTH_PATH and "GET" in (r.methods or ()))
 
-    async def answer() -> JSONResponse:
+    async def answer(scope: Scope) -> JSONResponse:
         return await _health_answer(spec, app.state.health)
 
     return Middleware(HealthShortcut, path=HEALTH_PATH, route=route, answer=answer)
