@@ -7,6 +7,7 @@ import json
 import logging
 import threading
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import pytest
 from fastapi import APIRouter, Request
@@ -22,7 +23,7 @@ from netplatform.web.permissions import per_object
 from netplatform.web.requestid import REQUEST_ID_HEADER
 from netplatform.web.service import ServiceSpec
 
-from .support.servers import LiveServer, http_client
+from .support.servers import LiveServer, ServeProcess, free_port, http_client
 
 router = APIRouter()
 
@@ -107,3 +108,26 @@ def test_lines_queued_during_a_write_go_out_in_one_write(settings: Settings) -> 
     stop_logging()
     assert len(stream.getvalue().splitlines()) == 501
     assert stream.writes == 2
+
+
+def test_serve_writes_every_access_line_before_it_exits(tmp_path: Path, database_url: str | None) -> None:
+    port = free_port()
+    env = {
+        "NETPLATFORM_CONFIGTREE_PORT": str(port),
+        "NETPLATFORM_DATA_DIR": str(tmp_path / "data"),
+        "NETPLATFORM_USERS": "admin:admin",
+        "NETPLATFORM_ACCESS_LOG": "true",
+        "NETPLATFORM_LOG_FORMAT": "json",
+        **({"NETPLATFORM_DATABASE_URL": database_url} if database_url else {}),
+    }
+    process = ServeProcess(env, ["--only", "configtree"], tmp_path / "serve.log").start(wait_ports=[port])
+    try:
+        with http_client(f"http://127.0.0.1:{port}") as client:
+            for n in range(300):
+                client.get("/health", headers={REQUEST_ID_HEADER: f"last-{n}"})
+    finally:
+        # SIGTERM right after the last answer: its line is, at best, still queued.
+        assert process.stop() == 0
+    logged = [json.loads(line) for line in process.log().splitlines() if line.startswith("{")]
+    ids = [line.get("request_id") for line in logged if line["logger"] == "netplatform.access"]
+    assert ids == [f"last-{n}" for n in range(300)]
