@@ -72,7 +72,7 @@ def freeze_heap() -> None:
     catalogs). A full collection walks every one of them, on the event loop thread: measured at
     190-440 ms each under load, during which no request of any service was served. Frozen
     objects move to a permanent generation that collections skip, so a full collection walks
-    only what was allocated since; the one collection here runs before the first request.
+    only what was allocated since; the collection here is the last to walk all of it, at start-up.
     """
     gc.collect()
     gc.freeze()
