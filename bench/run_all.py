@@ -17,6 +17,7 @@ from common import DOCS, FRAGMENTS, RESULTS, ROOT, machine
 
 ORDER = [
     "goals",
+    "platform",
     "kernel",
     "authz",
     "blueprints",

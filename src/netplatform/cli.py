@@ -10,7 +10,7 @@ import typer
 from pydantic import ValidationError
 
 from . import __version__
-from .logs import configure_logging
+from .logs import configure_logging, stop_logging
 from .permissions_table import markdown, replace_table
 from .settings import SERVED_NAMES, Settings
 
@@ -94,10 +94,13 @@ def serve(
     settings = _load_settings()
     configure_logging(settings)
     count = workers if workers is not None else settings.workers
-    if count > 1:
-        run_workers(settings, selected, count)
-    else:
-        asyncio.run(run_servers(settings, selected))
+    try:
+        if count > 1:
+            run_workers(settings, selected, count)
+        else:
+            asyncio.run(run_servers(settings, selected))
+    finally:
+        stop_logging()  # every queued line out, the access log's last ones included
 
 
 @db_app.command("upgrade")

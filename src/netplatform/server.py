@@ -14,19 +14,20 @@ parent forwards stop signals, and restarts a worker that died without being aske
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 import math
 import multiprocessing
 import signal
 import socket
 import time
-from collections.abc import Generator, Mapping, Sequence
+from collections.abc import Generator, Iterable, Mapping, Sequence
 from contextlib import contextmanager
 from multiprocessing.process import BaseProcess
 
 import uvicorn
 
-from .logs import configure_logging
+from .logs import configure_logging, stop_logging
 from .services import create_service_app
 from .settings import Settings
 from .store.migrate import upgrade
@@ -35,11 +36,48 @@ log = logging.getLogger("netplatform")
 
 
 class EmbeddedServer(uvicorn.Server):
-    """A uvicorn server that leaves signal handling to its owner (several run in one loop)."""
+    """A uvicorn server that leaves signal handling to its owner (several run in one loop), and
+    says when it has started: its app's lifespan done, its socket accepting."""
+
+    def __init__(self, config: uvicorn.Config) -> None:
+        super().__init__(config)
+        self.ready = asyncio.Event()
 
     @contextmanager
     def capture_signals(self) -> Generator[None, None, None]:
         yield
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        await super().startup(sockets=sockets)
+        if self.started:  # not when the lifespan failed (the server is exiting then)
+            self.ready.set()
+
+
+GC_THRESHOLDS = (10_000, 10, 10)
+"""Young collections every 10,000 net allocations instead of 700: a request allocates hundreds
+of objects, and each collection it triggers walks the young generation again."""
+
+
+async def freeze_when_started(servers: Iterable[EmbeddedServer]) -> None:
+    """Once every server has started, take the heap built so far out of the collector's sight."""
+    await asyncio.gather(*(server.ready.wait() for server in servers))
+    freeze_heap()
+
+
+def freeze_heap() -> None:
+    """Collect once, freeze what survives, and make collections rarer.
+
+    Started, the all-in-one process holds a few hundred thousand objects that live as long as
+    it does (modules, the apps and their routes, pydantic and SQLAlchemy models, preloaded
+    catalogs). A full collection walks every one of them, on the event loop thread: measured at
+    190-440 ms each under load, during which no request of any service was served. Frozen
+    objects move to a permanent generation that collections skip, so a full collection walks
+    only what was allocated since; the collection here is the last to walk all of it, at start-up.
+    """
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(*GC_THRESHOLDS)
+    log.debug("heap frozen: %d objects out of the collector's sight", gc.get_freeze_count())
 
 
 def bind_socket(host: str, port: int) -> socket.socket:
@@ -112,7 +150,11 @@ async def serve_on(
     for name, sock in sockets.items():
         host, port = sock.getsockname()[:2]
         log.info("%s listening on %s://%s:%d", name, scheme, host, port)
-    await asyncio.gather(*(servers[name].serve(sockets=[sockets[name]]) for name in services))
+    freezing = asyncio.create_task(freeze_when_started(servers.values()))
+    try:
+        await asyncio.gather(*(servers[name].serve(sockets=[sockets[name]]) for name in services))
+    finally:
+        freezing.cancel()
 
 
 def prepare_store(settings: Settings) -> None:
@@ -166,4 +208,7 @@ def run_workers(settings: Settings, services: Sequence[str], workers: int) -> No
 
 def _worker_main(settings: Settings, services: list[str], sockets: dict[str, socket.socket]) -> None:
     configure_logging(settings)
-    asyncio.run(serve_on(settings, services, prepare=False, sockets=sockets))
+    try:
+        asyncio.run(serve_on(settings, services, prepare=False, sockets=sockets))
+    finally:
+        stop_logging()  # every queued line out before the worker ends

@@ -1,22 +1,25 @@
-"""The health report of ``GET /healthcheck``: is the database reachable (reference 5)."""
+"""The health report of ``GET /healthcheck``: is the database reachable (reference 5).
+
+It reads the kernel's health probe, the one behind ``/health``: at most one database probe per
+interval however often monitors poll, shared by concurrent polls (web/health.py). The report
+keeps the reference's shape and words.
+"""
 
 from __future__ import annotations
 
-from .policy_store import PolicyStore
+from ..web.health import HealthProbe
 from .schemas import HealthReport
 
 REPORT_NAME = "Policy API"
 
 
 class HealthCheck:
-    """Probes the database on every call (the kernel's cached ``/health`` probe is another route)."""
-
-    def __init__(self, store: PolicyStore, instance_name: str) -> None:
-        self.store = store
+    def __init__(self, probe: HealthProbe, instance_name: str) -> None:
+        self.probe = probe
         self.instance_name = instance_name
 
-    def report(self) -> HealthReport:
-        if self.store.reachable():
+    async def report(self) -> HealthReport:
+        if await self.probe.healthy():
             return HealthReport(
                 name=REPORT_NAME, url=self.instance_name, healthy=True, code=200, message="alive"
             )

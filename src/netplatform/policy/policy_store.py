@@ -53,6 +53,3 @@ class PolicyStore:
         """One transaction adding to the counters (an atomic increment: no race to lose)."""
         with self.db.write() as session:
             Repository(session).add_to_counters(amounts)
-
-    def reachable(self) -> bool:
-        return self.db.ping()

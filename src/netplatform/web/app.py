@@ -17,6 +17,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.middleware import Middleware
+from starlette.types import Scope
 
 from ..access.directory import directory_for
 from ..settings import Settings
@@ -26,6 +27,7 @@ from ..store.errors import WriteConflict
 from . import errors
 from .auth import PUBLIC
 from .health import HealthProbe, HealthShortcut
+from .looplag import probing, register_loop_lag_metrics
 from .metrics import CONTENT_TYPE_LATEST, Metrics
 from .middleware.kernel import KernelMiddleware
 from .openapi import document_kernel_conventions
@@ -91,6 +93,7 @@ def build_app(
     app.state.access = directory_for(settings, database)
     app.state.replays = ReplayCounts()
     register_replay_metrics(app.state.metrics.registry, spec.name, app.state.replays)
+    app.state.loop_lag = register_loop_lag_metrics(app.state.metrics.registry)
 
     all_routers = [_kernel_router(spec), *routers]
     for router in all_routers:
@@ -105,13 +108,16 @@ def build_app(
 def _kernel_lifespan(spec: ServiceSpec, database: Database, inner: Lifespan | None) -> Lifespan:
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        log.info("%s service ready", spec.name)
-        if inner is None:
-            yield
-        else:
-            async with inner(app):
+        # One probe per event loop, shared by every app the loop serves (web/looplag.py).
+        async with probing() as probe:
+            app.state.loop_lag.probe = probe
+            log.info("%s service ready", spec.name)
+            if inner is None:
                 yield
-        log.info("%s service stopped", spec.name)
+            else:
+                async with inner(app):
+                    yield
+            log.info("%s service stopped", spec.name)
 
     return lifespan
 
@@ -152,7 +158,7 @@ async def _health_answer(spec: ServiceSpec, probe: HealthProbe) -> JSONResponse:
 def _health_shortcut(app: FastAPI, spec: ServiceSpec, routes: RouteTable) -> Middleware:
     route = next(r for r in routes.routes if r.path == HEALTH_PATH and "GET" in (r.methods or ()))
 
-    async def answer() -> JSONResponse:
+    async def answer(scope: Scope) -> JSONResponse:
         return await _health_answer(spec, app.state.health)
 
     return Middleware(HealthShortcut, path=HEALTH_PATH, route=route, answer=answer)

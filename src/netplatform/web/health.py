@@ -88,16 +88,18 @@ class HealthProbe:
 
 
 class HealthShortcut:
-    """``GET /health`` answered by ``answer`` before the framework routes the request.
+    """``GET <path>`` answered by ``answer(scope)`` before the framework routes the request.
 
     It sits inside the kernel's layer and the service's own middleware, so the request id,
     headers, metrics (under the route's template) and access log are those of any request;
-    only the framework's route matching and dependency solving are skipped. The route stays
-    declared, so the OpenAPI document and every other method on the path are unchanged.
+    only the framework's route matching and dependency solving are skipped. Authentication and
+    the route's permission are the kernel's, decided from its own route table before this layer,
+    so a shortcut to a route that needs credentials still needs them. The route stays declared,
+    so the OpenAPI document and every other method on the path are unchanged.
     """
 
     def __init__(
-        self, app: ASGIApp, *, path: str, route: BaseRoute, answer: Callable[[], Awaitable[Response]]
+        self, app: ASGIApp, *, path: str, route: BaseRoute, answer: Callable[[Scope], Awaitable[Response]]
     ) -> None:
         self.app = app
         self.path = path
@@ -113,7 +115,7 @@ class HealthShortcut:
         ):
             scope["route"] = self.route
             scope["path_params"] = {}
-            response = await self.answer()
+            response = await self.answer(scope)
             await response(scope, receive, send)
             return
         await self.app(scope, receive, send)

@@ -1,12 +1,25 @@
-"""The health report: GET /healthcheck (reference 5)."""
+"""The health report: GET /healthcheck (reference 5), served like the kernel's ``/health``.
+
+A monitor polls it as often as ``/health``, so it is answered by a :class:`HealthShortcut` in
+the service's middleware (:func:`healthcheck_shortcut`): inside the kernel, so the credentials
+and the permission the route declares are still required and the request is counted, logged
+and measured like any other, but without the framework's route matching and dependency
+solving. The route stays declared for the OpenAPI document, the permission table and the
+kernel's route table.
+"""
 
 from __future__ import annotations
 
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
+from fastapi.routing import APIRoute
+from starlette.middleware import Middleware
+from starlette.types import Scope
 
+from ...web.health import HealthShortcut
 from ...web.permissions import requires
-from ..deps import HealthCheckDep
+from ..deps import OBJECTS, HealthCheckDep
+from ..healthcheck import HealthCheck
 from ..media_types import YAML_MEDIA_TYPE, render
 from ..schemas import HealthReport
 from ..spec import PERMISSIONS
@@ -28,6 +41,21 @@ HEALTH_RESPONSES = {
     responses=HEALTH_RESPONSES,
     openapi_extra=requires(PERMISSIONS.read("healthcheck")),
 )
-def healthcheck(request: Request, health: HealthCheckDep) -> Response:
-    report = health.report()
+async def healthcheck(request: Request, health: HealthCheckDep) -> Response:
+    return await _answer(request, health)
+
+
+async def _answer(request: Request, health: HealthCheck) -> Response:
+    report = await health.report()
     return render(request, report.model_dump(), report.code)
+
+
+async def _shortcut_answer(scope: Scope) -> Response:
+    request = Request(scope)  # scope["app"] is the policy app (Starlette sets it first)
+    return await _answer(request, OBJECTS.of(request.app).health_check)
+
+
+def healthcheck_shortcut() -> Middleware:
+    """The service middleware that answers ``GET /healthcheck`` before the framework routes it."""
+    route = next(r for r in router.routes if isinstance(r, APIRoute) and r.name == "healthcheck")
+    return Middleware(HealthShortcut, path=route.path, route=route, answer=_shortcut_answer)

@@ -25,6 +25,7 @@ from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ...access.directory import AccessDirectory
+from ...logs import FrozenArgsRecord
 from ...store.db import unavailable
 from ..auth import parse_basic
 from ..errors import (
@@ -268,7 +269,9 @@ class AccessLog:
         if not self.logger.isEnabledFor(logging.INFO):
             return
         template = self._template()
-        record = logging.LogRecord.__new__(logging.LogRecord)
+        # Its arguments are strings and numbers: the message is formatted on the log writer's
+        # thread, off the request path (netplatform.logs).
+        record = FrozenArgsRecord.__new__(FrozenArgsRecord)
         record.__dict__.update(template)
         created = time.time()
         record.created = created
