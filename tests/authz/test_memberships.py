@@ -9,7 +9,8 @@ import httpx
 import pytest
 
 from ..conftest import RunningService
-from .conftest import PLAIN, READER, client_as, new_identity, new_role, ok, refused, within
+from ..support.answers import ok
+from .conftest import PLAIN, READER, client_as, new_identity, new_role, refused, within
 
 
 def members(admin: httpx.Client, role: str) -> list[dict[str, object]]:

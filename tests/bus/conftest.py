@@ -23,6 +23,7 @@ from netplatform.store.db import forget_database
 from netplatform.store.migrate import upgrade
 
 from ..conftest import RunningService, ServiceStarter
+from ..support.answers import ok
 from ..support.databases import temporary_database
 from ..support.servers import LiveServer
 
@@ -78,12 +79,6 @@ def ready_bus(bus: httpx.Client) -> httpx.Client:
     """A bus controller with its settings initialised."""
     assert bus.put("/bus", json=BUS_SETTINGS).status_code == 200
     return bus
-
-
-def ok(response: httpx.Response, status: int = 200) -> Any:
-    """The JSON body of a response that must have the given status."""
-    assert response.status_code == status, (response.status_code, response.text)
-    return response.json() if response.content else None
 
 
 def api_error(response: httpx.Response, status: int) -> dict[str, Any]:

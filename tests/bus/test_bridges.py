@@ -10,7 +10,8 @@ import httpx
 import pytest
 
 from ..conftest import RunningService, ServiceStarter, SettingsFactory
-from .conftest import BUS_SETTINGS, ROUTER_ALIASES, api_error, at_router, ok, router_of_its_own, site, using
+from ..support.answers import ok
+from .conftest import BUS_SETTINGS, ROUTER_ALIASES, api_error, at_router, router_of_its_own, site, using
 
 NS = "org.example.bus.lab1"
 

@@ -9,8 +9,9 @@ import httpx
 import pytest
 
 from ..conftest import ServiceStarter
+from ..support.answers import ok
 from ..support.servers import free_port
-from .conftest import BUS_SETTINGS, api_error, ok
+from .conftest import BUS_SETTINGS, api_error
 
 FEED = {
     "feedName": "pm-counters",

@@ -9,8 +9,8 @@ from concurrent.futures import ThreadPoolExecutor
 import httpx
 
 from ..conftest import ADMIN
+from ..support.configtree_paths import ROOT, M, entry_body, entry_path, example_entry
 from ..support.servers import http_client
-from .support import ROOT, M, entry_body, entry_path, example_entry
 
 WRITERS = 8
 

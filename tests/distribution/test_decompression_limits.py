@@ -14,9 +14,10 @@ import httpx
 
 from netplatform.settings import Settings
 
+from ..support.distribution_calls import create_feed, create_subscription, publish, sub_log
 from ..support.receiver import Receiver
 from ..support.servers import http_client
-from .helpers import create_feed, create_subscription, publish, sub_log, wait_until
+from ..support.waiting import wait_until
 
 ADMIN = ("admin", "admin")
 
@@ -49,6 +50,7 @@ def test_a_bomb_is_refused_to_the_decompressing_subscription_only(
     assert expiry["requestURI"].endswith("/in/bomb.bin.gz") and expiry["contentLength"] == len(bomb)
     assert expiry["attempts"] == 0
     wait_until(lambda: len(sub_log(client, unpack_id, type="del")) == 1)  # the small file's
+    # A fixed wait on purpose: an absence has no condition to await: room for the bomb's delivery.
     time.sleep(0.3)
     assert len(sub_log(client, unpack_id, type="del")) == 1  # only: the bomb was never sent
     assert sub_log(client, unpack_id, expiryReason="decompressionLimit") == [expiry]

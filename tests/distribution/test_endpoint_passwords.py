@@ -17,7 +17,7 @@ from netplatform.store.db import database_for
 from netplatform.store.migrate import alembic_config, upgrade
 
 from ..conftest import RunningService, ServiceStarter
-from .helpers import (
+from ..support.distribution_calls import (
     FEED_TYPE,
     PUBLISHER,
     authorization_with,

@@ -8,7 +8,14 @@ import httpx
 import pytest
 
 from ..conftest import RunningService, ServiceStarter, SettingsFactory
-from .helpers import FEED_TYPE, OWNER, create_feed, feed_document, owner_headers, post_feed
+from ..support.distribution_calls import (
+    FEED_TYPE,
+    OWNER,
+    create_feed,
+    feed_document,
+    owner_headers,
+    post_feed,
+)
 
 
 def put_feed(client: httpx.Client, feed_id: int, document: object, owner: str = OWNER, **headers: str):

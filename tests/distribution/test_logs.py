@@ -11,7 +11,7 @@ from netplatform.distribution.repository.logs import insert_log
 from netplatform.store.db import database_for
 
 from ..conftest import RunningService
-from .helpers import create_feed, create_subscription, owner_headers
+from ..support.distribution_calls import create_feed, create_subscription, owner_headers
 
 HOUR_MS = 3600 * 1000
 

@@ -12,10 +12,7 @@ import httpx
 from netplatform.settings import Settings
 
 from ..conftest import RunningService, ServiceStarter, SettingsFactory
-from ..support.receiver import Receiver
-from ..support.tls import TlsFiles
-from .conftest import FAST_DELIVERY
-from .helpers import (
+from ..support.distribution_calls import (
     PUBLISHER,
     SUB_TYPE,
     create_feed,
@@ -24,8 +21,11 @@ from .helpers import (
     publish,
     sub_log,
     subscription_document,
-    wait_until,
 )
+from ..support.receiver import Receiver
+from ..support.tls import TlsFiles
+from ..support.waiting import wait_until
+from .conftest import FAST_DELIVERY
 
 FORWARD = "X-NETPLATFORM-FORWARD"
 SUB_CONTENT = {"Content-Type": SUB_TYPE}
@@ -72,8 +72,9 @@ def test_a_node_registers_heartbeats_and_is_down_without_heartbeat(
     )
     with silent.client() as client:
         assert nodes_seen(client)["silent"]["up"] is True
-        time.sleep(2.5)
-        assert nodes_seen(client)["silent"]["up"] is False
+        wait_until(
+            lambda: nodes_seen(client)["silent"]["up"] is False, timeout=10, what="the silent node down"
+        )
 
 
 def test_a_cleanly_stopped_node_is_down_at_once(
@@ -211,5 +212,6 @@ def test_a_forwarded_file_is_held_and_delivered_by_the_receiving_end(
     )
     files = [path for path in service.settings.blob_dir.rglob("*") if path.is_file()]
     assert files == []
+    # A fixed wait on purpose: an absence has no condition to await: room for a second delivery.
     time.sleep(0.5)
     assert len(subscriber.requests) == 1

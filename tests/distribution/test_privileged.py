@@ -10,9 +10,10 @@ from collections.abc import Callable
 import httpx
 
 from ..conftest import RunningService
+from ..support.distribution_calls import create_feed, create_subscription, publish, sub_log
 from ..support.receiver import Receiver
 from ..support.servers import http_client
-from .helpers import create_feed, create_subscription, publish, sub_log, wait_until
+from ..support.waiting import wait_until
 
 ADMIN = ("admin", "admin")
 RX = ("rxuser", "rx-pass")  # the delivery credentials of subscription_document()
@@ -55,8 +56,10 @@ def test_a_file_is_offered_again_until_acknowledged(
         assert acknowledge(url, sub_id, second).status_code == 200
         assert acknowledge(url, sub_id, first).status_code == 404  # acknowledged already
         wait_until(lambda: queue_depth(client) == 0)
+        # A fixed wait on purpose: an absence has no condition to await.
         time.sleep(0.3)  # an offer already on its way when acknowledged may still land
         seen = len(privileged.requests)
+        # A fixed wait on purpose: an absence has no condition to await.
         time.sleep(1.5)  # three intervals: nothing more is offered
         assert len(privileged.requests) == seen
         assert len(ordinary.requests) == 2  # ordinary subscriptions get each file once
@@ -72,6 +75,7 @@ def test_delivered_files_wait_without_holding_up_the_queue(
     ids = [publish(service.url, feed_id, f"f{n}", b"x").headers["X-BUS-DR-PUBLISH-ID"] for n in range(3)]
     delivered = subscriber.wait_for(3)
     assert [r.header("x-bus-dr-publish-id") for r in delivered] == ids
+    # A fixed wait on purpose: an absence has no condition to await.
     time.sleep(0.5)  # the default interval (300 s) is far away: no second offer yet
     assert len(subscriber.requests) == 3
     assert queue_depth(client) == 3  # still spooled, awaiting acknowledgement

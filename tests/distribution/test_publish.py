@@ -14,18 +14,18 @@ from netplatform.distribution.repository.queue import queue_depth
 from netplatform.store.db import database_for
 
 from ..conftest import RunningService
-from ..support.receiver import Receiver
-from ..support.tls import TlsFiles
-from .conftest import FAST_DELIVERY
-from .helpers import (
+from ..support.distribution_calls import (
     PUBLISHER,
     authorization_with,
     create_feed,
     create_subscription,
     feed_log,
     publish,
-    wait_until,
 )
+from ..support.receiver import Receiver
+from ..support.tls import TlsFiles
+from ..support.waiting import wait_until
+from .conftest import FAST_DELIVERY
 
 
 @pytest.fixture
@@ -206,6 +206,7 @@ def test_an_interrupted_upload_leaves_no_file_no_delivery_and_no_record(
             ).encode()
             + b"x" * 2_000_000
         )
+        # A fixed wait on purpose: the partial body must reach the service before the connection drops.
         time.sleep(0.3)
     wait_until(lambda: nothing_stored(service), timeout=10)
     assert feed_log(client, feed_id) == []

@@ -21,8 +21,16 @@ from netplatform.settings import Settings
 from netplatform.web.auth import basic_header
 
 from ..conftest import RunningService, ServiceStarter
+from ..support.distribution_calls import (
+    PUBLISHER,
+    create_feed,
+    create_subscription,
+    feed_log,
+    publish,
+    sub_log,
+)
 from ..support.receiver import Receiver
-from .helpers import PUBLISHER, create_feed, create_subscription, feed_log, publish, sub_log, wait_until
+from ..support.waiting import wait_until
 
 PRUNE_OFTEN: dict[str, Any] = {"distribution_log_prune_interval_s": 0.2}
 CHECK_OFTEN: dict[str, Any] = {"delivery_spool_check_s": 0.2}
@@ -82,6 +90,7 @@ def test_age_bound_removes_old_records_and_keeps_recent_ones(start_tuned: StartT
     with httpx.Client(base_url=url, auth=("admin", "admin")) as client:
         feed = create_feed(client)[0]
         old = published(url, feed, "old")
+        # A fixed wait on purpose: time passing is the point.
         time.sleep(2)  # so the second record is two seconds younger than the first
         recent = published(url, feed, "recent")
         assert publish_ids(feed_log(client, feed)) == [("pub", old), ("pub", recent)]
@@ -93,6 +102,7 @@ def test_no_bounds_keep_every_record(start_tuned: StartTuned) -> None:
     with httpx.Client(base_url=url, auth=("admin", "admin")) as client:
         feed = create_feed(client)[0]
         ids = [published(url, feed, f"f{n}") for n in range(3)]
+        # A fixed wait on purpose: an absence has no condition to await.
         time.sleep(1)  # several prune passes
         assert publish_ids(feed_log(client, feed)) == [("pub", pid) for pid in ids]
 

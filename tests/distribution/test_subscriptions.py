@@ -6,7 +6,7 @@ import httpx
 import pytest
 
 from ..conftest import RunningService, ServiceStarter, SettingsFactory
-from .helpers import (
+from ..support.distribution_calls import (
     OWNER,
     SUB_TYPE,
     create_feed,

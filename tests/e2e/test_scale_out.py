@@ -15,7 +15,7 @@ from pathlib import Path
 import httpx
 
 from ..distribution.conftest import FAST_DELIVERY
-from ..distribution.helpers import create_feed, create_subscription, publish
+from ..support.distribution_calls import create_feed, create_subscription, publish
 from ..support.receiver import Receiver
 from ..support.servers import ServeProcess, free_port
 from ..support.tls import TlsFiles
@@ -94,6 +94,7 @@ def test_two_instances_over_one_store_act_as_one(
             base = a["distribution"] if index % 2 else b["distribution"]
             assert publish(base, feed_id, name, name.encode()).status_code == 204
         delivered = receiver.wait_for(len(names), timeout=120)
+        # A fixed wait on purpose: an absence has no condition to await.
         time.sleep(1)  # room for a duplicate to show up, were any claimed twice
         assert len(receiver.requests) == len(names)
         counts = Counter(request.path.rsplit("/", 1)[1] for request in delivered)

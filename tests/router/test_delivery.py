@@ -22,9 +22,10 @@ from netplatform.router.events import Events
 from netplatform.router.routes._common import Departure
 from netplatform.router.routes.events import _ClaimedAnswer
 
+from ..support.router_calls import drain, publish, router_error
 from ..support.servers import free_port
-from .conftest import ADMIN, Router, live_router, nats_url_or_skip, wait_until
-from .support import drain, publish, router_error
+from ..support.waiting import wait_until
+from .conftest import ADMIN, Router, live_router, nats_url_or_skip
 
 MIB = 1024 * 1024
 
@@ -196,6 +197,7 @@ async def _answer(client_left: bool) -> tuple[list[str], list[dict[str, object]]
 
     claim = _RecordedClaim(["m1", "m2"])
     departure = Departure(receive)
+    # A fixed wait on purpose: one turn of the loop: Departure's watch starts before the answer is served.
     await asyncio.sleep(0)
     events = Events.__new__(Events)  # settle() needs no topics nor engine: the claim settles itself
     answer = _ClaimedAnswer(claim, events, departure)

@@ -6,8 +6,8 @@ import time
 
 import httpx
 
+from ..support.router_calls import drain, publish, router_error
 from .conftest import ADMIN, ALICE, BOB, CAROL, NODE, Router, topic_name
-from .support import drain, publish, router_error
 
 
 def read(client: httpx.Client, topic: str, **params: int) -> list[dict[str, object]]:

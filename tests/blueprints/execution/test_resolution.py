@@ -6,7 +6,7 @@ from typing import Any
 
 import httpx
 
-from .cbas import assignment, cba, execution, resolution_node, workflow
+from ...support.cbas import assignment, cba, execution, resolution_node, workflow
 from .conftest import TreeAndCatalog, run, save
 
 AR = "/config/GENERIC-RESOURCE-API:brg-allotted-resources/GENERIC-RESOURCE-API:brg-allotted-resource"

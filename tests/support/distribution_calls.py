@@ -1,10 +1,9 @@
-"""Request bodies and calls the distribution tests share."""
+"""Request bodies and calls the distribution tests share (feeds, subscriptions, publishing, logs)."""
 
 from __future__ import annotations
 
 import copy
-import time
-from collections.abc import Callable, Generator
+from collections.abc import Generator
 from typing import Any
 
 import httpx
@@ -99,30 +98,25 @@ def publish(
 
 
 def feed_log(client: httpx.Client, feed_id: int, **params: str) -> list[dict[str, Any]]:
-    response = client.get(f"/feedlog/{feed_id}", params=params)
-    assert response.status_code == 200, response.text
-    return response.json()
+    return _log(client, f"/feedlog/{feed_id}", params)
 
 
 def sub_log(client: httpx.Client, sub_id: int, **params: str) -> list[dict[str, Any]]:
-    response = client.get(f"/sublog/{sub_id}", params=params)
+    return _log(client, f"/sublog/{sub_id}", params)
+
+
+def _log(client: httpx.Client, path: str, params: dict[str, str]) -> list[dict[str, Any]]:
+    response = client.get(path, params=params)
     assert response.status_code == 200, response.text
-    return response.json()
+    records: list[dict[str, Any]] = response.json()
+    return records
 
 
 def authorization_with(**overrides: Any) -> dict[str, Any]:
     """The default feed authorization object with some members replaced."""
-    value = copy.deepcopy(feed_document()["authorization"])
+    value: dict[str, Any] = copy.deepcopy(feed_document()["authorization"])
     value.update(overrides)
     return value
-
-
-def wait_until(condition: Callable[[], bool], timeout: float = 20) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise TimeoutError("condition not reached")
-        time.sleep(0.05)
 
 
 class PublisherAuth(httpx.Auth):
