@@ -83,7 +83,7 @@ def ready_bus(bus: httpx.Client) -> httpx.Client:
 
 def api_error(response: httpx.Response, status: int) -> dict[str, Any]:
     """The ApiError body of a response that must have the given status."""
-    body = ok(response, status)
+    body: dict[str, Any] = ok(response, status)
     assert body["code"] == status
     assert body["is2xx"] is False
     return body

@@ -62,7 +62,7 @@ def closed_url() -> str:
     return f"http://127.0.0.1:{free_port()}"
 
 
-def sub_body(feed_id: str, **fields: Any) -> dict[str, Any]:
+def sub_body(feed_id: str | None, **fields: Any) -> dict[str, Any]:
     return {
         "feedId": feed_id,
         "svcLocationName": "edge-1",

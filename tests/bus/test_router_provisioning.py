@@ -77,7 +77,8 @@ def cluster_at(port: int, fqdn: str = "localhost") -> dict[str, Any]:
 
 def topic_with(bus: httpx.Client, *clients: dict[str, Any], name: str = "alarms") -> dict[str, Any]:
     body = {"topicName": name, "topicDescription": "d", "owner": "noc", "clients": list(clients)}
-    return ok(bus.post("/topics", json=body))
+    topic: dict[str, Any] = ok(bus.post("/topics", json=body))
+    return topic
 
 
 def pub(identity: str, place: str = "dc-central-1", **fields: Any) -> dict[str, Any]:
@@ -98,7 +99,8 @@ def fetch(url: str, auth: tuple[str, str], group: str = "g1") -> httpx.Response:
 
 def router_topic(router_url: str, fqtn: str) -> dict[str, Any]:
     with http_client(router_url) as client:
-        return ok(client.get(f"/topics/{fqtn}"))
+        topic: dict[str, Any] = ok(client.get(f"/topics/{fqtn}"))
+        return topic
 
 
 def roles_of(authz_url: str, user: str) -> set[str]:

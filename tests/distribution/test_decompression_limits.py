@@ -14,6 +14,7 @@ import httpx
 
 from netplatform.settings import Settings
 
+from ..conftest import RunningService
 from ..support.distribution_calls import create_feed, create_subscription, publish, sub_log
 from ..support.receiver import Receiver
 from ..support.servers import http_client
@@ -28,7 +29,10 @@ def scratch_files(settings: Settings) -> list[Path]:
 
 
 def test_a_bomb_is_refused_to_the_decompressing_subscription_only(
-    service, client: httpx.Client, make_subscriber: Callable[[], Receiver], delivery_settings: Settings
+    service: RunningService,
+    client: httpx.Client,
+    make_subscriber: Callable[[], Receiver],
+    delivery_settings: Settings,
 ) -> None:
     unpacking, keeping = make_subscriber(), make_subscriber()
     feed_id, _ = create_feed(client)

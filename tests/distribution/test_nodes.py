@@ -27,6 +27,10 @@ from ..support.tls import TlsFiles
 from ..support.waiting import wait_until
 from .conftest import FAST_DELIVERY
 
+NO_CREDENTIALS: Any = None
+"""``auth=None`` on one request: no credentials at all, not the client's (httpx's types do not say
+that None is taken there, its code does)."""
+
 FORWARD = "X-NETPLATFORM-FORWARD"
 SUB_CONTENT = {"Content-Type": SUB_TYPE}
 
@@ -112,7 +116,10 @@ def test_ingress_routes_are_set_read_listed_and_removed(client: httpx.Client) ->
         client.put(f"/internal/route/ingress/{feed_id}/{'p' * 21}", json={"sites": ["x"]}).status_code == 400
     )
     assert (
-        client.put(f"/internal/route/ingress/{feed_id}", json={"sites": ["x"]}, auth=None).status_code == 401
+        client.put(
+            f"/internal/route/ingress/{feed_id}", json={"sites": ["x"]}, auth=NO_CREDENTIALS
+        ).status_code
+        == 401
     )
 
     # Deleting the feed removes its routes.
@@ -208,7 +215,7 @@ def test_a_forwarded_file_is_held_and_delivered_by_the_receiving_end(
     assert delivered.header("X-BUS-DR-PUBLISH-ID") == "1709820131093.elsewhere"
     assert delivered.header("Content-Type") == "text/csv" and delivered.header("X-BUS-DR-META") == '{"a":1}'
     wait_until(
-        lambda: [r["type"] for r in sub_log(client, sub_id, publishId=envelope["publishId"])] == ["del"]
+        lambda: [r["type"] for r in sub_log(client, sub_id, publishId=str(envelope["publishId"]))] == ["del"]
     )
     files = [path for path in service.settings.blob_dir.rglob("*") if path.is_file()]
     assert files == []

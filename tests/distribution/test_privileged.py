@@ -4,6 +4,7 @@ spool and is offered again until the subscriber acknowledges it with
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Callable
 
@@ -11,12 +12,16 @@ import httpx
 
 from ..conftest import RunningService
 from ..support.distribution_calls import create_feed, create_subscription, publish, sub_log
-from ..support.receiver import Receiver
+from ..support.receiver import Receiver, RecordedRequest
 from ..support.servers import http_client
 from ..support.waiting import wait_until
 
 ADMIN = ("admin", "admin")
 RX = ("rxuser", "rx-pass")  # the delivery credentials of subscription_document()
+
+
+def has_publish_id(publish_id: str, request: RecordedRequest) -> bool:
+    return request.header("x-bus-dr-publish-id") == publish_id
 
 
 def acknowledge(
@@ -47,9 +52,7 @@ def test_a_file_is_offered_again_until_acknowledged(
 
         # Delivery order is pinned below; here a slow second publish may come after a re-offer.
         for publish_id, body in ((first, b"first"), (second, b"second")):  # each offered again
-            again = privileged.wait_for(
-                2, predicate=lambda r, p=publish_id: r.header("x-bus-dr-publish-id") == p
-            )
+            again = privileged.wait_for(2, predicate=functools.partial(has_publish_id, publish_id))
             assert [r.body for r in again[:2]] == [body, body]
 
         assert acknowledge(url, sub_id, first).status_code == 200

@@ -6,6 +6,7 @@ The floor is tested without filling the disk: a floor above the free space makes
 
 from __future__ import annotations
 
+import functools
 import json
 import shutil
 import socket
@@ -36,6 +37,14 @@ PRUNE_OFTEN: dict[str, Any] = {"distribution_log_prune_interval_s": 0.2}
 CHECK_OFTEN: dict[str, Any] = {"delivery_spool_check_s": 0.2}
 
 StartTuned = Callable[..., str]
+
+
+def delivered(client: httpx.Client, feed_id: int, publish_id: str) -> bool:
+    return bool(feed_log(client, feed_id, type="del", publishId=publish_id))
+
+
+def expired_thrice(client: httpx.Client, sub_id: int) -> bool:
+    return len(sub_log(client, sub_id, type="exp")) == 3
 
 
 def publish_ids(records: list[dict[str, Any]]) -> list[tuple[str, str]]:
@@ -76,7 +85,7 @@ def test_count_bound_keeps_each_feeds_newest_records(start_tuned: StartTuned, su
         expected: list[tuple[str, str]] = []
         for n in range(4):
             publish_id = published(url, busy, f"b{n}")
-            wait_until(lambda pid=publish_id: bool(feed_log(client, busy, type="del", publishId=pid)))
+            wait_until(functools.partial(delivered, client, busy, publish_id))
             expected += [("pub", publish_id), ("del", publish_id)]
         newest = expected[-3:]
         wait_until(lambda: publish_ids(feed_log(client, busy)) == newest)
@@ -223,7 +232,7 @@ def test_spooled_files_expire_disk_full_oldest_first(
     full = start_service("distribution", with_floor(delivery_settings, floor, **CHECK_OFTEN))
     with full.client() as client:
         for sub_id, path, length in ((first, "/one", 6), (second, "/two", 0)):
-            wait_until(lambda sub=sub_id: len(sub_log(client, sub, type="exp")) == 3)
+            wait_until(functools.partial(expired_thrice, client, sub_id))
             expired = sub_log(client, sub_id, type="exp")
             assert [record["publishId"] for record in expired] == ids
             for n, record in enumerate(expired):

@@ -11,6 +11,7 @@ from __future__ import annotations
 import time
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import httpx
 
@@ -27,7 +28,7 @@ BRG = "/config/GENERIC-RESOURCE-API:brg-allotted-resources/GENERIC-RESOURCE-API:
 
 def start_instance(
     name: str, tmp_path: Path, database_url: str | None, tls: TlsFiles
-) -> tuple[ServeProcess, dict]:
+) -> tuple[ServeProcess, dict[str, Any]]:
     ports = {service: free_port() for service in SERVICES}
     env = {
         **{f"NETPLATFORM_{service.upper()}_PORT": str(port) for service, port in ports.items()},
@@ -55,7 +56,7 @@ def client(url: str) -> httpx.Client:
     return httpx.Client(base_url=url, auth=("admin", "admin"), timeout=30)
 
 
-def policy_type(name: str) -> dict:
+def policy_type(name: str) -> dict[str, Any]:
     return {
         "tosca_definitions_version": "tosca_simple_yaml_1_1_0",
         "policy_types": {

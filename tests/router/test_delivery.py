@@ -8,9 +8,10 @@ reach.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
+from collections.abc import Iterator, MutableMapping
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import httpx
 import nats
@@ -192,8 +193,8 @@ async def _answer(client_left: bool) -> tuple[list[str], list[dict[str, object]]
             await stays.wait()  # a client that stays: nothing more until the response completes
         return {"type": "http.disconnect"}
 
-    async def send(message: dict[str, object]) -> None:
-        sent.append(message)
+    async def send(message: MutableMapping[str, Any]) -> None:
+        sent.append(dict(message))
 
     claim = _RecordedClaim(["m1", "m2"])
     departure = Departure(receive)

@@ -16,7 +16,7 @@ OWNER = "opsteam"
 PUBLISHER = ("collector1", "s3cret-pw")
 
 
-def feed_document(name: str = "pm-counters", version: str = "1.0", **overrides: Any) -> dict[str, Any]:
+def feed_document(name: str = "pm-counters", version: str | None = "1.0", **overrides: Any) -> dict[str, Any]:
     document: dict[str, Any] = {
         "name": name,
         "version": version,

@@ -22,7 +22,7 @@ Described = str | Callable[[], str] | None
 def _describe(condition: Callable[..., object], what: Described) -> str:
     if callable(what):
         return what()
-    return what or getattr(condition, "__name__", repr(condition))
+    return what or str(getattr(condition, "__name__", repr(condition)))
 
 
 def wait_until(
