@@ -16,17 +16,8 @@ from ..support.distribution_calls import (
     feed_document,
     owner_headers,
     post_feed,
+    put_feed,
 )
-
-
-def put_feed(
-    client: httpx.Client, feed_id: int, document: object, owner: str = OWNER, **headers: str
-) -> httpx.Response:
-    return client.put(
-        f"/feed/{feed_id}",
-        json=document,
-        headers={**owner_headers(owner), "Content-Type": FEED_TYPE, **headers},
-    )
 
 
 def test_create_answers_200_with_links_publisher_and_defaults(

@@ -9,24 +9,14 @@ import pytest
 
 from ..conftest import RunningService, ServiceStarter, SettingsFactory
 from ..support.distribution_calls import (
-    OWNER,
     SUB_TYPE,
     create_feed,
     create_subscription,
     owner_headers,
     post_subscription,
+    put_subscription,
     subscription_document,
 )
-
-
-def put_subscription(
-    client: httpx.Client, sub_id: int, document: object, owner: str = OWNER, **headers: str
-) -> httpx.Response:
-    return client.put(
-        f"/subs/{sub_id}",
-        json=document,
-        headers={**owner_headers(owner), "Content-Type": SUB_TYPE, **headers},
-    )
 
 
 @pytest.fixture

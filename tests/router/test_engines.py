@@ -12,8 +12,6 @@ import asyncio
 import contextlib
 import importlib
 import importlib.util
-import os
-import socket
 import time
 import uuid
 from collections.abc import AsyncIterator, Callable
@@ -29,11 +27,10 @@ from netplatform.store.db import database_for
 from netplatform.store.migrate import upgrade
 
 from ..support.servers import free_port
+from .conftest import nats_url_or_skip
 
 pytestmark = pytest.mark.anyio
 
-NATS_URL_ENV = "NETPLATFORM_TEST_NATS_URL"
-DEFAULT_NATS_URL = "nats://127.0.0.1:4222"
 RETENTION_S = 3600.0
 EMBEDDED_MODULE = "netplatform.router.engines.embedded"
 
@@ -45,23 +42,9 @@ def anyio_backend() -> str:
     return "asyncio"
 
 
-def _nats_answers(url: str) -> bool:
-    parts = urlsplit(url)
-    try:
-        with socket.create_connection((parts.hostname or "127.0.0.1", parts.port or 4222), timeout=2):
-            return True
-    except OSError:
-        return False
-
-
 @pytest.fixture(scope="session")
 def nats_url() -> str:
-    url = os.environ.get(NATS_URL_ENV)
-    if url:
-        return url  # asked for explicitly: a server that does not answer is a failure, not a skip
-    if not _nats_answers(DEFAULT_NATS_URL):
-        pytest.skip(f"no NATS server at {DEFAULT_NATS_URL} and {NATS_URL_ENV} unset (run .ci/nats)")
-    return DEFAULT_NATS_URL
+    return nats_url_or_skip()
 
 
 def _embedded_factory(request: pytest.FixtureRequest) -> EngineFactory:

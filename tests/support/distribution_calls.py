@@ -59,6 +59,27 @@ def create_feed(client: httpx.Client, owner: str = OWNER, **overrides: Any) -> t
     return int(body["links"]["self"].rsplit("/", 1)[1]), body
 
 
+def put_feed(
+    client: httpx.Client, feed_id: int, document: Any, owner: str = OWNER, **headers: str
+) -> httpx.Response:
+    return _put(client, f"/feed/{feed_id}", document, FEED_TYPE, owner, headers)
+
+
+def put_subscription(
+    client: httpx.Client, sub_id: int, document: Any, owner: str = OWNER, **headers: str
+) -> httpx.Response:
+    return _put(client, f"/subs/{sub_id}", document, SUB_TYPE, owner, headers)
+
+
+def _put(
+    client: httpx.Client, path: str, document: Any, content_type: str, owner: str, headers: dict[str, str]
+) -> httpx.Response:
+    """A PUT of a document on behalf of ``owner``; ``headers`` may replace the content type."""
+    return client.put(
+        path, json=document, headers={**owner_headers(owner), "Content-Type": content_type, **headers}
+    )
+
+
 def post_subscription(
     client: httpx.Client, feed_id: int | str, document: Any, owner: str = OWNER, content_type: str = SUB_TYPE
 ) -> httpx.Response:
