@@ -7,9 +7,8 @@ holds; a condition that never holds fails with a message that says what was awai
 
 from __future__ import annotations
 
-import asyncio
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 
 INTERVAL_S = 0.05  # short enough not to slow a test, long enough not to busy the machine
 
@@ -37,17 +36,3 @@ def wait_until(
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out after {timeout} s waiting for {_describe(condition, what)}")
         time.sleep(interval)
-
-
-async def wait_until_async(
-    condition: Callable[[], Awaitable[object]],
-    timeout: float = 20,  # noqa: ASYNC109 -- one signature with wait_until; the poll is the deadline
-    what: Described = None,
-    interval: float = INTERVAL_S,
-) -> None:
-    """``wait_until`` for a condition that must be awaited (inside the test's event loop)."""
-    deadline = time.monotonic() + timeout
-    while not await condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout} s waiting for {_describe(condition, what)}")
-        await asyncio.sleep(interval)
