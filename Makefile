@@ -16,7 +16,7 @@ ONAPSDK := $(VENV)/.installed-onapsdk
 PIP := $(BIN)/python -m pip install --quiet --constraint $(LOCK)
 PYTEST_ARGS ?= -n auto
 
-.PHONY: install run test test-postgres lint typecheck bench lock clean
+.PHONY: install run test test-fast test-postgres lint typecheck bench lock clean
 
 install: $(DEV) $(ONAPSDK)
 
@@ -50,6 +50,11 @@ SERVERS := NETPLATFORM_TEST_NATS_URL=$${NETPLATFORM_TEST_NATS_URL:-$$(.ci/nats |
 test: $(DEV) $(ONAPSDK)
 	.ci/chromium || true
 	$(SERVERS) $(BIN)/python -m pytest $(PYTEST_ARGS)
+
+# The fast lane: every test but those marked slow (tests/support/slow.py: e2e, chaos, fuzz,
+# OpenAPI examples, the console's browser tests, any test seen over 5 s), on two workers.
+test-fast: $(DEV) $(ONAPSDK)
+	$(SERVERS) $(BIN)/python -m pytest -m "not slow" -n 2
 
 # The suite against PostgreSQL: NETPLATFORM_TEST_DATABASE_URL, else the server .ci/postgres
 # finds, starts or installs on 127.0.0.1:5432.

@@ -115,8 +115,8 @@ def main(against: Path | None) -> None:
         f'of {SECONDS:.0f} s, the columns alternating within each round. "without authorization" '
         "is the tree from before the permission checks landed.\n\n" + table(baseline, found)
     )
-    path = write_fragment("authz", "Authorization: hot reads with and without it", body)
-    print(path.read_text())
+    fragment = write_fragment("authz", "Authorization: hot reads with and without it", body)
+    print(fragment.read_text())
 
 
 if __name__ == "__main__":

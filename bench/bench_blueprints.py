@@ -18,12 +18,14 @@ Prints the figures, writes docs/performance/blueprints.md and bench/results/blue
 from __future__ import annotations
 
 import asyncio
+import functools
 import io
 import json
 import sys
 import time
 import uuid
 import zipfile
+from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
 
@@ -109,7 +111,7 @@ def upload_request(base: str) -> Request:
     return request
 
 
-LISTINGS = {
+LISTINGS: dict[str, Callable[[int], str]] = {
     "page 1 by date": lambda n: "/api/v1/blueprint-model/paged?limit=20",
     "deep page by name, desc": lambda n: (
         f"/api/v1/blueprint-model/paged?limit=20&offset={400 + n % 90}&sort=NAME&sortType=DESC"
@@ -131,12 +133,16 @@ async def measure(base: str, seconds: float) -> list[LoadResult]:
     return results
 
 
+def _url(base: str, path_of: Callable[[int], str], n: int) -> str:
+    return base + path_of(n)
+
+
 async def measure_listing(base: str, seconds: float) -> list[LoadResult]:
     results = []
     for label, path_of in LISTINGS.items():
         for concurrency in (1, 8, 32):
             results.append(
-                await drive(label, get(lambda n, path_of=path_of: base + path_of(n)), concurrency, seconds)
+                await drive(label, get(functools.partial(_url, base, path_of)), concurrency, seconds)
             )
             print(results[-1].row(), flush=True)
     return results

@@ -19,11 +19,17 @@ from netplatform.store.migrate import upgrade
 from .support.databases import temporary_database
 from .support.receiver import Receiver
 from .support.servers import LiveServer, http_client
+from .support.slow import mark_slow
 from .support.tls import TlsFiles, make_tls_files
 
 ADMIN = ("admin", "admin")
 OPERATOR = ("operator", "op-secret")
 TEST_USERS = "admin:admin,operator:op-secret"
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The ``slow`` marker, given in one place (tests/support/slow.py says which and why)."""
+    mark_slow(items)
 
 
 @pytest.fixture

@@ -16,6 +16,7 @@ from netplatform import __version__
 from netplatform.settings import SERVED_NAMES, SERVICE_NAMES
 
 from .support.servers import ServeProcess, free_port
+from .support.tls import TlsFiles
 
 
 def serve_env(
@@ -154,7 +155,7 @@ def test_taken_port_fails_fast_with_a_message(tmp_path: Path) -> None:
     assert f"cannot listen on 127.0.0.1:{ports['policy']}" in result.stderr
 
 
-def test_tls_listeners(tmp_path: Path, tls) -> None:
+def test_tls_listeners(tmp_path: Path, tls: TlsFiles) -> None:
     env, ports = serve_env(
         tmp_path, None, NETPLATFORM_TLS_CERT=str(tls.cert_chain), NETPLATFORM_TLS_KEY=str(tls.private_key)
     )

@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import re
+from typing import cast
 
 import pytest
+from fastapi import FastAPI
 
 from netplatform.settings import SERVICE_NAMES
 
 from .conftest import ServiceStarter
 
 
-def protected_operations(app) -> list[tuple[str, str]]:
-    operations = []
+def protected_operations(app: FastAPI) -> list[tuple[str, str]]:
+    operations: list[tuple[str, str]] = []
     for route in app.state.route_table.routes:
         if (route.openapi_extra or {}).get("security") == []:
             continue
@@ -36,7 +38,7 @@ def test_every_protected_route_refuses_missing_and_wrong_credentials(
     start_service: ServiceStarter, name: str
 ) -> None:
     service = start_service(name)
-    operations = protected_operations(service.server.server.config.app)
+    operations = protected_operations(cast(FastAPI, service.server.server.config.app))
     assert ("GET", "/metrics") in operations
     for auth in (None, ("admin", "not-the-password"), ("intruder", "admin")):
         with service.client(auth=auth) as client:

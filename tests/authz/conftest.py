@@ -19,7 +19,9 @@ import pytest
 from netplatform.settings import Settings
 
 from ..conftest import RunningService, SettingsFactory, service_on_fresh_store
+from ..support.answers import ok
 from ..support.servers import http_client
+from ..support.waiting import wait_until
 
 AUTHZ_USERS = (
     "admin:admin,reader:reader-pw:authz.reader,writer:writer-pw:authz.writer,plain:plain-pw,"
@@ -69,11 +71,6 @@ def unique(prefix: str) -> str:
     return f"{prefix}-{uuid.uuid4().hex[:10]}"
 
 
-def ok(response: httpx.Response, status: int = 200) -> Any:
-    assert response.status_code == status, (response.request.method, response.request.url, response.text)
-    return response.json()
-
-
 def refused(response: httpx.Response, status: int, *words: str) -> dict[str, Any]:
     """An error answer in the service's body, its message naming ``words``."""
     assert response.status_code == status, (response.request.method, response.request.url, response.text)
@@ -89,13 +86,14 @@ def within(probe: Callable[[], T], expected: T, seconds: float = PROPAGATION_S) 
     answer, when it still does not after ``seconds`` (counted from the call: the caller makes
     it right after the change was acknowledged)."""
     started = time.monotonic()
-    while True:
-        seen = probe()
-        if seen == expected:
-            return time.monotonic() - started
-        if time.monotonic() - started > seconds:
-            pytest.fail(f"still {seen!r}, not {expected!r}, after {time.monotonic() - started:.2f} s")
-        time.sleep(0.05)
+    seen: list[T] = []
+
+    def answers() -> bool:
+        seen[:] = [probe()]
+        return seen[0] == expected
+
+    wait_until(answers, timeout=seconds, what=lambda: f"{expected!r}, not {seen[0]!r}")
+    return time.monotonic() - started
 
 
 def new_identity(admin: httpx.Client, password: str | None = None) -> tuple[str, str]:

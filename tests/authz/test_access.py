@@ -12,7 +12,8 @@ import pytest
 from netplatform.web.permissions import AUTHENTICATED, declared
 
 from ..conftest import RunningService
-from .conftest import ADMIN, PLAIN, READER, WRITER, app_of, client_as, ok, refused
+from ..support.answers import ok
+from .conftest import ADMIN, PLAIN, READER, WRITER, app_of, client_as, refused
 
 # A body each write route accepts, so a caller that passes the permission check gets past
 # validation too (and the answer shows the check, not the body, decided).

@@ -8,7 +8,8 @@ import httpx
 import pytest
 
 from ..conftest import RunningService
-from .conftest import ADMIN, AUTHZ_USERS, client_as, new_identity, new_role, ok, refused, unique, within
+from ..support.answers import ok
+from .conftest import ADMIN, AUTHZ_USERS, client_as, new_identity, new_role, refused, unique, within
 
 
 def test_an_identity_is_created_listed_and_deleted(admin: httpx.Client) -> None:

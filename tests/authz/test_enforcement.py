@@ -9,7 +9,8 @@ import httpx
 import pytest
 
 from ..conftest import RunningService, ServiceStarter, SettingsFactory
-from .conftest import ADMIN, AUTHZ_USERS, POLICY_WRITER, app_of, client_as, new_identity, ok, within
+from ..support.answers import ok
+from .conftest import ADMIN, AUTHZ_USERS, POLICY_WRITER, app_of, client_as, new_identity, within
 
 POLICY_TYPES = "/policy/api/v1/policytypes"
 

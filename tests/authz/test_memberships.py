@@ -9,7 +9,8 @@ import httpx
 import pytest
 
 from ..conftest import RunningService
-from .conftest import PLAIN, READER, client_as, new_identity, new_role, ok, refused, within
+from ..support.answers import ok
+from .conftest import PLAIN, READER, client_as, new_identity, new_role, refused, within
 
 
 def members(admin: httpx.Client, role: str) -> list[dict[str, object]]:
@@ -130,7 +131,8 @@ def test_an_expired_membership_grants_nothing_and_may_be_added_again(admin: http
     soon = int(time.time() * 1000) + 600
     ok(admin.post("/authz/userRole", json={"user": identity, "role": role, "expires": soon}), 201)
     assert role_names(admin, identity) == [role]
-    within(lambda: role_names(admin, identity), [], seconds=3)
+    none: list[str] = []
+    within(lambda: role_names(admin, identity), none, seconds=3)
     assert members(admin, role) == []
     assert ok(admin.get(f"/authz/perms/user/{identity}")) == {"perm": []}
     # Expired, it is added again (201, not a conflict), and removable.

@@ -7,7 +7,8 @@ from urllib.parse import quote
 import httpx
 import pytest
 
-from .conftest import new_identity, new_role, ok, refused, unique
+from ..support.answers import ok
+from .conftest import new_identity, new_role, refused, unique
 
 
 def perm(type_: str, instance: str, action: str) -> dict[str, str]:

@@ -14,7 +14,8 @@ from netplatform.settings import Settings
 from netplatform.store.db import normalize_url
 
 from ..conftest import ServiceStarter, SettingsFactory
-from .conftest import ADMIN, AUTHZ_USERS, client_as, ok, unique
+from ..support.answers import ok
+from .conftest import ADMIN, AUTHZ_USERS, client_as, unique
 
 
 def every_text_value(settings: Settings) -> list[tuple[str, str, str]]:

@@ -97,7 +97,7 @@ def named(files: dict[str, bytes], name: str, version: str = "1.0.0", tags: str 
 
 def assert_error(response: httpx.Response, status: int, code: str, *fragments: str) -> dict[str, Any]:
     assert response.status_code == status, response.text
-    body = response.json()
+    body: dict[str, Any] = response.json()
     assert body["code"] == status
     assert body["status"] == code
     assert body["message"].startswith("Cause: ")

@@ -248,7 +248,7 @@ def with_bomb(local_size: int, central_size: int, mib: int = GIB_IN_MIB) -> byte
     return crafted_zip([*(honest(name, data) for name, data in sample_files().items()), bomb])
 
 
-LIES = {
+LIES: dict[str, tuple[Callable[[], bytes], str]] = {
     # both headers declare 1000 bytes: refused at the first MiB past the declared size
     "both headers": (
         lambda: with_bomb(1000, 1000),

@@ -38,7 +38,8 @@ def enriched(client: httpx.Client, files: dict[str, bytes]) -> dict[str, bytes]:
 def section(files: dict[str, bytes], kind: str) -> dict[str, Any]:
     document: dict[str, Any] = json.loads(files[f"Definitions/{kind}.json"])
     assert list(document) == [kind]
-    return document[kind]
+    found: dict[str, Any] = document[kind]
+    return found
 
 
 def test_enrich_writes_every_type_with_its_derived_chain(bootstrapped: httpx.Client) -> None:

@@ -103,5 +103,5 @@ def test_paged_keyword_listing(catalog: httpx.Client) -> None:
         {"published": "perhaps"},
     ],
 )
-def test_bad_paging_parameters_are_400(client: httpx.Client, params: dict[str, object]) -> None:
+def test_bad_paging_parameters_are_400(client: httpx.Client, params: dict[str, str | int]) -> None:
     assert_error(client.get(f"{MODELS}/paged", params=params), 400, "INVALID_REQUEST_FORMAT")

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 import httpx
+from fastapi import FastAPI
 
 from ..conftest import RunningService
 from .conftest import assert_error
@@ -14,7 +17,7 @@ def test_actuator_mappings_list_every_route(client: httpx.Client, service: Runni
     application = response.json()["contexts"]["application"]
     assert application["parentId"] is None
     entries = application["mappings"]["dispatcherHandlers"]["webHandler"]
-    routes = service.server.server.config.app.state.route_table.routes
+    routes = cast(FastAPI, service.server.server.config.app).state.route_table.routes
     listed = {
         (
             tuple(e["details"]["requestMappingConditions"]["methods"]),

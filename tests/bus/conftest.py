@@ -23,6 +23,7 @@ from netplatform.store.db import forget_database
 from netplatform.store.migrate import upgrade
 
 from ..conftest import RunningService, ServiceStarter
+from ..support.answers import ok
 from ..support.databases import temporary_database
 from ..support.servers import LiveServer
 
@@ -80,15 +81,9 @@ def ready_bus(bus: httpx.Client) -> httpx.Client:
     return bus
 
 
-def ok(response: httpx.Response, status: int = 200) -> Any:
-    """The JSON body of a response that must have the given status."""
-    assert response.status_code == status, (response.status_code, response.text)
-    return response.json() if response.content else None
-
-
 def api_error(response: httpx.Response, status: int) -> dict[str, Any]:
     """The ApiError body of a response that must have the given status."""
-    body = ok(response, status)
+    body: dict[str, Any] = ok(response, status)
     assert body["code"] == status
     assert body["is2xx"] is False
     return body

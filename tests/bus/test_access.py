@@ -17,8 +17,9 @@ import pytest
 from netplatform.settings import Settings
 
 from ..conftest import RunningService, ServiceStarter, SettingsFactory
+from ..support.answers import ok
 from ..support.servers import http_client
-from .conftest import BUS_SETTINGS, ok, using
+from .conftest import BUS_SETTINGS, using
 
 USERS = (
     "admin:admin,reader:reader-pw:bus.reader,writer:writer-pw:bus.writer,"

@@ -10,7 +10,8 @@ import httpx
 import pytest
 
 from ..conftest import RunningService, ServiceStarter, SettingsFactory
-from .conftest import BUS_SETTINGS, ROUTER_ALIASES, api_error, at_router, ok, router_of_its_own, site, using
+from ..support.answers import ok
+from .conftest import BUS_SETTINGS, ROUTER_ALIASES, api_error, at_router, router_of_its_own, site, using
 
 NS = "org.example.bus.lab1"
 
@@ -22,7 +23,8 @@ def make_topic(
     body: dict[str, Any] = {"topicName": name, "topicDescription": "d", "owner": "o", "clients": clients}
     if case:
         body["replicationCase"] = case
-    return ok(bus.post("/topics", json=body))
+    topic: dict[str, Any] = ok(bus.post("/topics", json=body))
+    return topic
 
 
 def agents(bus: httpx.Client) -> dict[str, list[str]]:
@@ -90,7 +92,12 @@ def test_edge_to_central_to_global(sites: httpx.Client) -> None:
 
 def test_central_to_global_and_global_to_fqdn(sites: httpx.Client) -> None:
     make_topic(sites, "up", "REPLICATION_CENTRAL_TO_GLOBAL", [("central-1", ["pub"])])
-    body = {"topicName": "down", "topicDescription": "d", "owner": "o", "globalMrURL": "mr.global.example"}
+    body: dict[str, Any] = {
+        "topicName": "down",
+        "topicDescription": "d",
+        "owner": "o",
+        "globalMrURL": "mr.global.example",
+    }
     body |= {"replicationCase": "REPLICATION_GLOBAL_TO_FQDN"}
     body["clients"] = [{"svcLocationName": "central-1", "clientRole": "r", "action": ["sub"]}]
     ok(sites.post("/topics", json=body))

@@ -8,7 +8,8 @@ import httpx
 import pytest
 
 from ..conftest import RunningService
-from .conftest import api_error, at_router, ok, site
+from ..support.answers import ok
+from .conftest import api_error, at_router, site
 
 FQTN = "org.example.bus.lab1.alarms"
 

@@ -8,7 +8,8 @@ from typing import Any
 import httpx
 
 from ..conftest import ServiceStarter
-from .conftest import BUS_SETTINGS, ok, site
+from ..support.answers import ok
+from .conftest import BUS_SETTINGS, site
 
 WRITERS = 8
 

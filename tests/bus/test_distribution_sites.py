@@ -12,7 +12,8 @@ import httpx
 import pytest
 
 from ..conftest import RunningService, ServiceStarter
-from .conftest import BUS_SETTINGS, ok
+from ..support.answers import ok
+from .conftest import BUS_SETTINGS
 
 SINK = {"deliveryURL": "https://sink.example/in", "username": "rx", "userpwd": "pw"}
 FEED = {"feedName": "pm", "feedVersion": "1", "owner": "ops", "asprClassification": "unclassified"}

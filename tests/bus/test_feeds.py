@@ -9,8 +9,9 @@ import httpx
 import pytest
 
 from ..conftest import ServiceStarter
+from ..support.answers import ok
 from ..support.servers import free_port
-from .conftest import BUS_SETTINGS, api_error, ok
+from .conftest import BUS_SETTINGS, api_error
 
 FEED = {
     "feedName": "pm-counters",
@@ -61,7 +62,7 @@ def closed_url() -> str:
     return f"http://127.0.0.1:{free_port()}"
 
 
-def sub_body(feed_id: str, **fields: Any) -> dict[str, Any]:
+def sub_body(feed_id: str | None, **fields: Any) -> dict[str, Any]:
     return {
         "feedId": feed_id,
         "svcLocationName": "edge-1",

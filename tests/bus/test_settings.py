@@ -5,7 +5,8 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from .conftest import BUS_SETTINGS, api_error, ok
+from ..support.answers import ok
+from .conftest import BUS_SETTINGS, api_error
 
 BLANK = {
     "status": "NEW",

@@ -5,7 +5,8 @@ from __future__ import annotations
 import httpx
 
 from ..conftest import ServiceStarter
-from .conftest import BUS_SETTINGS, api_error, ok
+from ..support.answers import ok
+from .conftest import BUS_SETTINGS, api_error
 
 
 def test_location_lifecycle(bus: httpx.Client) -> None:

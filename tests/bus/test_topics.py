@@ -8,7 +8,8 @@ import httpx
 import pytest
 
 from ..conftest import RunningService, ServiceStarter, SettingsFactory
-from .conftest import BUS_SETTINGS, api_error, at_router, ok, site
+from ..support.answers import ok
+from .conftest import BUS_SETTINGS, api_error, at_router, site
 
 TOPIC = {"topicName": "alarms", "topicDescription": "alarm stream", "owner": "noc"}
 

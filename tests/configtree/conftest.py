@@ -17,9 +17,9 @@ from netplatform.store.db import forget_database
 from netplatform.store.migrate import upgrade
 
 from ..conftest import ADMIN, TEST_USERS
+from ..support.configtree_paths import ROOT
 from ..support.databases import temporary_database
 from ..support.servers import LiveServer, http_client
-from .support import ROOT
 
 
 @pytest.fixture(scope="module")

@@ -2,20 +2,22 @@
 
 from __future__ import annotations
 
+import functools
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
 import httpx
 
 from ..conftest import ADMIN
+from ..support.configtree_paths import ROOT, M, entry_body, entry_path, example_entry
 from ..support.servers import http_client
-from .support import ROOT, M, entry_body, entry_path, example_entry
 
 WRITERS = 8
 
 
-def run_together(config_url: str, requests: list[Callable[[httpx.Client], httpx.Response]]) -> list[int]:
+def run_together(config_url: str, requests: Sequence[Callable[[httpx.Client], httpx.Response]]) -> list[int]:
     """Send the requests from as many threads at once (a barrier lines them up); their statuses."""
     barrier = threading.Barrier(len(requests))
 
@@ -42,7 +44,7 @@ def test_concurrent_puts_of_one_new_key_create_it_once(client: httpx.Client, con
     statuses = run_together(
         config_url,
         [
-            lambda s, n=n: s.put(path, json=entry_body({"allotted-resource-id": "same", **_status(n)}))
+            functools.partial(put_json, path, entry_body({"allotted-resource-id": "same", **_status(n)}))
             for n in range(WRITERS)
         ],
     )
@@ -53,7 +55,7 @@ def test_concurrent_puts_of_one_new_key_create_it_once(client: httpx.Client, con
 def test_concurrent_writers_to_different_keys_lose_nothing(client: httpx.Client, config_url: str) -> None:
     client.put(entry_path("existing"), json=entry_body(example_entry("existing")))
     requests = [
-        lambda s, n=n: s.put(entry_path(f"ar-{n}"), json=entry_body(example_entry(f"ar-{n}")))
+        functools.partial(put_json, entry_path(f"ar-{n}"), entry_body(example_entry(f"ar-{n}")))
         for n in range(WRITERS)
     ]
     assert run_together(config_url, requests) == [201] * WRITERS
@@ -68,7 +70,7 @@ def test_concurrent_writers_inside_one_entry_lose_nothing(client: httpx.Client, 
     client.put(entry_path("shared"), json=entry_body({"allotted-resource-id": "shared"}))
     parameters = entry_path("shared", "allotted-resource-data", "brg-parameters")
     requests = [
-        lambda s, n=n: s.post(parameters, json={"param": [{"name": f"p{n}", "value": str(n)}]})
+        functools.partial(post_json, parameters, {"param": [{"name": f"p{n}", "value": str(n)}]})
         for n in range(WRITERS)
     ]
     assert run_together(config_url, requests) == [201] * WRITERS
@@ -80,10 +82,18 @@ def test_concurrent_posts_of_one_nested_node_create_it_once(client: httpx.Client
     client.put(entry_path("shared"), json=entry_body({"allotted-resource-id": "shared"}))
     data = entry_path("shared", "allotted-resource-data")
     requests = [
-        lambda s, n=n: s.post(data, json={"allotted-resource-oper-status": {"last-svc-request-id": str(n)}})
+        functools.partial(post_json, data, {"allotted-resource-oper-status": {"last-svc-request-id": str(n)}})
         for n in range(WRITERS)
     ]
     assert sorted(run_together(config_url, requests)) == [201] + [409] * (WRITERS - 1)
+
+
+def put_json(path: str, body: dict[str, Any], session: httpx.Client) -> httpx.Response:
+    return session.put(path, json=body)
+
+
+def post_json(path: str, body: dict[str, Any], session: httpx.Client) -> httpx.Response:
+    return session.post(path, json=body)
 
 
 def _status(n: int) -> dict[str, object]:

@@ -7,7 +7,7 @@ from typing import Any
 import httpx
 import pytest
 
-from .support import ROOT, M, entry_body, entry_path, error_of, example_entry
+from ..support.configtree_paths import ROOT, M, entry_body, entry_path, error_of, example_entry
 
 NS = "(org:platform:sdnc:northbound:generic-resource?revision=2017-08-24)"
 PREFIX = "Error parsing input: "

@@ -5,7 +5,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from .support import ROOT, M, entry_body, entry_path, error_of
+from ..support.configtree_paths import ROOT, M, entry_body, entry_path, error_of
 
 ENTRY_LIST = ROOT + f"{M}:brg-allotted-resource/"
 

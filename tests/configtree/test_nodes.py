@@ -7,7 +7,7 @@ from typing import Any
 import httpx
 import pytest
 
-from .support import ROOT, M, entry_body, entry_path, error_of, example_entry
+from ..support.configtree_paths import ROOT, M, entry_body, entry_path, error_of, example_entry
 
 CONTAINERS = [
     ("allotted-resource-data",),
@@ -192,7 +192,7 @@ def test_post_of_a_child_on_its_parent_creates_the_child(
     ids=lambda segments: segments[-1],
 )
 def test_a_list_without_key_takes_post_only(client: httpx.Client, list_segments: tuple[str, ...]) -> None:
-    from .support import node
+    from ..support.configtree_paths import node
 
     put_example(client, "ar-7")
     path = node(*list_segments)
@@ -227,7 +227,7 @@ def test_root_put_replaces_the_whole_tree(client: httpx.Client) -> None:
 
 
 def test_root_post_creates_the_root_or_its_entries(client: httpx.Client) -> None:
-    empty_root = {f"{M}:brg-allotted-resources": {}}
+    empty_root: dict[str, dict[str, Any]] = {f"{M}:brg-allotted-resources": {}}
     created = client.post(ROOT, json=empty_root)
     assert created.status_code == 201
     assert created.headers["location"].endswith(ROOT)

@@ -7,7 +7,7 @@ from typing import Any
 import httpx
 import pytest
 
-from .support import M, entry_body, entry_path, example_entry
+from ..support.configtree_paths import M, entry_body, entry_path, example_entry
 from .test_nodes import CONTAINERS, ENTRIES
 
 KEY_PARAMETERS = {
@@ -41,7 +41,8 @@ LIST_TEMPLATES = [template("brg-allotted-resource")] + [
 
 @pytest.fixture(scope="module")
 def document(config_url: str) -> dict[str, Any]:
-    return httpx.get(config_url + "/openapi.json").json()
+    found: dict[str, Any] = httpx.get(config_url + "/openapi.json").json()
+    return found
 
 
 @pytest.mark.parametrize("path", NODE_TEMPLATES)

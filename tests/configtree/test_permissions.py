@@ -16,7 +16,7 @@ import pytest
 from fastapi import FastAPI
 
 from ..conftest import ADMIN, RunningService, service_on_fresh_store
-from .support import ROOT, entry_body, entry_path, error_of, example_entry
+from ..support.configtree_paths import ROOT, entry_body, entry_path, error_of, example_entry
 
 READER = ("reader", "reader-pw")
 WRITER = ("writer", "writer-pw")

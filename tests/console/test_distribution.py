@@ -5,7 +5,6 @@ by the other, and the log timeline filtered by record type, status and time rang
 from __future__ import annotations
 
 import re
-import time
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -16,6 +15,7 @@ import pytest
 from playwright.sync_api import expect
 
 from ..support.receiver import Receiver
+from ..support.waiting import wait_until
 from .conftest import ADMIN, OPERATOR, SHOTS, assert_fits_phone, assert_labelled, shoot
 from .test_sessions import signed_in
 
@@ -285,34 +285,34 @@ def overview_listing(page: Any, file_name: str, timeout_s: float = 20) -> None:
     the file. A first load right after the fixtures sometimes misses a failure that the
     distribution service already lists (in about one run in three on 2026-11-25, the code of the
     session before too; the cause is not found yet): the row must appear, if not at once."""
-    deadline = time.monotonic() + timeout_s
-    while True:
+
+    def listed() -> bool:
         page.goto("/")
-        if page.locator("#failures").get_by_role("row").filter(has_text=file_name).count():
-            return
-        assert time.monotonic() < deadline, page.locator("#failures").inner_text()
-        time.sleep(0.5)
+        return bool(page.locator("#failures").get_by_role("row").filter(has_text=file_name).count())
+
+    wait_until(listed, timeout=timeout_s, what=f"{file_name} among the overview's failures", interval=0.5)
 
 
 def wait_for_delivery_record(platform: dict[str, str], sub_id: str, filename: str | None = None) -> None:
     """The log record is written once the endpoint's answer is back at the service."""
     params = {"type": "del", **({"filename": filename} if filename else {})}
-    for _ in range(300):
+
+    def recorded() -> bool:
         log = httpx.get(f"{platform['distribution']}/sublog/{sub_id}", params=params, auth=ADMIN, timeout=10)
-        if log.status_code == 200 and log.json():
-            return
-        time.sleep(0.1)
-    raise AssertionError(f"no delivery record for subscription {sub_id}")
+        return log.status_code == 200 and bool(log.json())
+
+    wait_until(recorded, timeout=30, what=f"a delivery record of subscription {sub_id}")
 
 
 def wait_for_refusal_counted(platform: dict[str, str]) -> None:
     """The service counts an attempt in its /metrics just after logging it."""
-    for _ in range(300):
+
+    def counted() -> bool:
         metrics = httpx.get(f"{platform['distribution']}/metrics", auth=ADMIN, timeout=10)
-        if re.search(r'^distribution_delivery_attempts_total\{outcome="refused"\} [1-9]', metrics.text, re.M):
-            return
-        time.sleep(0.1)
-    raise AssertionError("no refused delivery counted in the distribution service's /metrics")
+        refused = r'^distribution_delivery_attempts_total\{outcome="refused"\} [1-9]'
+        return re.search(refused, metrics.text, re.M) is not None
+
+    wait_until(counted, timeout=30, what="a refused delivery counted in the distribution service's /metrics")
 
 
 @pytest.fixture(scope="module")

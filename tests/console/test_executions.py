@@ -13,7 +13,7 @@ import httpx
 import pytest
 from playwright.sync_api import expect
 
-from ..blueprints.execution.cbas import PROCESS, assignment, cba, execution, resolution_node, workflow
+from ..support.cbas import PROCESS, assignment, cba, execution, resolution_node, workflow
 from .conftest import ADMIN, VIEWS, WAIT_MS, assert_fits_phone, assert_labelled, shoot, sign_in
 from .test_access import forge
 

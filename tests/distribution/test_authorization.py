@@ -13,9 +13,7 @@ import httpx
 import pytest
 
 from ..conftest import RunningService, ServiceStarter, SettingsFactory
-from ..support.tls import TlsFiles
-from .conftest import FAST_DELIVERY
-from .helpers import (
+from ..support.distribution_calls import (
     FEED_TYPE,
     PUBLISHER,
     SUB_TYPE,
@@ -26,6 +24,8 @@ from .helpers import (
     publish,
     subscription_document,
 )
+from ..support.tls import TlsFiles
+from .conftest import FAST_DELIVERY
 
 USERS = ",".join(
     [

@@ -14,9 +14,11 @@ import httpx
 
 from netplatform.settings import Settings
 
+from ..conftest import RunningService
+from ..support.distribution_calls import create_feed, create_subscription, publish, sub_log
 from ..support.receiver import Receiver
 from ..support.servers import http_client
-from .helpers import create_feed, create_subscription, publish, sub_log, wait_until
+from ..support.waiting import wait_until
 
 ADMIN = ("admin", "admin")
 
@@ -27,7 +29,10 @@ def scratch_files(settings: Settings) -> list[Path]:
 
 
 def test_a_bomb_is_refused_to_the_decompressing_subscription_only(
-    service, client: httpx.Client, make_subscriber: Callable[[], Receiver], delivery_settings: Settings
+    service: RunningService,
+    client: httpx.Client,
+    make_subscriber: Callable[[], Receiver],
+    delivery_settings: Settings,
 ) -> None:
     unpacking, keeping = make_subscriber(), make_subscriber()
     feed_id, _ = create_feed(client)
@@ -49,6 +54,7 @@ def test_a_bomb_is_refused_to_the_decompressing_subscription_only(
     assert expiry["requestURI"].endswith("/in/bomb.bin.gz") and expiry["contentLength"] == len(bomb)
     assert expiry["attempts"] == 0
     wait_until(lambda: len(sub_log(client, unpack_id, type="del")) == 1)  # the small file's
+    # A fixed wait on purpose: an absence has no condition to await: room for the bomb's delivery.
     time.sleep(0.3)
     assert len(sub_log(client, unpack_id, type="del")) == 1  # only: the bomb was never sent
     assert sub_log(client, unpack_id, expiryReason="decompressionLimit") == [expiry]

@@ -14,8 +14,16 @@ import httpx
 import pytest
 
 from ..conftest import RunningService
+from ..support.distribution_calls import (
+    create_feed,
+    create_subscription,
+    feed_log,
+    owner_headers,
+    publish,
+    sub_log,
+)
 from ..support.receiver import Receiver
-from .helpers import create_feed, create_subscription, feed_log, owner_headers, publish, sub_log, wait_until
+from ..support.waiting import wait_until
 
 SubscriberFactory = Callable[[], Receiver]
 

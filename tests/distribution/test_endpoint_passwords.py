@@ -17,7 +17,7 @@ from netplatform.store.db import database_for
 from netplatform.store.migrate import alembic_config, upgrade
 
 from ..conftest import RunningService, ServiceStarter
-from .helpers import (
+from ..support.distribution_calls import (
     FEED_TYPE,
     PUBLISHER,
     authorization_with,
@@ -80,7 +80,7 @@ def database_text(settings: Settings) -> str:
     with database.engine.connect() as connection:
         inspector = sa.inspect(connection)
         for table in inspector.get_table_names():
-            columns = [sa.column(column["name"]) for column in inspector.get_columns(table)]
+            columns: list[sa.ColumnClause[Any]] = [sa.column(c["name"]) for c in inspector.get_columns(table)]
             rows = connection.execute(sa.select(*columns).select_from(sa.table(table))).all()
             found.append(f"{table}: {rows!r}")
     return "\n".join(found)
@@ -99,7 +99,8 @@ def stored_endpoints(settings: Settings) -> dict[int, list[dict[str, str]]]:
 
 def _json(value: Any) -> list[dict[str, str]]:
     """A JSON column as SQLite (text) or PostgreSQL (decoded) gives it back."""
-    return json.loads(value) if isinstance(value, str) else value
+    decoded: list[dict[str, str]] = json.loads(value) if isinstance(value, str) else value
+    return decoded
 
 
 def test_no_endpoint_password_is_stored_in_clear(client: httpx.Client, service: RunningService) -> None:

@@ -3,23 +3,26 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import httpx
 import pytest
 
 from ..conftest import RunningService, ServiceStarter, SettingsFactory
-from .helpers import FEED_TYPE, OWNER, create_feed, feed_document, owner_headers, post_feed
+from ..support.distribution_calls import (
+    FEED_TYPE,
+    OWNER,
+    create_feed,
+    feed_document,
+    owner_headers,
+    post_feed,
+    put_feed,
+)
 
 
-def put_feed(client: httpx.Client, feed_id: int, document: object, owner: str = OWNER, **headers: str):
-    return client.put(
-        f"/feed/{feed_id}",
-        json=document,
-        headers={**owner_headers(owner), "Content-Type": FEED_TYPE, **headers},
-    )
-
-
-def test_create_answers_200_with_links_publisher_and_defaults(client: httpx.Client, service) -> None:
+def test_create_answers_200_with_links_publisher_and_defaults(
+    client: httpx.Client, service: RunningService
+) -> None:
     response = post_feed(client, feed_document())
     assert response.status_code == 200
     body = response.json()
@@ -130,7 +133,7 @@ LONG = "x" * 257
         ({"name": "nul\u0000"}, 'Invalid JSON: JSONObject["name"] is not a valid string.'),
     ],
 )
-def test_feed_field_rules(client: httpx.Client, change: dict, message: str) -> None:
+def test_feed_field_rules(client: httpx.Client, change: dict[str, Any], message: str) -> None:
     document = feed_document()
     for key, value in change.items():
         if value is None:
@@ -150,8 +153,8 @@ def test_lone_surrogates_are_refused(client: httpx.Client) -> None:
     )
 
 
-def authorization(**overrides: object) -> dict:
-    value: dict = {
+def authorization(**overrides: object) -> dict[str, Any]:
+    value: dict[str, Any] = {
         "classification": "unclassified",
         "endpoint_ids": [{"id": "collector1", "password": "pw"}],
         "endpoint_addrs": [],
@@ -180,7 +183,7 @@ def authorization(**overrides: object) -> dict:
         (authorization(endpoint_addrs=["host.example"]), "bad IP addr or subnet mask: host.example"),
     ],
 )
-def test_authorization_field_rules(client: httpx.Client, value: dict, message: str) -> None:
+def test_authorization_field_rules(client: httpx.Client, value: dict[str, Any], message: str) -> None:
     response = post_feed(client, feed_document(authorization=value))
     assert (response.status_code, response.text) == (400, message)
 

@@ -7,7 +7,7 @@ import httpx
 import pytest
 
 from ..conftest import RunningService
-from .helpers import create_feed, create_subscription, owner_headers
+from ..support.distribution_calls import create_feed, create_subscription, owner_headers
 
 
 def feed_urls(client: httpx.Client, **params: str) -> list[str]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import httpx
 import pytest
 
@@ -11,7 +13,7 @@ from netplatform.distribution.repository.logs import insert_log
 from netplatform.store.db import database_for
 
 from ..conftest import RunningService
-from .helpers import create_feed, create_subscription, owner_headers
+from ..support.distribution_calls import create_feed, create_subscription, owner_headers
 
 HOUR_MS = 3600 * 1000
 
@@ -101,7 +103,9 @@ def ids(response: httpx.Response) -> list[tuple[str, str]]:
     return [(record["type"], record["publishId"]) for record in response.json()]
 
 
-def test_feed_log_lists_the_last_day_in_date_order_as_log_list(client: httpx.Client, history: dict) -> None:
+def test_feed_log_lists_the_last_day_in_date_order_as_log_list(
+    client: httpx.Client, history: dict[str, Any]
+) -> None:
     response = client.get(f"/feedlog/{history['feed']}")
     assert response.headers["content-type"] == "application/vnd.bus-dr.log-list; version=1.0"
     assert ids(response) == [
@@ -116,7 +120,7 @@ def test_feed_log_lists_the_last_day_in_date_order_as_log_list(client: httpx.Cli
     ]
 
 
-def test_records_carry_the_fields_of_their_type(client: httpx.Client, history: dict) -> None:
+def test_records_carry_the_fields_of_their_type(client: httpx.Client, history: dict[str, Any]) -> None:
     records = client.get(f"/feedlog/{history['feed']}").json()
     publish, failed_delivery, expiry = records[0], records[1], records[5]
     assert set(publish) == {
@@ -140,7 +144,9 @@ def test_records_carry_the_fields_of_their_type(client: httpx.Client, history: d
     assert publish["date"].endswith("Z") and len(publish["date"]) == len("2024-03-07T14:02:11.093Z")
 
 
-def test_sub_log_has_the_feed_publishes_and_its_own_deliveries(client: httpx.Client, history: dict) -> None:
+def test_sub_log_has_the_feed_publishes_and_its_own_deliveries(
+    client: httpx.Client, history: dict[str, Any]
+) -> None:
     assert ids(client.get(f"/sublog/{history['sub']}")) == [
         ("pub", "1.a"),
         ("del", "1.a"),
@@ -174,11 +180,13 @@ def test_sub_log_has_the_feed_publishes_and_its_own_deliveries(client: httpx.Cli
         ({"expiryReason": "notRetryable", "type": "pub"}, [("exp", "1.a")]),
     ],
 )
-def test_feed_log_filters(client: httpx.Client, history: dict, query: dict, expected: list) -> None:
+def test_feed_log_filters(
+    client: httpx.Client, history: dict[str, Any], query: dict[str, Any], expected: list[Any]
+) -> None:
     assert ids(client.get(f"/feedlog/{history['feed']}", params=query)) == expected
 
 
-def test_time_window_filters(client: httpx.Client, history: dict) -> None:
+def test_time_window_filters(client: httpx.Client, history: dict[str, Any]) -> None:
     t = history["t"]
     feed = history["feed"]
     assert ids(client.get(f"/feedlog/{feed}", params={"start": str(t + 3), "end": str(t + 4)})) == [
@@ -207,7 +215,9 @@ def test_time_window_filters(client: httpx.Client, history: dict) -> None:
         ({"end": "2024-13-45T00:00:00Z"}, "bad end"),
     ],
 )
-def test_bad_filters_are_400(client: httpx.Client, history: dict, query: dict, reason: str) -> None:
+def test_bad_filters_are_400(
+    client: httpx.Client, history: dict[str, Any], query: dict[str, Any], reason: str
+) -> None:
     for path in (f"/feedlog/{history['feed']}", f"/sublog/{history['sub']}"):
         response = client.get(path, params=query)
         assert (response.status_code, response.text) == (400, f"Invalid arguments: {reason}")
@@ -220,7 +230,9 @@ def test_unknown_ids_give_empty_lists_and_bad_ids_400(client: httpx.Client) -> N
     assert client.get("/sublog/0").text == "Missing or bad subscription number."
 
 
-def test_records_of_deleted_feeds_and_subscriptions_stay(client: httpx.Client, history: dict) -> None:
+def test_records_of_deleted_feeds_and_subscriptions_stay(
+    client: httpx.Client, history: dict[str, Any]
+) -> None:
     client.delete(f"/subs/{history['sub']}", headers=owner_headers())
     assert len(ids(client.get(f"/sublog/{history['sub']}"))) == 6
     client.delete(f"/feed/{history['feed']}", headers=owner_headers())

@@ -21,9 +21,15 @@ from typing import Any
 import httpx
 import pytest
 
+from ..support.distribution_calls import (
+    FEED_TYPE,
+    SUB_TYPE,
+    feed_document,
+    owner_headers,
+    subscription_document,
+)
 from ..support.openapi_examples import operations_of, positive_report, server_errors, unknown_exclusions
 from ..test_fuzz import AUTH_HEADERS, running_schema
-from .helpers import FEED_TYPE, SUB_TYPE, feed_document, owner_headers, subscription_document
 
 EXAMPLES = int(os.environ.get("NETPLATFORM_DISTRIBUTION_EXAMPLES", "8"))
 NEGATIVE_EXAMPLES = max(1, EXAMPLES // 2)

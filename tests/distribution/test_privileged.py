@@ -4,18 +4,24 @@ spool and is offered again until the subscriber acknowledges it with
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Callable
 
 import httpx
 
 from ..conftest import RunningService
-from ..support.receiver import Receiver
+from ..support.distribution_calls import create_feed, create_subscription, publish, sub_log
+from ..support.receiver import Receiver, RecordedRequest
 from ..support.servers import http_client
-from .helpers import create_feed, create_subscription, publish, sub_log, wait_until
+from ..support.waiting import wait_until
 
 ADMIN = ("admin", "admin")
 RX = ("rxuser", "rx-pass")  # the delivery credentials of subscription_document()
+
+
+def has_publish_id(publish_id: str, request: RecordedRequest) -> bool:
+    return request.header("x-bus-dr-publish-id") == publish_id
 
 
 def acknowledge(
@@ -46,17 +52,17 @@ def test_a_file_is_offered_again_until_acknowledged(
 
         # Delivery order is pinned below; here a slow second publish may come after a re-offer.
         for publish_id, body in ((first, b"first"), (second, b"second")):  # each offered again
-            again = privileged.wait_for(
-                2, predicate=lambda r, p=publish_id: r.header("x-bus-dr-publish-id") == p
-            )
+            again = privileged.wait_for(2, predicate=functools.partial(has_publish_id, publish_id))
             assert [r.body for r in again[:2]] == [body, body]
 
         assert acknowledge(url, sub_id, first).status_code == 200
         assert acknowledge(url, sub_id, second).status_code == 200
         assert acknowledge(url, sub_id, first).status_code == 404  # acknowledged already
         wait_until(lambda: queue_depth(client) == 0)
+        # A fixed wait on purpose: an absence has no condition to await.
         time.sleep(0.3)  # an offer already on its way when acknowledged may still land
         seen = len(privileged.requests)
+        # A fixed wait on purpose: an absence has no condition to await.
         time.sleep(1.5)  # three intervals: nothing more is offered
         assert len(privileged.requests) == seen
         assert len(ordinary.requests) == 2  # ordinary subscriptions get each file once
@@ -72,6 +78,7 @@ def test_delivered_files_wait_without_holding_up_the_queue(
     ids = [publish(service.url, feed_id, f"f{n}", b"x").headers["X-BUS-DR-PUBLISH-ID"] for n in range(3)]
     delivered = subscriber.wait_for(3)
     assert [r.header("x-bus-dr-publish-id") for r in delivered] == ids
+    # A fixed wait on purpose: an absence has no condition to await.
     time.sleep(0.5)  # the default interval (300 s) is far away: no second offer yet
     assert len(subscriber.requests) == 3
     assert queue_depth(client) == 3  # still spooled, awaiting acknowledgement

@@ -13,19 +13,19 @@ import pytest
 from netplatform.distribution.repository.queue import queue_depth
 from netplatform.store.db import database_for
 
-from ..conftest import RunningService
-from ..support.receiver import Receiver
-from ..support.tls import TlsFiles
-from .conftest import FAST_DELIVERY
-from .helpers import (
+from ..conftest import RunningService, ServiceStarter, SettingsFactory
+from ..support.distribution_calls import (
     PUBLISHER,
     authorization_with,
     create_feed,
     create_subscription,
     feed_log,
     publish,
-    wait_until,
 )
+from ..support.receiver import Receiver
+from ..support.tls import TlsFiles
+from ..support.waiting import wait_until
+from .conftest import FAST_DELIVERY
 
 
 @pytest.fixture
@@ -53,7 +53,9 @@ def test_missing_or_undecodable_credentials_are_401_with_the_publish_realm(
 
 
 @pytest.mark.parametrize("auth", [("collector1", "wrong"), ("admin", "admin"), ("stranger", "s3cret-pw")])
-def test_identities_outside_endpoint_ids_are_401(service: RunningService, feed_id: int, auth) -> None:
+def test_identities_outside_endpoint_ids_are_401(
+    service: RunningService, feed_id: int, auth: tuple[str, str]
+) -> None:
     for method in ("PUT", "DELETE"):
         response = publish(service.url, feed_id, "a.txt", b"1", auth=auth, method=method)
         assert (response.status_code, response.text) == (401, "Publisher not permitted for this feed")
@@ -181,7 +183,7 @@ def test_publish_ids_strictly_increase(service: RunningService, feed_id: int) ->
 
 
 def test_publish_bodies_are_not_held_to_the_request_body_limit(
-    make_settings, start_service, tls: TlsFiles, subscriber: Receiver
+    make_settings: SettingsFactory, start_service: ServiceStarter, tls: TlsFiles, subscriber: Receiver
 ) -> None:
     settings = make_settings(max_body_bytes=1024, delivery_ca_bundle=tls.ca_bundle, **FAST_DELIVERY)
     service = start_service("distribution", settings)
@@ -206,6 +208,7 @@ def test_an_interrupted_upload_leaves_no_file_no_delivery_and_no_record(
             ).encode()
             + b"x" * 2_000_000
         )
+        # A fixed wait on purpose: the partial body must reach the service before the connection drops.
         time.sleep(0.3)
     wait_until(lambda: nothing_stored(service), timeout=10)
     assert feed_log(client, feed_id) == []

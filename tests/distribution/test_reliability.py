@@ -10,11 +10,11 @@ from pathlib import Path
 import httpx
 
 from ..conftest import ServiceStarter, SettingsFactory
+from ..support.distribution_calls import create_feed, create_subscription, publish
 from ..support.receiver import Receiver
 from ..support.servers import ServeProcess, free_port
 from ..support.tls import TlsFiles
 from .conftest import FAST_DELIVERY
-from .helpers import create_feed, create_subscription, publish
 
 
 def serve_distribution(tmp_path: Path, database_url: str | None, tls: TlsFiles, port: int) -> ServeProcess:

@@ -6,6 +6,7 @@ The floor is tested without filling the disk: a floor above the free space makes
 
 from __future__ import annotations
 
+import functools
 import json
 import shutil
 import socket
@@ -21,13 +22,29 @@ from netplatform.settings import Settings
 from netplatform.web.auth import basic_header
 
 from ..conftest import RunningService, ServiceStarter
+from ..support.distribution_calls import (
+    PUBLISHER,
+    create_feed,
+    create_subscription,
+    feed_log,
+    publish,
+    sub_log,
+)
 from ..support.receiver import Receiver
-from .helpers import PUBLISHER, create_feed, create_subscription, feed_log, publish, sub_log, wait_until
+from ..support.waiting import wait_until
 
 PRUNE_OFTEN: dict[str, Any] = {"distribution_log_prune_interval_s": 0.2}
 CHECK_OFTEN: dict[str, Any] = {"delivery_spool_check_s": 0.2}
 
 StartTuned = Callable[..., str]
+
+
+def delivered(client: httpx.Client, feed_id: int, publish_id: str) -> bool:
+    return bool(feed_log(client, feed_id, type="del", publishId=publish_id))
+
+
+def expired_thrice(client: httpx.Client, sub_id: int) -> bool:
+    return len(sub_log(client, sub_id, type="exp")) == 3
 
 
 def publish_ids(records: list[dict[str, Any]]) -> list[tuple[str, str]]:
@@ -68,7 +85,7 @@ def test_count_bound_keeps_each_feeds_newest_records(start_tuned: StartTuned, su
         expected: list[tuple[str, str]] = []
         for n in range(4):
             publish_id = published(url, busy, f"b{n}")
-            wait_until(lambda pid=publish_id: bool(feed_log(client, busy, type="del", publishId=pid)))
+            wait_until(functools.partial(delivered, client, busy, publish_id))
             expected += [("pub", publish_id), ("del", publish_id)]
         newest = expected[-3:]
         wait_until(lambda: publish_ids(feed_log(client, busy)) == newest)
@@ -82,6 +99,7 @@ def test_age_bound_removes_old_records_and_keeps_recent_ones(start_tuned: StartT
     with httpx.Client(base_url=url, auth=("admin", "admin")) as client:
         feed = create_feed(client)[0]
         old = published(url, feed, "old")
+        # A fixed wait on purpose: time passing is the point.
         time.sleep(2)  # so the second record is two seconds younger than the first
         recent = published(url, feed, "recent")
         assert publish_ids(feed_log(client, feed)) == [("pub", old), ("pub", recent)]
@@ -93,6 +111,7 @@ def test_no_bounds_keep_every_record(start_tuned: StartTuned) -> None:
     with httpx.Client(base_url=url, auth=("admin", "admin")) as client:
         feed = create_feed(client)[0]
         ids = [published(url, feed, f"f{n}") for n in range(3)]
+        # A fixed wait on purpose: an absence has no condition to await.
         time.sleep(1)  # several prune passes
         assert publish_ids(feed_log(client, feed)) == [("pub", pid) for pid in ids]
 
@@ -213,7 +232,7 @@ def test_spooled_files_expire_disk_full_oldest_first(
     full = start_service("distribution", with_floor(delivery_settings, floor, **CHECK_OFTEN))
     with full.client() as client:
         for sub_id, path, length in ((first, "/one", 6), (second, "/two", 0)):
-            wait_until(lambda sub=sub_id: len(sub_log(client, sub, type="exp")) == 3)
+            wait_until(functools.partial(expired_thrice, client, sub_id))
             expired = sub_log(client, sub_id, type="exp")
             assert [record["publishId"] for record in expired] == ids
             for n, record in enumerate(expired):

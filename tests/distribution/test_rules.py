@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from netplatform.distribution.addresses import address_allowed, is_valid_address
-from netplatform.distribution.delivery_outcomes import Outcome, judge, next_delay
+from netplatform.distribution.delivery_outcomes import Outcome, Verdict, judge, next_delay
 from netplatform.distribution.file_headers import captured_headers
 from netplatform.distribution.publishing import PublishIds, check_file_id, check_metadata
 from netplatform.web.errors import BadRequest, NotFound
@@ -57,7 +57,7 @@ def test_outcome_of_each_status(status: int, outcome: Outcome) -> None:
 
 
 def test_redirects_are_learned_only_when_they_point_at_the_same_file_elsewhere() -> None:
-    def verdict(location: str | None, follow: bool = True):
+    def verdict(location: str | None, follow: bool = True) -> Verdict:
         return judge(
             302, location, follow_redirect=follow, delivered_url="https://a/in/f.txt", file_name="f.txt"
         )

@@ -2,27 +2,21 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import httpx
 import pytest
 
 from ..conftest import RunningService, ServiceStarter, SettingsFactory
-from .helpers import (
-    OWNER,
+from ..support.distribution_calls import (
     SUB_TYPE,
     create_feed,
     create_subscription,
     owner_headers,
     post_subscription,
+    put_subscription,
     subscription_document,
 )
-
-
-def put_subscription(client: httpx.Client, sub_id: int, document: object, owner: str = OWNER, **headers: str):
-    return client.put(
-        f"/subs/{sub_id}",
-        json=document,
-        headers={**owner_headers(owner), "Content-Type": SUB_TYPE, **headers},
-    )
 
 
 @pytest.fixture
@@ -77,8 +71,8 @@ def test_duplicate_subscriptions_are_allowed(client: httpx.Client, feed_id: int)
     assert second == first + 1
 
 
-def delivery(**overrides: object) -> dict:
-    value: dict = {"url": "https://sink.example/in", "user": "rxuser", "password": "rx-pass"}
+def delivery(**overrides: object) -> dict[str, Any]:
+    value: dict[str, Any] = {"url": "https://sink.example/in", "user": "rxuser", "password": "rx-pass"}
     value.update(overrides)
     return {key: item for key, item in value.items() if item is not None}
 
@@ -103,7 +97,9 @@ def delivery(**overrides: object) -> dict:
         ({"delivery": delivery(use100="yes")}, 'Invalid JSON: JSONObject["use100"] is not a Boolean.'),
     ],
 )
-def test_subscription_field_rules(client: httpx.Client, feed_id: int, change: dict, message: str) -> None:
+def test_subscription_field_rules(
+    client: httpx.Client, feed_id: int, change: dict[str, Any], message: str
+) -> None:
     document = subscription_document()
     for key, value in change.items():
         if value is None:

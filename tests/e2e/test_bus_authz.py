@@ -19,8 +19,10 @@ from typing import Any
 import httpx
 import pytest
 
+from ..support.answers import ok
+from ..support.bus_platform import Platform, bus_platform
 from ..support.servers import http_client
-from .bus_platform import Platform, bus_platform, ok, within
+from ..support.waiting import wait_until
 
 USERS = "admin:admin,bob:bob-pw"
 SVC_A, BOB = ("svc-a", "svc-a-secret"), ("bob", "bob-pw")
@@ -82,7 +84,7 @@ def test_a_pub_client_naming_an_authz_identity(platform: Platform) -> None:
         ok(bus.delete(f"/mr_clients/{client['mrClientId']}"), 204)
         assert bus.get(f"/mr_clients/{client['mrClientId']}").status_code == 404
         assert role_names(authz, "svc-a") == []
-        within(PROPAGATION_S, lambda: publish(url, SVC_A) == 403)
+        wait_until(lambda: publish(url, SVC_A) == 403, timeout=PROPAGATION_S, what="publishing refused")
         # The topic and its roles stay: only what the client added went.
         assert ok(bus.get(f"/topics/{FQTN}"))["status"] == "VALID"
         assert PUBLISHERS in {role["name"] for role in ok(authz.get("/authz/roles"))["role"]}

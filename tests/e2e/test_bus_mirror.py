@@ -14,15 +14,15 @@ the order of first appearances must be the publish order.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from contextlib import ExitStack
 from pathlib import Path
-from typing import Any
 
 import httpx
 
+from ..support.answers import ok
 from ..support.databases import temporary_database
 from ..support.servers import ServeProcess, free_port, http_client
+from ..support.waiting import wait_until
 
 # mirror: the identity the central router's agents read the edge with (platform.node there) and
 # publish copies as (the bus grants it producer on the central topic). The sites do not share a
@@ -50,18 +50,6 @@ def serve(
     }
     args = [arg for service in ports for arg in ("--only", service)]
     return ServeProcess(env, args, log_path=tmp_path / f"{name}.log")
-
-
-def ok(response: httpx.Response, status: int = 200) -> Any:
-    assert response.status_code == status, (response.status_code, response.text)
-    return response.json() if response.content else None
-
-
-def wait_until(check: Callable[[], bool], timeout: float, what: str) -> None:
-    deadline = time.monotonic() + timeout
-    while not check():
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.2)
 
 
 def test_the_bus_mirrors_an_edge_topic_to_a_killed_and_restarted_central_router(tmp_path: Path) -> None:

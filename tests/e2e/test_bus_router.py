@@ -17,8 +17,10 @@ from pathlib import Path
 import httpx
 import pytest
 
+from ..support.answers import ok
+from ..support.bus_platform import Platform, bus_platform
 from ..support.servers import http_client
-from .bus_platform import Platform, bus_platform, ok, within
+from ..support.waiting import wait_until
 
 USERS = "admin:admin,alice:alice-pw,bob:bob-pw,mallory:mallory-pw"
 ALICE, BOB, MALLORY = ("alice", "alice-pw"), ("bob", "bob-pw"), ("mallory", "mallory-pw")
@@ -87,4 +89,4 @@ def test_a_topic_provisioned_by_the_bus_controller_carries_messages(platform: Pl
             again = httpx.post(publisher["topicURL"], json={"alarm": "again"}, auth=ALICE, timeout=30)
             return again.status_code == 403
 
-        within(PROPAGATION_S, refused)
+        wait_until(refused, timeout=PROPAGATION_S, what="the revoked publisher refused")

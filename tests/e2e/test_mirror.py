@@ -10,7 +10,6 @@ first appearances must be the publish order.
 
 from __future__ import annotations
 
-import time
 from contextlib import ExitStack
 from pathlib import Path
 
@@ -18,6 +17,7 @@ import httpx
 
 from ..support.databases import temporary_database
 from ..support.servers import ServeProcess, free_port
+from ..support.waiting import wait_until
 
 ADMIN_TOPIC = "org.example.bus.admin"
 # The central router's agents read the edge as "mirror", which holds platform.node there.
@@ -46,13 +46,6 @@ def router_process(
 
 def client(port: int) -> httpx.Client:
     return httpx.Client(base_url=f"http://127.0.0.1:{port}", auth=("admin", "admin"), timeout=30)
-
-
-def wait_until(check: object, timeout: float, what: str) -> None:
-    deadline = time.monotonic() + timeout
-    while not check():  # type: ignore[operator]
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.1)
 
 
 def read_all(at: httpx.Client) -> list[str]:

@@ -11,11 +11,12 @@ from __future__ import annotations
 import time
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import httpx
 
 from ..distribution.conftest import FAST_DELIVERY
-from ..distribution.helpers import create_feed, create_subscription, publish
+from ..support.distribution_calls import create_feed, create_subscription, publish
 from ..support.receiver import Receiver
 from ..support.servers import ServeProcess, free_port
 from ..support.tls import TlsFiles
@@ -27,7 +28,7 @@ BRG = "/config/GENERIC-RESOURCE-API:brg-allotted-resources/GENERIC-RESOURCE-API:
 
 def start_instance(
     name: str, tmp_path: Path, database_url: str | None, tls: TlsFiles
-) -> tuple[ServeProcess, dict]:
+) -> tuple[ServeProcess, dict[str, Any]]:
     ports = {service: free_port() for service in SERVICES}
     env = {
         **{f"NETPLATFORM_{service.upper()}_PORT": str(port) for service, port in ports.items()},
@@ -55,7 +56,7 @@ def client(url: str) -> httpx.Client:
     return httpx.Client(base_url=url, auth=("admin", "admin"), timeout=30)
 
 
-def policy_type(name: str) -> dict:
+def policy_type(name: str) -> dict[str, Any]:
     return {
         "tosca_definitions_version": "tosca_simple_yaml_1_1_0",
         "policy_types": {
@@ -94,6 +95,7 @@ def test_two_instances_over_one_store_act_as_one(
             base = a["distribution"] if index % 2 else b["distribution"]
             assert publish(base, feed_id, name, name.encode()).status_code == 204
         delivered = receiver.wait_for(len(names), timeout=120)
+        # A fixed wait on purpose: an absence has no condition to await.
         time.sleep(1)  # room for a duplicate to show up, were any claimed twice
         assert len(receiver.requests) == len(names)
         counts = Counter(request.path.rsplit("/", 1)[1] for request in delivered)

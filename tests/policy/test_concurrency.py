@@ -46,4 +46,4 @@ def test_different_concurrent_creates_store_exactly_one(
         if response.status_code == 200
     )
     stored = client.get(f"{API}/policytypes/{SAMPLE}/versions/1.0.0").json()["policy_types"][SAMPLE]
-    assert set(stored["properties"]) == set(winner["policy_types"][SAMPLE]["properties"])  # type: ignore[index]
+    assert set(stored["properties"]) == set(winner["policy_types"][SAMPLE]["properties"])

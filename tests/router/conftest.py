@@ -16,9 +16,8 @@ from __future__ import annotations
 import importlib.util
 import os
 import socket
-import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -144,10 +143,3 @@ def live_router(engine: str, data_dir: Path, **overrides: Any) -> Iterator[Route
                 delete_every_topic(server.url)
         finally:
             forget_database(settings)
-
-
-def wait_until(check: Callable[[], object], timeout: float = 20) -> None:
-    deadline = time.monotonic() + timeout
-    while not check():
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.1)

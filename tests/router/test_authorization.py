@@ -20,9 +20,11 @@ from netplatform.services import create_service_app
 from netplatform.settings import Settings
 from netplatform.store.migrate import upgrade
 
+from ..support.receiver import RecordingServer
+from ..support.router_calls import drain, publish, router_error
 from ..support.servers import LiveServer, http_client
-from .conftest import ADMIN, BOB, NODE, Router, live_router, topic_name, wait_until
-from .support import RecordingServer, drain, publish, router_error
+from ..support.waiting import wait_until
+from .conftest import ADMIN, BOB, NODE, Router, live_router, topic_name
 
 FAST = {"router_mirror_poll_ms": 300, "router_mirror_retry_s": 0.3}
 NO_REQUEST_WINDOW_S = 3.0
@@ -79,6 +81,7 @@ def test_no_one_but_a_router_admin_defines_mirror_agents(engine: str, tmp_path: 
         deadline = time.monotonic() + NO_REQUEST_WINDOW_S
         while time.monotonic() < deadline:
             assert hers.requests == [], hers.requests
+            # A fixed wait on purpose: an absence has no condition to await: the whole window is watched.
             time.sleep(0.1)
         assert admin.get("/internal/mirror-agents").json()["agents"] == []
         assert messages_of(admin, admin_topic) == []

@@ -8,9 +8,10 @@ reach.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
+from collections.abc import Iterator, MutableMapping
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import httpx
 import nats
@@ -22,9 +23,10 @@ from netplatform.router.events import Events
 from netplatform.router.routes._common import Departure
 from netplatform.router.routes.events import _ClaimedAnswer
 
+from ..support.router_calls import drain, publish, router_error
 from ..support.servers import free_port
-from .conftest import ADMIN, Router, live_router, nats_url_or_skip, wait_until
-from .support import drain, publish, router_error
+from ..support.waiting import wait_until
+from .conftest import ADMIN, Router, live_router, nats_url_or_skip
 
 MIB = 1024 * 1024
 
@@ -191,11 +193,12 @@ async def _answer(client_left: bool) -> tuple[list[str], list[dict[str, object]]
             await stays.wait()  # a client that stays: nothing more until the response completes
         return {"type": "http.disconnect"}
 
-    async def send(message: dict[str, object]) -> None:
-        sent.append(message)
+    async def send(message: MutableMapping[str, Any]) -> None:
+        sent.append(dict(message))
 
     claim = _RecordedClaim(["m1", "m2"])
     departure = Departure(receive)
+    # A fixed wait on purpose: one turn of the loop: Departure's watch starts before the answer is served.
     await asyncio.sleep(0)
     events = Events.__new__(Events)  # settle() needs no topics nor engine: the claim settles itself
     answer = _ClaimedAnswer(claim, events, departure)

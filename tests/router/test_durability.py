@@ -9,9 +9,9 @@ from netplatform.router import create_app
 from netplatform.store.db import forget_database
 from netplatform.store.migrate import upgrade
 
+from ..support.router_calls import drain, publish
 from ..support.servers import LiveServer, http_client
 from .conftest import ADMIN, delete_every_topic, router_settings, topic_name
-from .support import drain, publish
 
 
 def test_a_group_continues_where_it_stopped_after_a_restart(
@@ -43,6 +43,7 @@ def test_messages_older_than_the_retention_are_removed(tmp_path: Path, database_
         with LiveServer(create_app(settings)) as server, http_client(server.url, auth=ADMIN) as client:
             assert client.post("/topics/create", json={"topicName": name}).status_code == 200
             publish(client, name, ["old"])
+            # A fixed wait on purpose: the first message outlives the retention (1 s).
             time.sleep(2.5)
             publish(client, name, ["new"])
             assert drain(client, name, "g") == ["new"]

@@ -12,8 +12,6 @@ import asyncio
 import contextlib
 import importlib
 import importlib.util
-import os
-import socket
 import time
 import uuid
 from collections.abc import AsyncIterator, Callable
@@ -29,11 +27,10 @@ from netplatform.store.db import database_for
 from netplatform.store.migrate import upgrade
 
 from ..support.servers import free_port
+from .conftest import nats_url_or_skip
 
 pytestmark = pytest.mark.anyio
 
-NATS_URL_ENV = "NETPLATFORM_TEST_NATS_URL"
-DEFAULT_NATS_URL = "nats://127.0.0.1:4222"
 RETENTION_S = 3600.0
 EMBEDDED_MODULE = "netplatform.router.engines.embedded"
 
@@ -45,23 +42,9 @@ def anyio_backend() -> str:
     return "asyncio"
 
 
-def _nats_answers(url: str) -> bool:
-    parts = urlsplit(url)
-    try:
-        with socket.create_connection((parts.hostname or "127.0.0.1", parts.port or 4222), timeout=2):
-            return True
-    except OSError:
-        return False
-
-
 @pytest.fixture(scope="session")
 def nats_url() -> str:
-    url = os.environ.get(NATS_URL_ENV)
-    if url:
-        return url  # asked for explicitly: a server that does not answer is a failure, not a skip
-    if not _nats_answers(DEFAULT_NATS_URL):
-        pytest.skip(f"no NATS server at {DEFAULT_NATS_URL} and {NATS_URL_ENV} unset (run .ci/nats)")
-    return DEFAULT_NATS_URL
+    return nats_url_or_skip()
 
 
 def _embedded_factory(request: pytest.FixtureRequest) -> EngineFactory:
@@ -223,6 +206,7 @@ async def test_long_poll_wakes_on_a_publish(harness: Harness) -> None:
     assert await take(engine, topic, "g", "m", limit=10, timeout_s=0.1) == []  # the group exists now
     started = time.monotonic()
     waiting = asyncio.create_task(take(engine, topic, "g", "m", limit=10, timeout_s=20))
+    # A fixed wait on purpose: the take must be pending when the publish comes (no outside sign).
     await asyncio.sleep(0.5)
     assert not waiting.done()
     await engine.publish(topic, ["wake up"])
@@ -234,6 +218,7 @@ async def test_long_poll_on_a_group_that_never_read(harness: Harness) -> None:
     engine = await harness.engine()
     topic = await harness.topic(engine)
     waiting = asyncio.create_task(take(engine, topic, "fresh", "m", limit=10, timeout_s=20))
+    # A fixed wait on purpose: the take must be pending when the publish comes (no outside sign).
     await asyncio.sleep(0.5)
     await engine.publish(topic, ["first", "second"])
     received = await asyncio.wait_for(waiting, 10)
@@ -338,6 +323,7 @@ async def test_close_ends_a_pending_fetch(harness: Harness) -> None:
     topic = await harness.topic(engine)
     await take(engine, topic, "g", "m", limit=1, timeout_s=0.1)
     waiting = asyncio.create_task(take(engine, topic, "g", "m", limit=10, timeout_s=30))
+    # A fixed wait on purpose: the take must be pending when the engine closes (no outside sign).
     await asyncio.sleep(0.3)
     await asyncio.wait_for(engine.close(), 10)
     assert await asyncio.wait_for(waiting, 10) == []
@@ -433,6 +419,7 @@ async def test_a_lost_connection_fails_promptly_and_the_engine_recovers(nats_url
         await engine.publish(topic, ["before"])
         assert await take(engine, topic, "g", "m", limit=10, timeout_s=1) == ["before"]
         waiting = asyncio.create_task(take(engine, topic, "g", "m", limit=10, timeout_s=30))
+        # A fixed wait on purpose: the take must be pending when the link is cut (no outside sign).
         await asyncio.sleep(0.3)
         started = time.monotonic()
         await proxy.cut()
@@ -495,6 +482,7 @@ async def test_read_after_the_last_long_polls(harness: Harness) -> None:
     assert await engine.read(topic, last, 10, 0.5) == []
     assert 0.4 <= time.monotonic() - started < 4
     waiting = asyncio.create_task(engine.read(topic, last, 10, 20))
+    # A fixed wait on purpose: the read must be pending when the publish comes (no outside sign).
     await asyncio.sleep(0.5)
     assert not waiting.done()
     await engine.publish(topic, ["two", "three"])
@@ -540,6 +528,7 @@ async def test_an_abandoned_fetch_claims_nothing(harness: Harness) -> None:
     await take(engine, topic, "g", "m", limit=1, timeout_s=0.1)  # the group exists
     abandoned = asyncio.Event()
     waiting = asyncio.create_task(engine.fetch(topic, "g", "m", limit=10, timeout_s=20, abandoned=abandoned))
+    # A fixed wait on purpose: the fetch must be pending when it is abandoned (no outside sign).
     await asyncio.sleep(0.3)
     started = time.monotonic()
     abandoned.set()
@@ -634,6 +623,7 @@ async def test_claims_of_a_router_that_never_returns_are_given_back_after_their_
     await other.start()
     try:
         assert await drain(other, topic, "g") == numbered(1, start=2)  # within the lease: not yet
+        # A fixed wait on purpose: time passing is the point (a lease).
         await asyncio.sleep(1.5)  # the lease passes; the reaper (every 0.5 s) gives the claim back
         # The group's position moves back before the first given-back message: at least once.
         assert await drain(other, topic, "g") == numbered(3)
@@ -654,6 +644,7 @@ async def test_answered_and_released_claims_are_not_given_back_again(
         released = await engine.fetch(topic, "g", "m1", limit=1, timeout_s=0)
         await released.release()
         assert await drain(engine, topic, "g") == numbered(2)  # the answered claims are committed
+        # A fixed wait on purpose: time passing is the point (every lease).
         await asyncio.sleep(1.0)  # past every lease and a reaper round
         assert await drain(engine, topic, "g") == []
     finally:

@@ -6,8 +6,8 @@ import json
 import time
 from concurrent.futures import ThreadPoolExecutor
 
+from ..support.router_calls import drain, publish, router_error
 from .conftest import ADMIN, ALICE, BOB, CAROL, Router, topic_name
-from .support import drain, publish, router_error
 
 
 def test_json_object_array_and_text_lines(router: Router) -> None:
@@ -96,6 +96,7 @@ def test_long_poll_returns_a_message_published_during_the_wait(router: Router) -
         assert client.get(f"/events/{name}/g/m", params={"timeout": 0}).json() == []
         started = time.monotonic()
         waiting = pool.submit(client.get, f"/events/{name}/g/m", params={"timeout": 20_000})
+        # A fixed wait on purpose: the long poll waits at the router when the publish comes.
         time.sleep(0.5)
         assert not waiting.done()
         with router.client() as publisher:

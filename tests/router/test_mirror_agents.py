@@ -24,9 +24,10 @@ from netplatform.settings import Settings
 from netplatform.store.db import database_for
 from netplatform.store.migrate import upgrade
 
+from ..support.router_calls import drain, publish
 from ..support.servers import free_port
-from .conftest import BOB, CAROL, NODE, live_router, topic_name, wait_until
-from .support import drain, publish
+from ..support.waiting import wait_until
+from .conftest import BOB, CAROL, NODE, live_router, topic_name
 
 ADMIN_TOPIC = "org.example.bus.admin"
 # The credential the central router's agents present at the edge, where node holds platform.node.
@@ -106,6 +107,7 @@ async def test_one_instance_holds_an_agent_at_a_time(settings: Settings) -> None
     assert await first.renew(["A", "B"]) == {"A", "B"}
     await first.release(["B"])
     assert await second.claim(["A", "B"]) == ["B"]
+    # A fixed wait on purpose: time passing is the point (a lease).
     await asyncio.sleep(0.7)  # first's lease of A runs out
     assert await second.claim(["A"]) == ["A"]
     assert await first.renew(["A"]) == set()  # first learns it lost A
@@ -244,6 +246,7 @@ def test_whitelist_updates_add_and_remove_topics(tmp_path: Path) -> None:
         post_admin(at_central, admin_topic, whitelist(name, two))
         assert collect(at_central, two, 1) == ["2a"]
         publish(at_edge, one, ["1b"])
+        # A fixed wait on purpose: an absence has no condition to await: room for a copy, were one made.
         time.sleep(1.5)
         assert drain(at_central, one, "check") == []  # no longer copied
 

@@ -3,17 +3,18 @@
 from __future__ import annotations
 
 import time
+from typing import Any
 
 import httpx
 
+from ..support.router_calls import drain, publish, router_error
 from .conftest import ADMIN, ALICE, BOB, CAROL, NODE, Router, topic_name
-from .support import drain, publish, router_error
 
 
-def read(client: httpx.Client, topic: str, **params: int) -> list[dict[str, object]]:
+def read(client: httpx.Client, topic: str, **params: int) -> list[dict[str, Any]]:
     response = client.get(f"/internal/mirror/{topic}", params=params)
     assert response.status_code == 200, response.text
-    body: list[dict[str, object]] = response.json()
+    body: list[dict[str, Any]] = response.json()
     return body
 
 

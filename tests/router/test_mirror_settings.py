@@ -15,19 +15,10 @@ from netplatform.router import create_app
 from netplatform.store.db import forget_database
 from netplatform.store.migrate import upgrade
 
+from ..support.router_calls import drain, publish, router_error
 from ..support.servers import LiveServer, http_client
-from .conftest import (
-    ADMIN,
-    ALICE,
-    BOB,
-    NODE,
-    delete_every_topic,
-    live_router,
-    router_settings,
-    topic_name,
-    wait_until,
-)
-from .support import drain, publish, router_error
+from ..support.waiting import wait_until
+from .conftest import ADMIN, ALICE, BOB, NODE, delete_every_topic, live_router, router_settings, topic_name
 
 SETTINGS = "/internal/mirror-settings"
 FAST = {"router_mirror_poll_ms": 300, "router_mirror_retry_s": 0.3}
@@ -170,6 +161,7 @@ def test_the_environment_overrides_what_is_stored(tmp_path: Path) -> None:
             "sourceCredentialOverride": True,
         }
         wait_until(lambda: admin.get(f"/topics/{env_topic}").status_code == 200, timeout=10)
+        # A fixed wait on purpose: an absence has no condition to await.
         time.sleep(1)  # a few rounds: the stored topic is not the one the router reads
         assert admin.get(f"/topics/{stored_topic}").status_code == 404
         assert listed(admin)["adminTopic"] == env_topic
@@ -207,6 +199,7 @@ def test_the_agents_follow_the_admin_topic_they_are_told(engine: str, tmp_path: 
         assert post_admin(bob, first_topic, whitelist("E-To-C")).is_success  # an ordinary topic now
         assert post_admin(at_central, second_topic, whitelist("E-To-C", one, two)).is_success
         assert collect(at_central, two, 1) == ["2a"]
+        # A fixed wait on purpose: an absence has no condition to await: room for bob's message to apply.
         time.sleep(1)
         (agent,) = listed(at_central)["agents"]
         assert agent["whitelist"] == [one, two]  # bob's message on the old topic was not applied
@@ -214,6 +207,7 @@ def test_the_agents_follow_the_admin_topic_they_are_told(engine: str, tmp_path: 
         put(at_central, told(""))
         assert listed(at_central) == {"adminTopic": None, "agents": []}
         publish(at_edge, one, ["1c"])
+        # A fixed wait on purpose: an absence has no condition to await: room for a copy, were one made.
         time.sleep(1.5)
         assert drain(at_central, one, "check") == []
 

@@ -15,9 +15,10 @@ from netplatform.router import create_app
 from netplatform.store.db import forget_database
 from netplatform.store.migrate import upgrade
 
+from ..support.router_calls import publish
 from ..support.servers import LiveServer, free_port, http_client
-from .conftest import ADMIN, NODE, delete_every_topic, live_router, router_settings, topic_name, wait_until
-from .support import publish
+from ..support.waiting import wait_until
+from .conftest import ADMIN, NODE, delete_every_topic, live_router, router_settings, topic_name
 from .test_mirror_settings import FAST, collect, create, listed, post_admin, put, told, whitelist
 
 RETRY_S = FAST["router_mirror_retry_s"]
@@ -74,6 +75,7 @@ def test_an_unreachable_source_is_failing_on_every_instance_until_it_answers(
                 "lastError": failing["lastError"],
             }
         }
+        # A fixed wait on purpose: time passing is the point: retries happen while the failure stays.
         time.sleep(3 * RETRY_S)  # retried, still failing since the first failure
         assert agents_of(second)["E-To-C"]["failingSince"] == failing["failingSince"]
         # The real source: copies succeed, and the agent is running again, with no error.

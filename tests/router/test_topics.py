@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from ..support.router_calls import drain, publish, router_error
 from .conftest import ADMIN, ALICE, BOB, Router, topic_name
-from .support import drain, publish, router_error
 
 
 def test_create_answers_the_topic_with_its_creator_as_owner(router: Router) -> None:

@@ -1,11 +1,17 @@
-"""An HTTPS endpoint that records what it receives: the subscriber in delivery tests.
+"""Endpoints that record what reaches them.
 
-Every request is kept (method, path, headers, body). What it answers is up to the test: a
-fixed status, a scripted sequence per path, or any function of the request.
+``Receiver``: an HTTPS endpoint, the subscriber in delivery tests. Every request is kept
+(method, path, headers, body). What it answers is up to the test: a fixed status, a scripted
+sequence per path, or any function of the request.
+
+``RecordingServer``: a plain socket server that keeps the head of each request and answers 401
+(the router's tests of credentials sent to someone else's server).
 """
 
 from __future__ import annotations
 
+import contextlib
+import socket
 import threading
 import time
 from collections.abc import Callable
@@ -110,3 +116,60 @@ class Receiver:
             }
         )
         await send({"type": "http.response.body", "body": b""})
+
+
+class RecordingServer:
+    """A plain socket server "of someone's own": records the head of every request it gets and
+    answers 401, so an HTTP client that reaches it fails without retrying at once."""
+
+    ANSWER = b"HTTP/1.1 401 Unauthorized\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+
+    def __init__(self) -> None:
+        self.sock = socket.create_server(("127.0.0.1", 0))
+        self.sock.settimeout(0.2)
+        self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}"
+        self.requests: list[bytes] = []
+        self._stopped = threading.Event()
+        self._thread = threading.Thread(target=self._serve, daemon=True)
+
+    def _serve(self) -> None:
+        while not self._stopped.is_set():
+            try:
+                connection, _address = self.sock.accept()
+            except TimeoutError:
+                continue
+            with connection:
+                self.requests.append(_request_head(connection))
+                with contextlib.suppress(OSError):
+                    connection.sendall(self.ANSWER)
+
+    def headers(self) -> list[dict[str, str]]:
+        """Each recorded request's headers, names lower-cased."""
+        found = []
+        for head in self.requests:
+            lines = head.decode("latin-1").split("\r\n")[1:]
+            pairs = (line.split(":", 1) for line in lines if ":" in line)
+            found.append({name.strip().lower(): value.strip() for name, value in pairs})
+        return found
+
+    def __enter__(self) -> RecordingServer:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self._stopped.set()
+        self._thread.join(timeout=5)
+        self.sock.close()
+
+
+def _request_head(connection: socket.socket) -> bytes:
+    """Whatever arrives up to the end of the headers (or for 2 s): enough to see the credential."""
+    connection.settimeout(2)
+    head = b""
+    with contextlib.suppress(OSError):
+        while b"\r\n\r\n" not in head:
+            chunk = connection.recv(4096)
+            if not chunk:
+                break
+            head += chunk
+    return head

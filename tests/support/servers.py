@@ -82,8 +82,15 @@ class LiveServer:
         self.extra_socks = [bind_socket(address, self.port) for address in also_on]
         scheme = "https" if ssl else "http"
         self.url = f"{scheme}://127.0.0.1:{self.port}"
+        tls = ssl or {}
         config = uvicorn.Config(
-            app, interface="asgi3", log_config=None, access_log=False, lifespan="on", **(ssl or {})
+            app,
+            interface="asgi3",
+            log_config=None,
+            access_log=False,
+            lifespan="on",
+            ssl_certfile=tls.get("ssl_certfile"),
+            ssl_keyfile=tls.get("ssl_keyfile"),
         )
         self.server = EmbeddedServer(config)
         self.thread = threading.Thread(target=self._run, daemon=True)

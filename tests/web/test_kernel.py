@@ -9,6 +9,7 @@ import pytest
 from fastapi import APIRouter, Request
 from pydantic import BaseModel, Field
 from sqlalchemy import text
+from starlette.responses import JSONResponse
 
 from netplatform.settings import Settings
 from netplatform.store.db import Database
@@ -30,9 +31,7 @@ class Thing(BaseModel):
     size: int
 
 
-def render(request: Request, error: ApiError):
-    from starlette.responses import JSONResponse
-
+def render(request: Request, error: ApiError) -> JSONResponse:
     return JSONResponse(
         {"kind": error.reason, "text": error.message}, status_code=error.status, headers=error.headers
     )

@@ -20,7 +20,7 @@ import pytest
 from netplatform.web.requestid import REQUEST_ID_HEADER
 
 from ..blueprints.test_dictionaries import definition
-from ..configtree.support import entry_path, example_entry
+from ..support.configtree_paths import entry_path, example_entry
 from ..support.pairs import instance_pair
 from ..support.servers import ServeProcess, free_port
 

@@ -10,7 +10,7 @@ import httpx
 import pytest
 
 from ...conftest import RunningService, ServiceStarter, SettingsFactory
-from .cbas import PROCESS
+from ...support.cbas import PROCESS
 
 
 def save(client: httpx.Client, archive: bytes) -> None:

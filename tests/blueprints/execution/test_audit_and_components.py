@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import json
-import time
 from typing import Any
 
 import httpx
 
 from ...conftest import RunningService, ServiceStarter
-from .cbas import PROCESS, assignment, cba, component_node, execution, resolution_node, workflow
+from ...support.cbas import PROCESS, assignment, cba, component_node, execution, resolution_node, workflow
+from ...support.waiting import wait_until
 from .conftest import run, save
 
 AUDIT = "/api/v1/workflow/audit-status"
@@ -48,11 +48,13 @@ def test_async_answers_processing_and_the_audit_holds_the_result_masked(client: 
     body = run(client, request)
     assert body["status"]["eventType"] == "EVENT_COMPONENT_PROCESSING"
     assert body["status"]["message"] == "processing"
-    deadline = time.monotonic() + 10
-    while (records := audit_of(client, request)) and records[0]["status"] == "In Progress":
-        assert time.monotonic() < deadline
-        time.sleep(0.05)
-    (record,) = records
+
+    def finished() -> bool:
+        records = audit_of(client, request)
+        return not records or records[0]["status"] != "In Progress"
+
+    wait_until(finished, timeout=10, what="the async execution's audit record done")
+    (record,) = audit_of(client, request)
     assert record["status"] == "Completed"
     assert record["requestMode"] == "async"
     assert record["blueprintName"] == "secret"
@@ -119,11 +121,14 @@ def test_who_may_execute(
             perm = {"type": "platform.blueprints.execution", "instance": "secret", "action": "execute"}
             assert admin.post("/authz/role/perm", json={"role": "exec-secret", "perm": perm}).is_success
             assert admin.post("/authz/userRole", json={"user": "operator", "role": "exec-secret"}).is_success
-        deadline = time.monotonic() + 5
-        while (answer := operator.post(PROCESS, json=request)).status_code == 403:
-            assert time.monotonic() < deadline
-            time.sleep(0.1)
-        assert answer.status_code == 200, answer.text
+        answers: list[httpx.Response] = []
+
+        def executed() -> bool:
+            answers.append(operator.post(PROCESS, json=request))
+            return answers[-1].status_code != 403
+
+        wait_until(executed, timeout=5, what="the operator's new role applied")
+        assert answers[-1].status_code == 200, answers[-1].text
         other = execution("other", "login", {})
         refused_other = operator.post(PROCESS, json=other)
         assert refused_other.status_code == 403

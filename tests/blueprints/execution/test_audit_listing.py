@@ -7,7 +7,7 @@ import json
 import httpx
 
 from ...conftest import RunningService
-from .cbas import execution
+from ...support.cbas import execution
 from .conftest import run, save
 from .test_audit_and_components import secret_cba
 

@@ -20,7 +20,7 @@ import httpx
 import pytest
 
 from ...conftest import ADMIN, RunningService
-from .cbas import assignment, cba, resolution_node, workflow
+from ...support.cbas import assignment, cba, resolution_node, workflow
 
 SITE = Path(os.environ.get("NETPLATFORM_TEST_ONAPSDK_SITE") or Path(sys.prefix) / "onapsdk-site")
 CLIENT = Path(__file__).with_name("onapsdk_client.py")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import httpx
 
-from .cbas import PROCESS, assignment, cba, component_node, execution, resolution_node, workflow
+from ...support.cbas import PROCESS, assignment, cba, component_node, execution, resolution_node, workflow
 from .conftest import run, save
 
 HOST_TEMPLATE = "hostname ${hostname}\n#if($enabled)enabled#else disabled#end\n"

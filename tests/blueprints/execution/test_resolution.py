@@ -6,7 +6,7 @@ from typing import Any
 
 import httpx
 
-from .cbas import assignment, cba, execution, resolution_node, workflow
+from ...support.cbas import assignment, cba, execution, resolution_node, workflow
 from .conftest import TreeAndCatalog, run, save
 
 AR = "/config/GENERIC-RESOURCE-API:brg-allotted-resources/GENERIC-RESOURCE-API:brg-allotted-resource"
@@ -375,7 +375,7 @@ def test_processor_db_reads_the_resolved_resource_store(client: httpx.Client) ->
 def test_a_later_step_reads_what_an_earlier_step_of_the_run_stored(client: httpx.Client) -> None:
     """A sync run of several steps stores each step's results when the step ends (only a one-step
     run's are kept for its record's transaction): the second step reads the first one's value."""
-    source = {"type": "resolved-resource", "query": "mgmt-ip"}
+    source: dict[str, Any] = {"type": "resolved-resource", "query": "mgmt-ip"}
     source["input-key-mapping"] = {"artifact-name": "source-artifact", "resolution-key": "site"}
     definitions = {
         "mgmt-ip": {
@@ -389,7 +389,10 @@ def test_a_later_step_reads_what_an_earlier_step_of_the_run_stored(client: httpx
         assignment("site"),
         assignment("mgmt-ip", "processor-db", dependencies=["source-artifact", "site"]),
     ]
-    steps = {"first": {"target": "store", "on_success": ["second"]}, "second": {"target": "read"}}
+    steps: dict[str, dict[str, Any]] = {
+        "first": {"target": "store", "on_success": ["second"]},
+        "second": {"target": "read"},
+    }
     chained = cba(
         "chained",
         {"assign": workflow(steps, outputs={"params": {"get_attribute": ["read", "assignment-params"]}})},

@@ -6,6 +6,8 @@ import copy
 from typing import Any
 from urllib.parse import quote
 
+import httpx
+
 M = "GENERIC-RESOURCE-API"
 ROOT = f"/config/{M}:brg-allotted-resources/"
 
@@ -102,7 +104,8 @@ def entry_body(entry: dict[str, Any]) -> dict[str, Any]:
     return {f"{M}:brg-allotted-resource": [entry]}
 
 
-def error_of(response: Any) -> dict[str, Any]:
+def error_of(response: httpx.Response) -> dict[str, Any]:
     """The one RESTCONF error of an error response."""
     [error] = response.json()["errors"]["error"]
-    return error
+    found: dict[str, Any] = error
+    return found

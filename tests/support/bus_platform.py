@@ -3,15 +3,11 @@ over one database, for the end-to-end tests of bus provisioning (test_bus_router
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
 
-import httpx
-
-from ..support.servers import ServeProcess, free_port
+from .servers import ServeProcess, free_port
 
 SERVICES = ("bus", "router", "authz")
 
@@ -43,15 +39,3 @@ def bus_platform(tmp_path: Path, database_url: str | None, users: str, instance:
         yield Platform(ports)
     finally:
         process.stop()
-
-
-def ok(response: httpx.Response, status: int = 200) -> Any:
-    assert response.status_code == status, (response.status_code, response.text)
-    return response.json() if response.content else None
-
-
-def within(seconds: float, check: Callable[[], bool]) -> None:
-    deadline = time.monotonic() + seconds
-    while not check():
-        assert time.monotonic() < deadline, f"not within {seconds} s"
-        time.sleep(0.05)

@@ -1,10 +1,9 @@
-"""Request bodies and calls the distribution tests share."""
+"""Request bodies and calls the distribution tests share (feeds, subscriptions, publishing, logs)."""
 
 from __future__ import annotations
 
 import copy
-import time
-from collections.abc import Callable, Generator
+from collections.abc import Generator
 from typing import Any
 
 import httpx
@@ -17,7 +16,7 @@ OWNER = "opsteam"
 PUBLISHER = ("collector1", "s3cret-pw")
 
 
-def feed_document(name: str = "pm-counters", version: str = "1.0", **overrides: Any) -> dict[str, Any]:
+def feed_document(name: str = "pm-counters", version: str | None = "1.0", **overrides: Any) -> dict[str, Any]:
     document: dict[str, Any] = {
         "name": name,
         "version": version,
@@ -60,6 +59,27 @@ def create_feed(client: httpx.Client, owner: str = OWNER, **overrides: Any) -> t
     return int(body["links"]["self"].rsplit("/", 1)[1]), body
 
 
+def put_feed(
+    client: httpx.Client, feed_id: int, document: Any, owner: str = OWNER, **headers: str
+) -> httpx.Response:
+    return _put(client, f"/feed/{feed_id}", document, FEED_TYPE, owner, headers)
+
+
+def put_subscription(
+    client: httpx.Client, sub_id: int, document: Any, owner: str = OWNER, **headers: str
+) -> httpx.Response:
+    return _put(client, f"/subs/{sub_id}", document, SUB_TYPE, owner, headers)
+
+
+def _put(
+    client: httpx.Client, path: str, document: Any, content_type: str, owner: str, headers: dict[str, str]
+) -> httpx.Response:
+    """A PUT of a document on behalf of ``owner``; ``headers`` may replace the content type."""
+    return client.put(
+        path, json=document, headers={**owner_headers(owner), "Content-Type": content_type, **headers}
+    )
+
+
 def post_subscription(
     client: httpx.Client, feed_id: int | str, document: Any, owner: str = OWNER, content_type: str = SUB_TYPE
 ) -> httpx.Response:
@@ -99,30 +119,25 @@ def publish(
 
 
 def feed_log(client: httpx.Client, feed_id: int, **params: str) -> list[dict[str, Any]]:
-    response = client.get(f"/feedlog/{feed_id}", params=params)
-    assert response.status_code == 200, response.text
-    return response.json()
+    return _log(client, f"/feedlog/{feed_id}", params)
 
 
 def sub_log(client: httpx.Client, sub_id: int, **params: str) -> list[dict[str, Any]]:
-    response = client.get(f"/sublog/{sub_id}", params=params)
+    return _log(client, f"/sublog/{sub_id}", params)
+
+
+def _log(client: httpx.Client, path: str, params: dict[str, str]) -> list[dict[str, Any]]:
+    response = client.get(path, params=params)
     assert response.status_code == 200, response.text
-    return response.json()
+    records: list[dict[str, Any]] = response.json()
+    return records
 
 
 def authorization_with(**overrides: Any) -> dict[str, Any]:
     """The default feed authorization object with some members replaced."""
-    value = copy.deepcopy(feed_document()["authorization"])
+    value: dict[str, Any] = copy.deepcopy(feed_document()["authorization"])
     value.update(overrides)
     return value
-
-
-def wait_until(condition: Callable[[], bool], timeout: float = 20) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise TimeoutError("condition not reached")
-        time.sleep(0.05)
 
 
 class PublisherAuth(httpx.Auth):
