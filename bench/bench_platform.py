@@ -35,11 +35,12 @@ import aiohttp
 import httpx
 from prometheus_client.parser import text_string_to_metric_families
 
-from bench_goals import ON_BEHALF, bare_app, seed
+from bench_goals import ON_BEHALF, seed
 from common import (
     AUTH,
     LoadResult,
     Request,
+    bare_app,
     drive,
     free_port,
     get,

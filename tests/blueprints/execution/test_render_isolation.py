@@ -10,8 +10,8 @@ import httpx
 import pytest
 
 from ...conftest import ServiceStarter, SettingsFactory
-from ...distribution.helpers import wait_until
-from .cbas import assignment, execution
+from ...support.cbas import assignment, execution
+from ...support.waiting import wait_until
 from .conftest import run, save
 from .test_resolution import one_step, response
 
