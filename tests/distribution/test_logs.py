@@ -8,7 +8,7 @@ import httpx
 import pytest
 
 from netplatform.clock import now_ms
-from netplatform.distribution.log_records import ExpiryReason, LogRecord, RecordType
+from netplatform.distribution.logs.records import ExpiryReason, LogRecord, RecordType
 from netplatform.distribution.repository.logs import insert_log
 from netplatform.store.db import database_for
 

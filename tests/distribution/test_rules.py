@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from netplatform.distribution.addresses import address_allowed, is_valid_address
-from netplatform.distribution.delivery_outcomes import Outcome, Verdict, judge, next_delay
+from netplatform.distribution.delivery.outcomes import Outcome, Verdict, judge, next_delay
 from netplatform.distribution.file_headers import captured_headers
 from netplatform.distribution.publishing import PublishIds, check_file_id, check_metadata
 from netplatform.web.errors import BadRequest, NotFound

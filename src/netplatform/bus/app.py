@@ -19,23 +19,23 @@ from ..settings import Settings
 from ..store.db import Database
 from ..store.generations import Generation
 from ..web.app import build_app
-from .authz_client import AuthzClient
-from .authz_provisioning import TopicRoles
 from .bridges import Bridges, limits_of
 from .bus_settings import BusSettingsService
 from .canonical_path_middleware import CanonicalPathMiddleware
 from .clients import Clients
 from .clusters import Clusters
 from .deps import OBJECTS, BusObjects
-from .distribution_client import Account, DistributionClient
-from .distribution_nodes import DistributionNodes
-from .distribution_provisioning import DistributionProvisioner
 from .feeds import Feeds
 from .locations import SiteLocations
+from .outbound.authz.client import AuthzClient
+from .outbound.authz.provisioning import TopicRoles
+from .outbound.distribution.client import Account, DistributionClient
+from .outbound.distribution.nodes import DistributionNodes
+from .outbound.distribution.provisioning import DistributionProvisioner
+from .outbound.router.client import RouterClient
+from .outbound.router.provisioning import RouterProvisioner
+from .outbound.router.verification import RouterVerifier
 from .publishers import Publishers
-from .router_client import RouterClient
-from .router_provisioning import RouterProvisioner
-from .router_verification import RouterVerifier
 from .routes import (
     bridges,
     bus_settings,

@@ -27,7 +27,7 @@ from .repository.mirror_makers import agents_holding, agents_of_pairs, save_mirr
 from .schemas import BrTopic, MirrorMaker, Status, Topic
 
 if TYPE_CHECKING:  # the provisioner reads the topology through this module
-    from .router_provisioning import RouterProvisioner
+    from .outbound.router.provisioning import RouterProvisioner
 
 
 @dataclass(frozen=True)
@@ -83,7 +83,7 @@ class BridgeBook:
         for pair in plan.pairs:
             agent = place_topic(fqtn, pair, self.agents, self.limits.max_topics)
             self._touch(agent)
-        # NEW: to be provisioned on the routers, which decides VALID (.router_provisioning).
+        # NEW: to be provisioned on the routers, which decides VALID (.outbound.router.provisioning).
         topic.status = Status.INVALID if plan.problem else Status.NEW
         topic.statusReason = plan.problem
 

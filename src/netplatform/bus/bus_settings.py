@@ -10,11 +10,11 @@ from sqlalchemy.orm import Session
 from ..clock import wire_now
 from ..store.db import Database
 from .checks import require, require_token
+from .outbound.router.provisioning import RouterProvisioner
 from .repository import rows
 from .repository.bus_settings import bus_settings, save_bus_settings
 from .repository.locks import lock_topology
 from .repository.router_state import mark_new
-from .router_provisioning import RouterProvisioner
 from .schemas import BusSettings, Status
 
 UNINITIALISED = "0"

@@ -15,13 +15,13 @@ from .bridge_plans import PLACED, Topology
 from .bridges import BridgeBook, BridgeLimits, recompute_topics
 from .checks import require
 from .errors import missing_field
+from .outbound.router.documents import topic_url
+from .outbound.router.provisioning import RouterProvisioner
 from .repository import rows
 from .repository.bus_settings import next_client_id
 from .repository.clients import clients_at, replicated_topics
 from .repository.locks import lock_topology
 from .roles import memberships_of
-from .router_documents import topic_url
-from .router_provisioning import RouterProvisioner
 from .schemas import MrClient, Status, Topic
 
 ACTIONS = ("pub", "sub", "view")
@@ -49,7 +49,7 @@ def evaluate(client: MrClient, topology: Topology) -> bool:
     """Set status, topicURL and reason from where the client is; True when anything changed.
 
     A client placed at a (new) cluster is NEW until the router there has the topic and its
-    grants (:mod:`.router_provisioning` makes it VALID or INVALID); a DELETED one stays so.
+    grants (:mod:`.outbound.router.provisioning` makes it VALID or INVALID); a DELETED one stays so.
     """
     if client.status == Status.DELETED.value:
         return False
@@ -118,7 +118,7 @@ def _recompute(book: BridgeBook, topic: Topic) -> None:
 class Clients:
     """The message-router clients; every write holds the topology lock and recomputes the topic's bridges.
 
-    After the write the routers and the authz service are told (:mod:`.router_provisioning`)
+    After the write the routers and the authz service are told (:mod:`.outbound.router.provisioning`)
     and the answer shows the outcome. A delete keeps the client DELETED until the router has
     revoked its grants and authz has removed its memberships.
     """

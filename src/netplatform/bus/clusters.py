@@ -1,7 +1,7 @@
 """Message-router clusters, one per site location; a change re-matches clients and bridges.
 
 A cluster registered or replaced is NEW until its router has every existing topic
-(:mod:`.router_provisioning`), then VALID, or INVALID with the reason.
+(:mod:`.outbound.router.provisioning`), then VALID, or INVALID with the reason.
 """
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ from ..web.errors import Conflict, NotFound
 from .bridges import BridgeLimits
 from .checks import require
 from .clients import topology_changed
+from .outbound.router.provisioning import RouterProvisioner
 from .repository import rows
 from .repository.locks import lock_topology
-from .router_provisioning import RouterProvisioner
 from .schemas import MrCluster, Status
 
 DEFAULTS = {

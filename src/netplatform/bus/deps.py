@@ -13,11 +13,11 @@ from .bridges import Bridges
 from .bus_settings import BusSettingsService
 from .clients import Clients
 from .clusters import Clusters
-from .distribution_nodes import DistributionNodes
 from .feeds import Feeds
 from .locations import SiteLocations
+from .outbound.distribution.nodes import DistributionNodes
+from .outbound.router.verification import RouterVerifier
 from .publishers import Publishers
-from .router_verification import RouterVerifier
 from .subscribers import Subscribers
 from .topics import Topics
 

@@ -11,8 +11,8 @@ from ..clock import wire_now
 from ..store.db import Database
 from ..web.errors import Conflict, NotFound
 from .checks import require, require_all
-from .distribution_provisioning import DistributionProvisioner, new_publisher
 from .feed_state import FeedState, Held
+from .outbound.distribution.provisioning import DistributionProvisioner, new_publisher
 from .repository import feeds as feed_rows
 from .repository.locations import first_central_location
 from .repository.rows import Duplicate

@@ -8,9 +8,9 @@ from ..web.errors import Conflict, NotFound
 from .bridges import BridgeLimits
 from .checks import require
 from .clients import topology_changed
+from .outbound.router.provisioning import RouterProvisioner
 from .repository import rows
 from .repository.locks import lock_topology
-from .router_provisioning import RouterProvisioner
 from .schemas import Status, SvcLocation
 
 UNCHANGEABLE = {"svcLocationName", "status", "lastMod", "central", "local"}

@@ -5,9 +5,9 @@ from __future__ import annotations
 from ..clock import wire_now
 from ..store.db import Database
 from ..web.errors import BadRequest, NotFound
-from .distribution_provisioning import DistributionProvisioner, new_publisher
 from .feed_state import FeedState, Held
 from .feeds import lookup_for_member
+from .outbound.distribution.provisioning import DistributionProvisioner, new_publisher
 from .repository import feeds as feed_rows
 from .schemas import DrPub, Status
 

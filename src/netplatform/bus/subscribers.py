@@ -8,9 +8,9 @@ from ..clock import wire_now
 from ..store.db import Database
 from ..web.errors import NotFound
 from .checks import require
-from .distribution_provisioning import DistributionProvisioner
 from .feed_state import FeedState, Held
 from .feeds import SUB_FIELDS, held_feed, lookup_for_member, new_subscriber
+from .outbound.distribution.provisioning import DistributionProvisioner
 from .repository import feeds as feed_rows
 from .schemas import DrSub, Status
 

@@ -208,7 +208,7 @@ authz_removals = Table(
     Column("reason", Text),
 )
 """What the authz service did not remove when asked (a deleted topic's roles, a replaced client's
-memberships): the background reconcile retries each (:mod:`.router_provisioning`). Not part of
+memberships): the background reconcile retries each (:mod:`.outbound.router.provisioning`). Not part of
 the topology: no answer shows it."""
 
 router_removals = Table(

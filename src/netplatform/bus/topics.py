@@ -2,7 +2,7 @@
 
 A topic and its body clients are stored in one transaction: the first failing client aborts
 the whole creation and nothing is stored. Then the authz service (the topic's roles) and the
-routers of the clients' clusters are told (:mod:`.router_provisioning`), and the answer shows
+routers of the clients' clusters are told (:mod:`.outbound.router.provisioning`), and the answer shows
 the outcome. A deleted topic's roles are deleted in authz.
 """
 
@@ -21,13 +21,13 @@ from .bus_settings import UNINITIALISED
 from .checks import check_token, require, require_token
 from .clients import add_client, check_client, require_cluster
 from .fqtn import Naming, build_fqtn, resolve_style
+from .outbound.router.provisioning import RouterProvisioner
 from .replication import default_case, global_url, is_unspecified
 from .repository import rows
 from .repository.bus_settings import bus_settings
 from .repository.clients import clients_by_topic, clients_of_topic, delete_clients_of_topic
 from .repository.locks import lock_topology
 from .roles import default_roles
-from .router_provisioning import RouterProvisioner
 from .schemas import BusSettings, MrClient, ReplicationCase, Status, Topic
 
 UPDATABLE = (

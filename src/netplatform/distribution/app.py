@@ -14,15 +14,15 @@ from ..settings import Settings
 from ..store.generations import Generation
 from ..web.app import build_app
 from .acknowledgements import Acknowledgements
-from .delivery import DeliveryEngine
-from .delivery_body import DecompressionLimits
-from .delivery_metrics import DeliveryMetrics
+from .delivery.body import DecompressionLimits
+from .delivery.engine import DeliveryEngine
+from .delivery.metrics import DeliveryMetrics
 from .deps import OBJECTS, DistributionObjects
 from .endpoint_secrets import EndpointSecrets
 from .feed_provisioning import Provisioning
 from .forwarding import Forwarding
-from .log_retention import LogRetention
-from .logbook import Logbook
+from .logs.book import Logbook
+from .logs.retention import LogRetention
 from .nodes import NodeRegistry
 from .publisher_gate import PublisherGate
 from .publishing import Publisher

@@ -14,12 +14,12 @@ from ..web.registry import Registry
 from ..web.replay import replayable
 from .access import EXCLUDE_AUTHZ, ON_BEHALF_OF, ON_BEHALF_OF_GROUP, Caller
 from .acknowledgements import Acknowledgements
-from .delivery import DeliveryEngine
-from .delivery_metrics import DeliveryMetrics
+from .delivery.engine import DeliveryEngine
+from .delivery.metrics import DeliveryMetrics
 from .feed_provisioning import Provisioning
 from .forwarding import Forwarding
-from .log_retention import LogRetention
-from .logbook import Logbook
+from .logs.book import Logbook
+from .logs.retention import LogRetention
 from .nodes import NodeRegistry
 from .publishing import Publisher
 from .routing import Routing

@@ -22,9 +22,9 @@ from yarl import URL
 
 from ..store.blobs import BlobStore
 from ..web.auth import basic_header
-from .delivery_sender import Attempt
+from .delivery.sender import Attempt
 from .file_headers import CONTENT_TYPE
-from .log_records import NO_STATUS
+from .logs.records import NO_STATUS
 from .repository.queue import DeliveryJob, NextHop
 from .schemas import ForwardEnvelope
 

@@ -30,7 +30,7 @@ from ..store.group_commit import GroupCommit
 from ..web.errors import BadRequest, Forbidden, NotFound
 from .feed_model import Feed
 from .links import positive_id
-from .log_records import LogRecord, RecordType
+from .logs.records import LogRecord, RecordType
 from .publisher_gate import PublisherGate
 from .repository import logs, queue
 from .repository.feeds import find_feed

@@ -27,9 +27,9 @@ from ..settings import Settings
 from ..store.blobs import BlobRef, BlobStore, BlobTooLarge
 from ..store.db import Database
 from ..web.errors import ServiceUnavailable
-from .delivery import unsent_expiry
-from .delivery_metrics import DeliveryMetrics
-from .log_records import ExpiryReason
+from .delivery.engine import unsent_expiry
+from .delivery.metrics import DeliveryMetrics
+from .logs.records import ExpiryReason
 from .periodic import Periodic
 from .repository import logs, queue
 

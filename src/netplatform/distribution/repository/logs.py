@@ -8,8 +8,8 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.orm import Session
 
-from ..log_query import LogQuery
-from ..log_records import ExpiryReason, LogRecord, RecordType
+from ..logs.query import LogQuery
+from ..logs.records import ExpiryReason, LogRecord, RecordType
 from ..tables import feeds, logs
 
 

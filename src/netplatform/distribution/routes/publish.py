@@ -24,8 +24,8 @@ from ...web.errors import BadRequest
 from ...web.openapi import error_responses
 from ...web.requestid import current_request_id
 from ...web.routes import STREAMED_BODY
-from ..delivery import DeliveryEngine
-from ..delivery_metrics import DeliveryMetrics
+from ..delivery.engine import DeliveryEngine
+from ..delivery.metrics import DeliveryMetrics
 from ..deps import DeliveryEngineDep, DeliveryMetricsDep, PublisherDep, RoutingDep
 from ..file_headers import CONTENT_TYPE, META_HEADER, PUBLISH_ID_HEADER, captured_headers
 from ..publishing import Admission, Arrival, Publisher

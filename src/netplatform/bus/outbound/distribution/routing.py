@@ -15,11 +15,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ..store.db import Database
-from .distribution_client import DistributionClient, Rejected, Unreachable
-from .distribution_sites import LiveNode, SiteNodes
-from .repository import rows
-from .schemas import DrNode, DrPub, DrSub, Feed
+from ....store.db import Database
+from ...repository import rows
+from ...schemas import DrNode, DrPub, DrSub, Feed
+from .client import DistributionClient, Rejected, Unreachable
+from .sites import LiveNode, SiteNodes
 
 
 class SiteRouting:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 
-from .log_records import NO_STATUS
+from ..logs.records import NO_STATUS
 
 
 class Outcome(Enum):

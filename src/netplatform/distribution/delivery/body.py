@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
 
-from ..store.blobs import BlobStore
-from .repository.queue import DeliveryJob
+from ...store.blobs import BlobStore
+from ..repository.queue import DeliveryJob
 
 GZIP_MAGIC = b"\x1f\x8b"
 DECOMPRESSION_STATUS = "Decompression_Status"

@@ -17,14 +17,14 @@ from __future__ import annotations
 import logging
 from collections import defaultdict
 
-from ..store.locks import LockNamespace, advisory_lock
-from .repository import rows
-from .repository.bus_settings import bus_settings
-from .repository.router_state import mark_verified, set_outcome, valid_keys
-from .router_client import RouterCallFailed
-from .router_documents import base_url, check_agent
-from .router_provisioning import RouterProvisioner, TopicState, attempt, cluster_named, router_of
-from .schemas import MrClient, Status
+from ....store.locks import LockNamespace, advisory_lock
+from ...repository import rows
+from ...repository.bus_settings import bus_settings
+from ...repository.router_state import mark_verified, set_outcome, valid_keys
+from ...schemas import MrClient, Status
+from .client import RouterCallFailed
+from .documents import base_url, check_agent
+from .provisioning import RouterProvisioner, TopicState, attempt, cluster_named, router_of
 
 log = logging.getLogger(__name__)
 

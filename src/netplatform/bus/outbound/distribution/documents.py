@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from .schemas import DrPub, DrSub, Feed
+from ...schemas import DrPub, DrSub, Feed
 
 
 def last_segment(url: str | None) -> str | None:

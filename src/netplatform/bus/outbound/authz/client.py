@@ -16,8 +16,8 @@ from urllib.parse import quote
 
 import httpx
 
-from ..settings import Settings
-from .router_client import answer_reason
+from ....settings import Settings
+from ..router.client import answer_reason
 
 _WILDCARDS = ("", "0.0.0.0", "::")  # noqa: S104 - recognised here, never bound
 

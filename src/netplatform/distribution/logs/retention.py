@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import logging
 
-from ..clock import now_ms
-from ..settings import Settings
-from ..store.db import Database
-from .periodic import Periodic
-from .repository import logs
-from .repository.logs import LogMark
+from ...clock import now_ms
+from ...settings import Settings
+from ...store.db import Database
+from ..periodic import Periodic
+from ..repository import logs
+from ..repository.logs import LogMark
 
 log = logging.getLogger("netplatform.distribution.retention")
 

@@ -8,8 +8,8 @@ import math
 from prometheus_client import CollectorRegistry, Counter, Gauge
 from sqlalchemy.exc import SQLAlchemyError
 
-from ..store.db import Database
-from .repository.queue import queue_depth
+from ...store.db import Database
+from ..repository.queue import queue_depth
 
 log = logging.getLogger("netplatform.distribution")
 

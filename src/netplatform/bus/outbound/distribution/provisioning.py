@@ -18,18 +18,18 @@ import logging
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
-from ..clock import wire_now
-from ..store.db import Database
-from ..store.locks import LockNamespace, advisory_lock
-from ..web.errors import BadRequest
-from .credentials import publisher_id, publisher_password, publisher_username
-from .distribution_client import DistributionClient, Rejected, Unreachable
-from .distribution_documents import accept_feed, accept_subscription, feed_document, subscription_document
-from .distribution_routing import SiteRouting
-from .feed_state import FeedState, Held
-from .repository.bus_settings import bus_settings
-from .repository.feeds import delete_feed_row, feed_states, load_feed_state, save_feed_state
-from .schemas import DrPub, DrSub, Feed, Status
+from ....clock import wire_now
+from ....store.db import Database
+from ....store.locks import LockNamespace, advisory_lock
+from ....web.errors import BadRequest
+from ...credentials import publisher_id, publisher_password, publisher_username
+from ...feed_state import FeedState, Held
+from ...repository.bus_settings import bus_settings
+from ...repository.feeds import delete_feed_row, feed_states, load_feed_state, save_feed_state
+from ...schemas import DrPub, DrSub, Feed, Status
+from .client import DistributionClient, Rejected, Unreachable
+from .documents import accept_feed, accept_subscription, feed_document, subscription_document
+from .routing import SiteRouting
 
 Change = Callable[[FeedState], None]
 

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from ..store.db import Database
-from .log_query import LogQuery
-from .log_records import LogRecord
-from .repository import logs
-from .repository.subscriptions import find_subscription
+from ...store.db import Database
+from ..repository import logs
+from ..repository.subscriptions import find_subscription
+from .query import LogQuery
+from .records import LogRecord
 
 
 class Logbook:

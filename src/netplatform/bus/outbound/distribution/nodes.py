@@ -9,16 +9,16 @@ again, so subscribers are bound to, and publishers routed to, the nodes the site
 
 from __future__ import annotations
 
-from ..clock import wire_now
-from ..store.db import Database
-from ..web.errors import Conflict, NotFound
-from .checks import require
-from .distribution_client import Rejected, Unreachable
-from .distribution_provisioning import DistributionProvisioner
-from .distribution_sites import LiveNode
-from .repository import rows
-from .repository.bus_settings import bus_settings
-from .schemas import DrNode, Status
+from ....clock import wire_now
+from ....store.db import Database
+from ....web.errors import Conflict, NotFound
+from ...checks import require
+from ...repository import rows
+from ...repository.bus_settings import bus_settings
+from ...schemas import DrNode, Status
+from .client import Rejected, Unreachable
+from .provisioning import DistributionProvisioner
+from .sites import LiveNode
 
 
 def _not_found(fqdn: str) -> NotFound:

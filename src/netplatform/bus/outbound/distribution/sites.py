@@ -13,8 +13,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from .distribution_client import Unreachable
-from .schemas import DrNode
+from ...schemas import DrNode
+from .client import Unreachable
 
 
 @dataclass(frozen=True)

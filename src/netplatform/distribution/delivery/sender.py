@@ -4,7 +4,7 @@
 Basic credentials of the subscription, the publish id, the forwarded headers, a fresh
 ``X-InvocationID``, content headers only when there is a body, and ``Expect: 100-continue``
 when the subscription asks for it and the body is not empty. Redirects are never followed here;
-the answer (or ``-1`` when none came) is judged by :mod:`.delivery_outcomes`.
+the answer (or ``-1`` when none came) is judged by :mod:`.outcomes`.
 """
 
 from __future__ import annotations
@@ -22,15 +22,15 @@ import aiohttp
 import anyio
 from yarl import URL
 
-from ..settings import Settings
-from ..store.blobs import BlobStore
-from ..web.auth import basic_header
-from .delivery_body import DecompressionLimits, Payload, prepare_payload
-from .file_headers import CONTENT_TYPE, INVOCATION_HEADER, PUBLISH_ID_HEADER, content_headers, other_headers
-from .log_records import NO_STATUS
-from .repository.queue import DeliveryJob
+from ...settings import Settings
+from ...store.blobs import BlobStore
+from ...web.auth import basic_header
+from ..file_headers import CONTENT_TYPE, INVOCATION_HEADER, PUBLISH_ID_HEADER, content_headers, other_headers
+from ..logs.records import NO_STATUS
+from ..repository.queue import DeliveryJob
+from .body import DecompressionLimits, Payload, prepare_payload
 
-log = logging.getLogger("netplatform.distribution.delivery")
+log = logging.getLogger("netplatform.distribution.delivery.engine")
 
 _MAX_ANSWER_BYTES = 64 * 1024
 SMALL_BODY = 256 * 1024

@@ -10,8 +10,8 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
-from .roles import role_of_action
-from .schemas import MirrorMaker, MrClient, MrCluster, Topic
+from ...roles import role_of_action
+from ...schemas import MirrorMaker, MrClient, MrCluster, Topic
 
 Grant = tuple[str, str]
 """(``producers`` or ``consumers``, identity or role)."""

@@ -7,7 +7,7 @@ Then :class:`RouterProvisioner` tells the routers and the authz service and stor
 VALID when every call needed answered success, else INVALID with the reason (a DELETED client
 stays DELETED, with the reason, until its grants and memberships are removed). No database
 transaction is open while another service is called. A later PUT marks the objects NEW again,
-and the background reconcile (:mod:`.router_verification`) retries everything INVALID or
+and the background reconcile (:mod:`.verification`) retries everything INVALID or
 DELETED and every removal the authz service or a router did not take, then verifies what is
 VALID against what the routers report.
 
@@ -36,16 +36,14 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any
 
-from ..store.db import Database
-from ..store.locks import LockNamespace, advisory_lock
-from .authz_client import AuthzCallFailed
-from .authz_provisioning import TopicRoles
-from .bridge_plans import PLACED, Topology, plan_bridges
-from .bridges import load_topology
-from .repository import authz_removals, router_removals, rows
-from .repository.bus_settings import bus_settings
-from .repository.mirror_makers import agents_holding
-from .repository.router_state import (
+from ....store.db import Database
+from ....store.locks import LockNamespace, advisory_lock
+from ...bridge_plans import PLACED, Topology, plan_bridges
+from ...bridges import load_topology
+from ...repository import authz_removals, router_removals, rows
+from ...repository.bus_settings import bus_settings
+from ...repository.mirror_makers import agents_holding
+from ...repository.router_state import (
     agents_in,
     clusters_in,
     drop_deleted_client,
@@ -53,9 +51,12 @@ from .repository.router_state import (
     set_outcome,
     topics_to_provision,
 )
-from .roles import Membership, memberships_needed, memberships_of
-from .router_client import RouterCallFailed, RouterClient
-from .router_documents import (
+from ...roles import Membership, memberships_needed, memberships_of
+from ...schemas import MirrorMaker, MrClient, MrCluster, Status, Topic
+from ..authz.client import AuthzCallFailed
+from ..authz.provisioning import TopicRoles
+from .client import RouterCallFailed, RouterClient
+from .documents import (
     Grant,
     admin_topic_document,
     agent_messages,
@@ -65,7 +66,6 @@ from .router_documents import (
     topic_document,
     topic_grants,
 )
-from .schemas import MirrorMaker, MrClient, MrCluster, Status, Topic
 
 log = logging.getLogger(__name__)
 
@@ -153,7 +153,7 @@ class RouterProvisioner:
 
     def retry(self) -> None:
         """Retry everything not VALID, and the removals authz and the routers did not take (the
-        background reconcile, :class:`.router_verification.RouterVerifier`, calls it)."""
+        background reconcile, :class:`.verification.RouterVerifier`, calls it)."""
         self._pass(TO_RETRY)
         self._retry_removals()
         self._retry_revokes()

@@ -1,6 +1,6 @@
 """A topic's roles and its clients' memberships, provisioned in the authz service (issue 23, 2).
 
-:class:`.router_provisioning.RouterProvisioner` calls these while it holds the provisioning lock
+:class:`..router.provisioning.RouterProvisioner` calls these while it holds the provisioning lock
 and has no transaction open, in the same pass as the router calls: a topic's roles are created
 before its routers are told to grant them, a client's memberships after its grants. What authz
 does not take when asked to add is retried with the object (it is INVALID); what it does not
@@ -12,16 +12,16 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from ..store.db import Database
-from .authz_client import AuthzCallFailed, AuthzClient
-from .repository import authz_removals
-from .repository.authz_removals import Removal
-from .roles import Membership, role_description, topic_roles
-from .schemas import Topic
+from ....store.db import Database
+from ...repository import authz_removals
+from ...repository.authz_removals import Removal
+from ...roles import Membership, role_description, topic_roles
+from ...schemas import Topic
+from .client import AuthzCallFailed, AuthzClient
 
 
 class TopicRoles:
-    """Calls that raise :class:`.authz_client.AuthzCallFailed`, and removals that keep what failed."""
+    """Calls that raise :class:`.client.AuthzCallFailed`, and removals that keep what failed."""
 
     def __init__(self, db: Database, authz: AuthzClient) -> None:
         self.db = db

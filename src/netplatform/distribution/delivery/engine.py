@@ -18,7 +18,7 @@ transaction, committed before anything else is recorded, so a crash in a run del
 again (at least once). Claims and leases commit without waiting for the disk: a restart frees them
 anyway; a claim that cannot be released (the database down) is released again until it is, so a
 worker outlives a database restart and its queue is free as soon as the database is back. A
-publish wakes one idle worker (:mod:`.delivery_doorbell`).
+publish wakes one idle worker (:mod:`.doorbell`).
 
 Stopping: workers stop claiming, the attempt in flight may finish within the grace period,
 then the rest are cancelled and this instance's claims released; an attempt cut short is
@@ -36,23 +36,23 @@ from typing import Any
 import anyio
 from sqlalchemy.orm import Session
 
-from ..clock import now_ms
-from ..settings import Settings
-from ..store.blobs import BlobStore
-from ..store.db import Database
-from .delivery_body import DecompressionLimits
-from .delivery_doorbell import Doorbell
-from .delivery_metrics import DeliveryMetrics
-from .delivery_outcomes import Outcome, Verdict, judge, next_delay
-from .delivery_sender import Attempt, Sender, client_session, delivery_url
-from .file_headers import CONTENT_TYPE
-from .forward_sender import ForwardSender
-from .log_records import NO_STATUS, ExpiryReason, LogRecord, RecordType
-from .nodes import node_identity
-from .repository import logs, queue
-from .repository.queue import DeliveryJob, NextHop
+from ...clock import now_ms
+from ...settings import Settings
+from ...store.blobs import BlobStore
+from ...store.db import Database
+from ..file_headers import CONTENT_TYPE
+from ..forward_sender import ForwardSender
+from ..logs.records import NO_STATUS, ExpiryReason, LogRecord, RecordType
+from ..nodes import node_identity
+from ..repository import logs, queue
+from ..repository.queue import DeliveryJob, NextHop
+from .body import DecompressionLimits
+from .doorbell import Doorbell
+from .metrics import DeliveryMetrics
+from .outcomes import Outcome, Verdict, judge, next_delay
+from .sender import Attempt, Sender, client_session, delivery_url
 
-log = logging.getLogger("netplatform.distribution.delivery")
+log = logging.getLogger("netplatform.distribution.delivery.engine")
 
 BATCH = 100
 """Files a worker delivers from one queue before it lets other queues have their turn."""

@@ -1,0 +1,1 @@
+"""Provisioning of authz roles and permissions: client and provisioning."""

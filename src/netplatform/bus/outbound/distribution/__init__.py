@@ -1,0 +1,1 @@
+"""Provisioning of file distribution: its client, documents, nodes, sites and routing."""

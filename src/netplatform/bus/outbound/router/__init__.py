@@ -1,0 +1,1 @@
+"""Provisioning of the message routers: client, documents, provisioning and the verifying reconcile."""

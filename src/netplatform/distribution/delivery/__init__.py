@@ -1,0 +1,1 @@
+"""Delivery: the engine that claims and sends files, its sender and body, outcomes, doorbell, metrics."""
