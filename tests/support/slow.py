@@ -58,6 +58,8 @@ SLOW_TESTS: dict[str, str] = {
     "distribution/test_retention.py::test_spooled_files_expire_disk_full_oldest_first": "5 s",
     "distribution/test_retention.py::test_count_bound_keeps_each_feeds_newest_records": "5 s",
     "console/test_sessions.py::test_netplatform_serve_starts_the_console_and_it_finds_the_services_by_their_ports": "5 s",
+    "router/test_authorization.py::test_no_one_but_a_router_admin_defines_mirror_agents": "8 s",
+    "router/test_mirror_status.py::test_an_agent_whose_source_is_its_own_router_copies_nothing": "8 s",
 }
 """Further tests (a node id's part after ``tests/``, parameters left out) and the longest call of
 one in a measured run: ``pytest -m "not slow" -n 2 --durations=120``, 2026-12-07, two cores under
