@@ -50,6 +50,7 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 SUPERVISE_S = 2.0  # how often leases are looked at (at once after an admin message here)
+FOLLOW_WAIT_S = 10.0  # the longest a settings PUT waits for this instance to follow it
 LEASE_S = 15.0  # an instance that stops renewing loses its agents to another after this
 COPY_BATCH = 1000
 ADMIN_BATCH = 100
@@ -154,6 +155,7 @@ class MirrorSupervisor:
         self._admin: asyncio.Task[None] | None = None
         self._task: asyncio.Task[None] | None = None
         self._poke = asyncio.Event()
+        self._followers: list[asyncio.Event] = []  # settings PUTs waiting for the next round
         self._renewed_at = 0.0
 
     async def start(self) -> None:
@@ -164,13 +166,24 @@ class MirrorSupervisor:
 
     async def configure(self, wanted: StoredSettings, caller: Caller) -> EffectiveSettings:
         """Store what the bus controller tells (PUT /internal/mirror-settings), for a router
-        administrator only (they alone define agents); this instance follows at once, the others
-        within a round (SUPERVISE_S)."""
+        administrator only (they alone define agents); this instance has followed them when the
+        answer goes out, the others follow within a round (SUPERVISE_S)."""
         if not self.topics.administrators.includes(caller):
             raise access_denied(f"{caller.identity} may not set the mirror settings: only a router admin may")
         effective = await self.settings.store(wanted)
-        self._poke.set()
+        await self._next_round()
         return effective
+
+    async def _next_round(self) -> None:
+        """Wait for a supervising round begun after now: agents the settings stop have stopped
+        copying (a listing that says none runs is then true), or FOLLOW_WAIT_S has passed."""
+        if self._task is None or self._task.done():
+            return
+        followed = asyncio.Event()
+        self._followers.append(followed)
+        self._poke.set()
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(followed.wait(), FOLLOW_WAIT_S)
 
     async def close(self) -> None:
         """Stop every task and free the leases, so another instance takes over at once."""
@@ -202,10 +215,13 @@ class MirrorSupervisor:
 
     async def _supervise(self) -> None:
         while True:
+            followers, self._followers = self._followers, []
             try:
                 await self._round()
             except Exception:  # a database hiccup: the next round tries again
                 log.exception("mirror agents: supervising failed")
+            for followed in followers:
+                followed.set()
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._poke.wait(), SUPERVISE_S)
             self._poke.clear()
