@@ -18,6 +18,7 @@ from common import DOCS, FRAGMENTS, RESULTS, ROOT, machine
 ORDER = [
     "goals",
     "platform",
+    "mixed",
     "kernel",
     "authz",
     "blueprints",
