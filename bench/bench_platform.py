@@ -22,8 +22,6 @@ import argparse
 import asyncio
 import dataclasses
 import os
-import shutil
-import signal
 import subprocess
 import sys
 import tempfile
@@ -46,7 +44,7 @@ from common import (
     free_port,
     get,
     send,
-    wait_for_port,
+    served_until_stopped,
     write_fragment,
     write_results,
 )
@@ -92,17 +90,8 @@ def platform(services: list[str], access_log: str, database_url: str | None) -> 
         process = subprocess.Popen(
             [sys.executable, "-m", "netplatform", "serve", *only], env=env, stdout=log, stderr=log
         )
-        try:
-            for port in ports.values():
-                wait_for_port(port)
+        with served_until_stopped(process, ports.values(), data_dir):
             yield Platform(ports)
-        finally:
-            process.send_signal(signal.SIGTERM)
-            try:
-                process.wait(timeout=60)
-            except subprocess.TimeoutExpired:
-                process.kill()
-            shutil.rmtree(data_dir, ignore_errors=True)
 
 
 def lag_buckets(metrics_url: str) -> dict[float, float]:

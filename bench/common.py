@@ -19,7 +19,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -78,10 +78,19 @@ def serve(services: list[str], env: dict[str, str] | None = None) -> Iterator[Se
     for name in services:
         args += ["--only", name]
     process = subprocess.Popen(args, env=child_env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        for port in ports.values():
-            wait_for_port(port)
+    with served_until_stopped(process, ports.values(), data_dir):
         yield Served(process, ports, data_dir)
+
+
+@contextmanager
+def served_until_stopped(
+    process: subprocess.Popen[bytes], ports: Iterable[int], data_dir: Path
+) -> Iterator[None]:
+    """Once every port answers, the body runs; then SIGTERM (SIGKILL after 60 s) and the data dir removed."""
+    try:
+        for port in ports:
+            wait_for_port(port)
+        yield
     finally:
         process.send_signal(signal.SIGTERM)
         try:
