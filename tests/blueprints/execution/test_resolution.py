@@ -175,6 +175,23 @@ def test_jinja_template_input_and_default_sources(client: httpx.Client) -> None:
     assert "template of (j) failed" in failed["status"]["errorMessage"]
 
 
+def test_jinja_includes_read_the_cba_only(client: httpx.Client) -> None:
+    # Renderers have no archive: the CBA's texts travel with a template that includes.
+    files = {
+        "Templates/j-mapping.json": [assignment("host_name")],
+        "Templates/j-template.jinja": "{% include 'Templates/part.jinja' %}!",
+        "Templates/part.jinja": "host {{ host_name }}",
+    }
+    save(client, one_step("includes", {"j": "jinja"}, files))
+    body = run(client, execution("includes", "assign", {"assign-properties": {"host_name": "r1"}}))
+    assert response(body)["params"]["j"] == "host r1!"
+    files["Templates/j-template.jinja"] = "{% include '/etc/passwd' %}"
+    save(client, one_step("outside", {"j": "jinja"}, files))
+    failed = run(client, execution("outside", "assign", {"assign-properties": {"host_name": "r1"}}), 500)
+    assert "template of (j) failed" in failed["status"]["errorMessage"]
+    assert "root:" not in failed["status"]["errorMessage"]
+
+
 def test_jinja_templates_cannot_loop_or_compute_without_bound(client: httpx.Client) -> None:
     # The sandbox bounds range() but not nesting: 10^10 silent iterations would keep a thread
     # busy long after the step timed out. Loops are counted, and what can take the memory or

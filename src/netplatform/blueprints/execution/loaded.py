@@ -10,6 +10,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..archive import MalformedArchive
 from ..cba import Cba
 from ..tosca import NodeTemplate, NodeType, ResourceAssignment, ResourceDefinition, ServiceTemplate
 from .templates import JINJA
@@ -71,6 +72,9 @@ class LoadedBlueprint:
             return found
 
     def _texts(self) -> dict[str, str]:
+        """The CBA's UTF-8 files up to _INCLUDABLE_BYTES: what an include can name. Any other
+        file (binary, larger, unreadable) is left out, so including it fails its step as a
+        template not found, while a template that includes nothing of it still renders."""
         archive = self.cba.archive
         texts = {}
         for name in archive.names:
@@ -78,7 +82,7 @@ class LoadedBlueprint:
                 data = archive.read(name)
                 if len(data) <= _INCLUDABLE_BYTES:
                     texts[name] = data.decode("utf-8-sig")
-            except (UnicodeDecodeError, ValueError):
+            except (MalformedArchive, UnicodeDecodeError):
                 continue
         return texts
 
