@@ -151,8 +151,12 @@ def watching(dialect: str, generations: str, scope: str, tables: Sequence[str]) 
     ]
 
 
-def unwatching(dialect: str, generations: str, tables: Sequence[str]) -> list[str]:
-    """The DDL that undoes :func:`watching` (for a migration's downgrade)."""
+def unwatching(
+    dialect: str, generations: str, tables: Sequence[str], *, every_table: bool = True
+) -> list[str]:
+    """The DDL that undoes :func:`watching` (for a migration's downgrade). With ``every_table``
+    False, ``tables`` are only some of the scope's: the others keep their triggers, and the
+    PostgreSQL function they call stays."""
     _identifiers(generations, *tables)
     if dialect == "postgresql":
         drops = [
@@ -160,7 +164,7 @@ def unwatching(dialect: str, generations: str, tables: Sequence[str]) -> list[st
             for table in tables
             for name in ("generation", "generation_truncate")
         ]
-        return [*drops, f"DROP FUNCTION IF EXISTS {generations}_bump()"]
+        return [*drops, f"DROP FUNCTION IF EXISTS {generations}_bump()"] if every_table else drops
     return [
         f"DROP TRIGGER IF EXISTS {table}_generation_{event.lower()}"
         for table in tables
