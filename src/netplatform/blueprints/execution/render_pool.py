@@ -14,9 +14,10 @@ from __future__ import annotations
 import multiprocessing
 import resource
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from multiprocessing.connection import Connection
 from multiprocessing.context import ForkServerContext
 from multiprocessing.process import BaseProcess
@@ -31,7 +32,10 @@ _MiB = 1024 * 1024
 
 @dataclass(frozen=True)
 class RenderJob:
-    """One template to render: its text (and what ``{% include %}`` may read), and the data."""
+    """One template to render: its text, the data, and what ``{% include %}`` may read: ``files``,
+    named by ``files_key`` (the stored model's id: the same key, the same files). A renderer that
+    parsed the template with those files already is sent the job without them
+    (``files_omitted``), and asks for them again if it has since forgotten the template."""
 
     artifact_type: str
     name: str
@@ -39,10 +43,12 @@ class RenderJob:
     data: Mapping[str, Any]
     occurrence: int
     files: Mapping[str, str] = field(default_factory=dict)
+    files_key: str = ""
+    files_omitted: bool = False
 
     @property
     def parse_key(self) -> tuple[Any, ...]:
-        return (self.artifact_type, self.name, self.text, tuple(sorted(self.files.items())))
+        return (self.artifact_type, self.name, self.text, self.files_key)
 
 
 class RenderPool:
@@ -108,17 +114,35 @@ class _Renderer:
         )
         self.process.start()
         child.close()
+        # Templates this renderer was sent with their files: it may still hold them parsed.
+        self.sent_files: set[tuple[Any, ...]] = set()
 
     @property
     def alive(self) -> bool:
         return self.process.is_alive()
 
     def render(self, job: RenderJob, timeout: float) -> tuple[bool, str]:
+        deadline = time.monotonic() + timeout
+        key = job.parse_key
+        if job.files and key in self.sent_files:
+            ok, text = self._exchange(replace(job, files={}, files_omitted=True), deadline)
+            if ok is not None:
+                return ok, text
+        if job.files:
+            if len(self.sent_files) >= PARSED_KEPT:
+                self.sent_files.clear()
+            self.sent_files.add(key)
+        ok, text = self._exchange(job, deadline)
+        return bool(ok), text
+
+    def _exchange(self, job: RenderJob, deadline: float) -> tuple[bool | None, str]:
+        """The renderer's answer: rendered or not, and the text or the reason; None when it
+        needs the job's files after all."""
         self.connection.send(job)
-        if not self.connection.poll(max(timeout, 0)):
+        if not self.connection.poll(max(deadline - time.monotonic(), 0)):
             raise TimeoutError
         ok, text = self.connection.recv()
-        return bool(ok), str(text)
+        return ok, str(text)
 
     def stop(self) -> None:
         self.process.kill()
@@ -151,7 +175,9 @@ def _limit_memory(memory_mb: int) -> None:
 Parsed = OrderedDict[tuple[Any, ...], Template]
 
 
-def _answer(job: RenderJob, parsed: Parsed, memory_mb: int) -> tuple[bool, str]:
+def _answer(job: RenderJob, parsed: Parsed, memory_mb: int) -> tuple[bool | None, str]:
+    if job.files_omitted and job.parse_key not in parsed:
+        return None, "the files are needed"
     try:
         return True, _parsed(job, parsed).render(job.data, job.occurrence)
     except TemplateFailed as failure:

@@ -220,7 +220,8 @@ class ResourceResolution:
             try:
                 text, files = context.blueprint.template_source(artifact.type, artifact.file)
                 data = pass_.template_values(jinja=artifact.type == JINJA)
-                job = RenderJob(artifact.type, artifact.file, text, data, occurrence, files)
+                key = context.blueprint.model_id if files else ""
+                job = RenderJob(artifact.type, artifact.file, text, data, occurrence, files, key)
                 return self.renderers.render(job, context.deadline - time.monotonic())
             except TemplateFailed as failure:
                 raise StepFailed(f"template of ({prefix}) failed: {failure}") from None
