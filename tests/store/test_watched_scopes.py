@@ -9,8 +9,10 @@ migration loses its triggers on SQLite).
 from __future__ import annotations
 
 from collections.abc import Iterator
+from datetime import datetime
 
 import pytest
+from alembic import command
 from sqlalchemy import Column, Integer, String, Table, delete, insert, text, update
 
 from netplatform.access import tables as access_tables
@@ -21,7 +23,7 @@ from netplatform.distribution import tables as distribution_tables
 from netplatform.settings import Settings
 from netplatform.store.db import Database, database_for, new_metadata
 from netplatform.store.generations import Generation, generations_table, unwatching, watching
-from netplatform.store.migrate import upgrade
+from netplatform.store.migrate import alembic_config, upgrade
 
 WATCHED = [
     (bus_tables.generations, bus_tables.TOPOLOGY_SCOPE, bus_tables.TOPOLOGY_TABLES),
@@ -127,3 +129,56 @@ def test_every_watched_table_of_the_head_schema_has_its_triggers(settings: Setti
         # Exactly those: a table a scope does not list moving its generation anyway would end
         # replays no answer needs ended, and queue its writers on the generation row.
         assert {name for name in names if "_generation" in name} == expected
+
+
+def test_unwatching_some_tables_leaves_the_others_watched(db: Database) -> None:
+    generation = Generation(db, GENERATIONS, "items")
+    dialect = db.engine.dialect.name
+    with db.write() as session:
+        for statement in watching(dialect, GENERATIONS.name, "items", [OTHER_ITEMS.name]):
+            session.execute(text(statement))
+    with db.write() as session:
+        for statement in unwatching(dialect, GENERATIONS.name, [OTHER_ITEMS.name], every_table=False):
+            session.execute(text(statement))
+    with db.write() as session:
+        session.execute(insert(OTHER_ITEMS).values(id=1, name="a"))
+    assert generation.peek() == 0
+    with db.write() as session:  # on PostgreSQL, the function the remaining triggers call is kept
+        session.execute(insert(WATCHED_ITEMS).values(id=1, name="a"))
+    assert generation.peek() == 1
+
+
+def test_the_catalog_stops_watching_its_run_results_and_a_downgrade_watches_them_again(
+    settings: Settings,
+) -> None:
+    upgrade(settings)
+    db = database_for(settings)
+    catalog = Generation(db, blueprint_tables.generations, blueprint_tables.CATALOG_SCOPE)
+    template = {
+        "id": "t-1",
+        "blueprint_name": "bp",
+        "blueprint_version": "1.0.0",
+        "artifact_name": "a",
+        "resolution_key": "k",
+        "resource_type": "",
+        "resource_id": "",
+        "occurrence": 1,
+        "result": "text",
+        "created_date": datetime(2026, 12, 7),
+    }
+    before = catalog.peek()
+    with db.write() as session:
+        session.execute(insert(blueprint_tables.templates).values(template))
+    assert catalog.peek() == before
+    with db.engine.connect() as connection:
+        command.downgrade(alembic_config(connection), "blueprints_0004")
+        connection.commit()
+    with db.write() as session:
+        session.execute(
+            insert(blueprint_tables.templates).values({**template, "id": "t-2", "resolution_key": "l"})
+        )
+    assert catalog.peek() == before + 1
+    upgrade(settings)
+    with db.write() as session:
+        session.execute(delete(blueprint_tables.templates))
+    assert catalog.peek() == before + 1
