@@ -34,7 +34,7 @@ import httpx
 
 from common import AUTH, TABLE_HEADER, LoadResult, Request, drive, get, serve, write_fragment, write_results
 from netplatform.blueprints.enrich import is_generated_definition
-from netplatform.blueprints.repository.blueprint_models import ModelRecord, replace_model
+from netplatform.blueprints.repository.blueprint_models import BlueprintModelRepository, ModelRecord
 from netplatform.blueprints.starter_catalog import STARTER
 from netplatform.clock import utc_now
 from netplatform.settings import Settings
@@ -96,7 +96,7 @@ def seed_models(data_dir: Path, count: int) -> float:
                     blob_size=0,
                     workflows=["resource-assignment", "config-deploy"],
                 )
-                replace_model(session, record)
+                BlueprintModelRepository(session).replace(record)
     return time.perf_counter() - started
 
 

@@ -28,13 +28,15 @@ from ..clock import now_ms
 from ..settings import Settings
 from ..store.db import Database, normalize_url
 from ..store.generations import Generation
+from ..store.unit_of_work import UnitOfWork
 from ..web.auth import parse_basic
 from ..web.errors import ServiceUnavailable
 from ..web.permissions import Permission, any_matches
-from . import queries, tables
+from . import tables
 from .bootstrap import ConfiguredIdentities
 from .builtin import BUILTIN_ROLES
 from .passwords import verify_password
+from .repository import AccessRepository
 
 log = logging.getLogger("netplatform.access")
 
@@ -64,7 +66,7 @@ class Grants:
 
 class AccessDirectory:
     def __init__(self, db: Database, configured: ConfiguredIdentities) -> None:
-        self.db = db
+        self.unit = UnitOfWork(db, AccessRepository)
         self.configured = configured
         self.generation = Generation(db, tables.generations, tables.GENERATION_SCOPE)
         self._epoch: int | None = None
@@ -144,8 +146,7 @@ class AccessDirectory:
         return user
 
     def _verify_stored(self, identity: str, password: str) -> bool:
-        with self.db.read() as session:
-            encoded = queries.password_hash(session, identity)
+        encoded = self.unit.read(lambda access: access.password_hash(identity))
         return verify_password(encoded, password)
 
     # --- authorization --------------------------------------------------------------------
@@ -173,11 +174,12 @@ class AccessDirectory:
     def compute(self, user: str) -> Grants:
         """The grants of ``user`` as the database has them now (for worker threads)."""
         moment = now_ms()
-        with self.db.read() as session:
-            stored = queries.memberships(session, user, moment)
-            roles = self.configured.roles_of(user) | frozenset(stored)
-            granted = queries.role_permissions(session, roles)
-        permissions = {permission for _, permission in granted}
+        return self.unit.read(lambda access: self._grants_of(access, user, moment))
+
+    def _grants_of(self, access: AccessRepository, user: str, moment: int) -> Grants:
+        stored = access.memberships(user, moment)
+        roles = self.configured.roles_of(user) | frozenset(stored)
+        permissions = {permission for _, permission in access.role_permissions(roles)}
         permissions.update(_builtin_permissions(roles))
         until = min((expires for expires in stored.values() if expires is not None), default=_NEVER)
         return Grants(frozenset(roles), frozenset(permissions), until)
@@ -201,7 +203,7 @@ def directory_for(settings: Settings, db: Database) -> AccessDirectory:
     key = (normalize_url(settings.effective_database_url), settings.users)
     with _directories_lock:
         directory = _directories.get(key)
-        if directory is None or directory.db is not db:
+        if directory is None or directory.unit.db is not db:
             directory = AccessDirectory(db, ConfiguredIdentities.from_settings(settings))
             _directories[key] = directory
         return directory

@@ -8,14 +8,12 @@ milliseconds, and SQLite has one writer at a time).
 
 from __future__ import annotations
 
-from sqlalchemy.orm import Session
-
-from ..access import queries
 from ..access.bootstrap import ConfiguredIdentities
 from ..access.passwords import hash_password, verify_password
+from ..access.repository import AccessRepository
 from ..clock import now_ms
 from ..store.db import Database
-from ..store.retry import write_with_retry
+from ..store.unit_of_work import UnitOfWork
 from ..web.auth import Credentials
 from .errors import bad_request, exists, not_found, refused
 from .schemas import IdentityEntry
@@ -24,21 +22,20 @@ CONFIGURED_RULE = "is configured in NETPLATFORM_USERS: change it there, not thro
 
 
 def identity_known(
-    session: Session, configured: ConfiguredIdentities, identity: str, *, lock: bool = False
+    access: AccessRepository, configured: ConfiguredIdentities, identity: str, *, lock: bool = False
 ) -> bool:
-    """Whether ``identity`` exists, configured or stored (``lock``: see queries.identity_exists)."""
-    return identity in configured or queries.identity_exists(session, identity, lock=lock)
+    """Whether ``identity`` exists, configured or stored (``lock``: see AccessRepository.identity_exists)."""
+    return identity in configured or access.identity_exists(identity, lock=lock)
 
 
 class Identities:
     def __init__(self, db: Database, configured: ConfiguredIdentities) -> None:
-        self.db = db
+        self.unit = UnitOfWork(db, AccessRepository)
         self.configured = configured
 
     def every(self) -> list[IdentityEntry]:
         """The configured identities (in their configured order), then the stored ones."""
-        with self.db.read() as session:
-            stored = queries.identity_ids(session)
+        stored = self.unit.read(lambda access: access.identity_ids())
         entries = [IdentityEntry(id=name, configured=True) for name in self.configured.roles]
         entries += [
             IdentityEntry(id=name, configured=False) for name in stored if name not in self.configured
@@ -50,36 +47,41 @@ class Identities:
             raise exists(f"Identity {identity} exists: it {CONFIGURED_RULE}", "id")
         encoded = hash_password(password)
 
-        def work(session: Session) -> None:
-            if queries.identity_exists(session, identity):
+        def work(access: AccessRepository) -> None:
+            if access.identity_exists(identity):
                 raise exists(f"Identity {identity} exists", "id")
-            queries.insert_identity(session, identity, encoded, now_ms())
+            access.insert_identity(identity, encoded, now_ms())
 
-        write_with_retry(self.db, work)
+        self.unit.write(work)
 
     def change_password(self, identity: str, password: str, named: str | None) -> None:
         if named is not None and named != identity:
             raise bad_request(f"The body names identity {named}, the path {identity}", "id")
         self._refuse_configured(identity, "its password cannot be changed")
         encoded = hash_password(password)
-        with self.db.write() as session:
-            if not queries.update_password(session, identity, encoded):
+
+        def work(access: AccessRepository) -> None:
+            if not access.update_password(identity, encoded):
                 raise not_found("identity", identity, "id")
+
+        self.unit.write(work, retry=False)
 
     def delete(self, identity: str) -> None:
         """Delete a stored identity and its memberships."""
         self._refuse_configured(identity, "it cannot be deleted")
-        with self.db.write() as session:
-            if not queries.delete_identity(session, identity):
+
+        def work(access: AccessRepository) -> None:
+            if not access.delete_identity(identity):
                 raise not_found("identity", identity, "id")
+
+        self.unit.write(work, retry=False)
 
     def validate(self, identity: str, password: str) -> bool:
         """Whether the credentials are valid (configured entries first: they win). Verifying a
         stored hash takes tens of milliseconds: call from a worker thread."""
         if identity in self.configured:
             return self.configured.authenticate(Credentials(identity, password)) is not None
-        with self.db.read() as session:
-            encoded = queries.password_hash(session, identity)
+        encoded = self.unit.read(lambda access: access.password_hash(identity))
         # An unknown identity is verified against a stand-in hash: it costs what a wrong password does.
         return verify_password(encoded, password)
 

@@ -7,14 +7,12 @@ nothing and is replaced when the same membership is added again.
 
 from __future__ import annotations
 
-from sqlalchemy.orm import Session
-
-from ..access import queries
 from ..access.bootstrap import ConfiguredIdentities
 from ..access.builtin import is_builtin
+from ..access.repository import AccessRepository
 from ..clock import now_ms
 from ..store.db import Database
-from ..store.retry import write_with_retry
+from ..store.unit_of_work import UnitOfWork
 from ..web.permissions import Permission
 from .errors import exists, not_found, refused
 from .expiry import expiry_ms, wire_expiry
@@ -25,33 +23,32 @@ from .schemas import Member, MembershipAnswer, Perm, Role
 
 class Memberships:
     def __init__(self, db: Database, configured: ConfiguredIdentities) -> None:
-        self.db = db
+        self.unit = UnitOfWork(db, AccessRepository)
         self.configured = configured
 
     def add(self, user: str, role: str, expires: int | str | None) -> MembershipAnswer:
         until = expiry_ms(expires, now_ms())
 
-        def work(session: Session) -> None:
+        def work(access: AccessRepository) -> None:
             # Both rows stay locked until the membership commits: a concurrent delete of the
             # identity or the role cannot leave it behind.
-            if not identity_known(session, self.configured, user, lock=True):
+            if not identity_known(access, self.configured, user, lock=True):
                 raise not_found("identity", user, "user")
-            if not is_builtin(role) and queries.role_description(session, role, lock=True) is None:
+            if not is_builtin(role) and access.role_description(role, lock=True) is None:
                 raise not_found("role", role, "role")
             if role in self.configured.roles_of(user):
                 raise exists(f"Identity {user} holds role {role}: its membership {CONFIGURED_RULE}", "role")
-            if role in queries.memberships(session, user, now_ms()):
+            if role in access.memberships(user, now_ms()):
                 raise exists(f"Identity {user} is already a member of role {role}", "role")
-            queries.delete_membership(session, user, role)  # an expired one, if any
-            queries.insert_membership(session, user, role, until)
+            access.delete_membership(user, role)  # an expired one, if any
+            access.insert_membership(user, role, until)
 
-        write_with_retry(self.db, work)
+        self.unit.write(work)
         return MembershipAnswer(user=user, role=role, expires=wire_expiry(until))
 
     def remove(self, user: str, role: str) -> None:
         """Remove a stored membership (expired or not)."""
-        with self.db.write() as session:
-            removed = queries.delete_membership(session, user, role)
+        removed = self.unit.write(lambda access: access.delete_membership(user, role), retry=False)
         if removed:
             return
         if role in self.configured.roles_of(user):
@@ -60,21 +57,22 @@ class Memberships:
 
     def roles_of(self, user: str) -> list[Role]:
         """The roles ``user`` holds now, with their permissions; 404 for an unknown identity."""
-        with self.db.read() as session:
-            return describe_roles(session, self._held(session, user))
+        return self.unit.read(lambda access: describe_roles(access, self._held(access, user)))
 
     def permissions_of(self, user: str) -> list[Perm]:
         """The union of the permissions of the roles ``user`` holds now."""
-        with self.db.read() as session:
-            held = describe_roles(session, self._held(session, user))
+        held = self.unit.read(lambda access: describe_roles(access, self._held(access, user)))
         return perms(permission for role in held for permission in _permissions(role))
 
     def members_of(self, role: str) -> list[Member]:
         """The unexpired members of ``role``: configured ones first, then stored ones by name."""
-        with self.db.read() as session:
-            if not role_known(session, self.configured, role):
+
+        def read(access: AccessRepository) -> dict[str, int | None]:
+            if not role_known(access, self.configured, role):
                 raise not_found("role", role, "role")
-            stored = queries.members(session, role, now_ms())
+            return access.members(role, now_ms())
+
+        stored = self.unit.read(read)
         configured = self.configured.members_of(role)
         found = [Member(id=name, expires=None, configured=True) for name in configured]
         # A configured membership never expires, whatever a stored one of the same pair says.
@@ -85,11 +83,11 @@ class Memberships:
         ]
         return found
 
-    def _held(self, session: Session, user: str) -> set[str]:
-        if not identity_known(session, self.configured, user):
+    def _held(self, access: AccessRepository, user: str) -> set[str]:
+        if not identity_known(access, self.configured, user):
             raise not_found("identity", user, "user")
         # The kernel's decision takes both: configured identities may hold stored memberships too.
-        return set(self.configured.roles_of(user)) | set(queries.memberships(session, user, now_ms()))
+        return set(self.configured.roles_of(user)) | set(access.memberships(user, now_ms()))
 
 
 def _permissions(role: Role) -> list[Permission]:

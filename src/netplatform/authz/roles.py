@@ -11,13 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from sqlalchemy.orm import Session
-
-from ..access import queries
 from ..access.bootstrap import ConfiguredIdentities
 from ..access.builtin import BUILTIN_ROLES, is_builtin
+from ..access.repository import AccessRepository
 from ..store.db import Database
-from ..store.retry import write_with_retry
+from ..store.unit_of_work import UnitOfWork
 from ..web.permissions import Permission
 from .errors import exists, not_found, refused
 from .schemas import Perm, Role
@@ -43,47 +41,45 @@ def configured_role_names(configured: ConfiguredIdentities) -> set[str]:
     return {role for held in configured.roles.values() for role in held}
 
 
-def role_known(session: Session, configured: ConfiguredIdentities, role: str) -> bool:
+def role_known(access: AccessRepository, configured: ConfiguredIdentities, role: str) -> bool:
     """Built in, stored, or named by a NETPLATFORM_USERS entry (what the listings answer for)."""
     return (
         is_builtin(role)
-        or queries.role_description(session, role) is not None
+        or access.role_description(role) is not None
         or role in configured_role_names(configured)
     )
 
 
-def describe_roles(session: Session, names: Iterable[str]) -> list[Role]:
+def describe_roles(access: AccessRepository, names: Iterable[str]) -> list[Role]:
     """The named roles with their permissions: built-in ones first (in their code order), then
     the others by name (a role only named by configuration has no description nor permissions)."""
     wanted = set(names)
     found = [builtin_role(name) for name in BUILTIN_ROLES if name in wanted]
     others = sorted(wanted - set(BUILTIN_ROLES))
-    descriptions = queries.role_descriptions(session, others)
-    grants = queries.role_permissions(session, others)
+    descriptions = access.role_descriptions(others)
+    grants = access.role_permissions(others)
     for name in others:
         granted = (permission for role, permission in grants if role == name)
         found.append(stored_role(name, descriptions.get(name, ""), granted))
     return found
 
 
-def require_stored_role(session: Session, role: str, *, lock: bool = False) -> None:
+def require_stored_role(access: AccessRepository, role: str, *, lock: bool = False) -> None:
     """404 unless ``role`` is a stored role; 403 for a built-in one (it is code)."""
     if is_builtin(role):
         raise refused(f"Role {role} {BUILTIN_RULE}")
-    if queries.role_description(session, role, lock=lock) is None:
+    if access.role_description(role, lock=lock) is None:
         raise not_found("role", role, "role")
 
 
 class Roles:
     def __init__(self, db: Database, configured: ConfiguredIdentities) -> None:
-        self.db = db
+        self.unit = UnitOfWork(db, AccessRepository)
         self.configured = configured
 
     def every(self) -> list[Role]:
         """The built-in roles with their permissions, then the stored ones by name."""
-        with self.db.read() as session:
-            stored = queries.stored_roles(session)
-            grants = queries.every_grant(session)
+        stored, grants = self.unit.read(lambda access: (access.stored_roles(), access.every_grant()))
         granted: dict[str, list[Permission]] = {}
         for role, permission in grants:
             granted.setdefault(role, []).append(permission)
@@ -97,41 +93,48 @@ class Roles:
         if is_builtin(name):
             raise exists(f"Role {name} exists: it {BUILTIN_RULE}", "name")
 
-        def work(session: Session) -> None:
-            if queries.role_description(session, name) is not None:
+        def work(access: AccessRepository) -> None:
+            if access.role_description(name) is not None:
                 raise exists(f"Role {name} exists", "name")
-            queries.insert_role(session, name, description)
+            access.insert_role(name, description)
 
-        write_with_retry(self.db, work)
+        self.unit.write(work)
         return Role(name=name, description=description, perms=[], builtin=False)
 
     def delete(self, name: str) -> None:
         """Delete a stored role with its grants and memberships."""
         if is_builtin(name):
             raise refused(f"Role {name} {BUILTIN_RULE}")
-        with self.db.write() as session:
-            if not queries.delete_role(session, name):
+
+        def work(access: AccessRepository) -> None:
+            if not access.delete_role(name):
                 raise not_found("role", name, "name")
 
+        self.unit.write(work, retry=False)
+
     def grant(self, role: str, permission: Permission) -> None:
-        def work(session: Session) -> None:
+        def work(access: AccessRepository) -> None:
             # The role's row stays locked until the grant commits, so a concurrent delete of
             # the role cannot leave the grant behind.
-            require_stored_role(session, role, lock=True)
-            if queries.is_granted(session, role, permission):
+            require_stored_role(access, role, lock=True)
+            if access.is_granted(role, permission):
                 raise exists(f"Role {role} is already granted {permission}", "perm")
-            queries.insert_grant(session, role, permission)
+            access.insert_grant(role, permission)
 
-        write_with_retry(self.db, work)
+        self.unit.write(work)
 
     def ungrant(self, role: str, permission: Permission) -> None:
-        with self.db.write() as session:
-            require_stored_role(session, role)
-            if not queries.delete_grant(session, role, permission):
+        def work(access: AccessRepository) -> None:
+            require_stored_role(access, role)
+            if not access.delete_grant(role, permission):
                 raise not_found("grant", f"{permission} to role {role}", "perm")
 
+        self.unit.write(work, retry=False)
+
     def permissions_of(self, role: str) -> list[Perm]:
-        with self.db.read() as session:
-            if not role_known(session, self.configured, role):
+        def read(access: AccessRepository) -> list[Perm]:
+            if not role_known(access, self.configured, role):
                 raise not_found("role", role, "role")
-            return describe_roles(session, [role])[0].perms
+            return describe_roles(access, [role])[0].perms
+
+        return self.unit.read(read)

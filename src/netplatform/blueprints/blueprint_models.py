@@ -18,14 +18,13 @@ from typing import IO, Any, BinaryIO
 from ..clock import utc_now
 from ..store.blobs import BlobStorage
 from ..store.db import Database
-from ..store.retry import write_with_retry
+from ..store.unit_of_work import UnitOfWork
 from ..web.errors import PayloadTooLarge, ServiceUnavailable
 from .archive import Archive, ArchiveLimits
 from .cba import Cba
 from .enrich import EnrichmentFailed, enrich
 from .errors import IO_FILE_INTERRUPT, resource_not_found
-from .repository import blueprint_models as models
-from .repository.blueprint_models import MODEL_SORT_COLUMNS, ModelRecord
+from .repository.blueprint_models import MODEL_SORT_COLUMNS, BlueprintModelRepository, ModelRecord
 from .repository.stored_definitions import StoredDefinitions
 from .validate import ValidationFailed, refuse_step_cycles, validate
 from .workflows import workflow_spec
@@ -53,11 +52,12 @@ class PageRequest:
     keyword: str | None = None
 
 
-@dataclass
 class BlueprintModels:
-    db: Database
-    blobs: BlobStorage
-    limits: ArchiveLimits
+    def __init__(self, db: Database, blobs: BlobStorage, limits: ArchiveLimits) -> None:
+        self.unit = UnitOfWork(db, BlueprintModelRepository)
+        self.definitions = UnitOfWork(db, StoredDefinitions)
+        self.blobs = blobs
+        self.limits = limits
 
     def open(self, upload: IO[bytes]) -> Cba:
         upload.seek(0, io.SEEK_END)
@@ -72,11 +72,10 @@ class BlueprintModels:
         return self._enriched(self.open(upload))
 
     def _enriched(self, cba: Cba) -> bytes:
-        with self.db.read() as session:
-            try:
-                return enrich(cba, StoredDefinitions(session))
-            except RecursionError:
-                raise EnrichmentFailed("type definitions derive from each other too deeply") from None
+        try:
+            return self.definitions.read(lambda definitions: enrich(cba, definitions))
+        except RecursionError:
+            raise EnrichmentFailed("type definitions derive from each other too deeply") from None
 
     def save(self, upload: BinaryIO, mode: SaveMode) -> ModelRecord:
         """Store the archive as ``mode`` says; on enrichandpublish a failure of the rules is a 503."""
@@ -120,7 +119,7 @@ class BlueprintModels:
             workflows=cba.workflow_names,
         )
         try:
-            replaced = write_with_retry(self.db, lambda session: models.replace_model(session, record))
+            replaced = self.unit.write(lambda models: models.replace(record))
         except BaseException:
             self.blobs.delete(blob.name)
             raise
@@ -131,23 +130,19 @@ class BlueprintModels:
     # --- reading ---------------------------------------------------------------------------
 
     def all(self) -> list[ModelRecord]:
-        with self.db.read() as session:
-            return models.all_models(session)
+        return self.unit.read(lambda models: models.all())
 
     def with_keyword(self, keyword: str) -> list[ModelRecord]:
         """Models one of whose meta-data items is ``keyword`` (whole item, any case)."""
-        with self.db.read() as session:
-            return models.models_with_keyword(session, keyword)
+        return self.unit.read(lambda models: models.with_keyword(keyword))
 
     def with_tag_text(self, text: str) -> list[ModelRecord]:
-        with self.db.read() as session:
-            return models.models_with_tag_text(session, text)
+        return self.unit.read(lambda models: models.with_tag_text(text))
 
     def page(self, request: PageRequest) -> tuple[list[ModelRecord], int]:
         """The models of one page, and how many match in all."""
-        with self.db.read() as session:
-            return models.page_of_models(
-                session,
+        return self.unit.read(
+            lambda models: models.page(
                 keyword=request.keyword,
                 published=request.published,
                 sort=request.sort,
@@ -155,17 +150,16 @@ class BlueprintModels:
                 limit=request.limit,
                 page=request.page,
             )
+        )
 
     def by_id(self, model_id: str) -> ModelRecord:
-        with self.db.read() as session:
-            record = models.find_model(session, model_id)
+        record = self.unit.read(lambda models: models.find(model_id))
         if record is None:
             raise resource_not_found(f"failed to get blueprint model id({model_id}) from repo")
         return record
 
     def by_name(self, name: str, version: str) -> ModelRecord:
-        with self.db.read() as session:
-            record = models.find_model_by_name(session, name, version)
+        record = self.unit.read(lambda models: models.find_by_name(name, version))
         if record is None:
             raise resource_not_found(
                 f"failed to get blueprint model by name({name}) and version({version}) from repo"
@@ -193,15 +187,13 @@ class BlueprintModels:
     # --- deleting --------------------------------------------------------------------------
 
     def delete_by_id(self, model_id: str) -> None:
-        with self.db.write() as session:
-            blobs = models.delete_model(session, model_id)
+        blobs = self.unit.write(lambda models: models.delete(model_id), retry=False)
         if not blobs:
             raise resource_not_found(f"failed to get blueprint model id({model_id}) from repo")
         self._forget(blobs)
 
     def delete_by_name(self, name: str, version: str) -> None:
-        with self.db.write() as session:
-            blobs = models.delete_model_by_name(session, name, version)
+        blobs = self.unit.write(lambda models: models.delete_by_name(name, version), retry=False)
         self._forget(blobs)
 
     def _forget(self, blob_names: list[str]) -> None:

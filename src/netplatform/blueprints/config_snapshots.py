@@ -10,13 +10,12 @@ import uuid
 
 from ..clock import utc_now
 from ..store.db import Database
-from ..store.retry import write_with_retry
+from ..store.unit_of_work import UnitOfWork
 from ..web.errors import BadRequest
 from .errors import resource_not_found
 from .formats import FormattedText, media_type_of, rendered
 from .names import checked_name
-from .repository import config_snapshots as stored
-from .repository.config_snapshots import ConfigRecord
+from .repository.config_snapshots import ConfigRecord, ConfigSnapshotRepository
 
 SNAPSHOT_STATUSES = ("RUNNING", "CANDIDATE")
 ANY_STATUS = "ANY"
@@ -37,14 +36,13 @@ class ConfigSnapshots:
     """Snapshots stored, found and deleted, each call one transaction; statuses as the client wrote them."""
 
     def __init__(self, db: Database) -> None:
-        self.db = db
+        self.unit = UnitOfWork(db, ConfigSnapshotRepository)
 
     def in_format(self, resource_type: str, resource_id: str, status: str, format_: str) -> FormattedText:
         """One snapshot in the format asked for (404 when there is none, 406 when it cannot be converted)."""
         snapshot = snapshot_status(status) or ""
         media_type = media_type_of(format_)
-        with self.db.read() as session:
-            record = stored.find_config(session, resource_type, resource_id, snapshot)
+        record = self.unit.read(lambda configs: configs.find(resource_type, resource_id, snapshot))
         if record is None:
             raise resource_not_found(
                 f"No config snapshot found for resourceType({resource_type}), resourceId({resource_id}), "
@@ -58,10 +56,11 @@ class ConfigSnapshots:
     ) -> list[ConfigRecord]:
         """The snapshots of a resource type or id, newest first; ``status`` may be ``ANY``."""
         chosen = snapshot_status(status, any_allowed=True)
-        with self.db.read() as session:
-            return stored.configs_matching(
-                session, resource_type=resource_type, resource_id=resource_id, status=chosen
+        return self.unit.read(
+            lambda configs: configs.matching(
+                resource_type=resource_type, resource_id=resource_id, status=chosen
             )
+        )
 
     def save(self, resource_type: str, resource_id: str, status: str, snapshot: str) -> ConfigRecord:
         """Store (replace) the snapshot of the resource in ``status``, with a new id."""
@@ -73,7 +72,7 @@ class ConfigSnapshots:
             id=str(uuid.uuid4()),
             created_date=utc_now(),
         )
-        write_with_retry(self.db, lambda session: stored.replace_config(session, record))
+        self.unit.write(lambda configs: configs.replace(record))
         return record
 
     def delete(self, resource_type: str, resource_id: str, status: str) -> None:
@@ -81,5 +80,4 @@ class ConfigSnapshots:
         chosen = snapshot_status(status) or ""
         resource_type = checked_name("resourceType", resource_type)
         resource_id = checked_name("resourceId", resource_id)
-        with self.db.write() as session:
-            stored.delete_config(session, resource_type, resource_id, chosen)
+        self.unit.write(lambda configs: configs.delete(resource_type, resource_id, chosen), retry=False)

@@ -9,16 +9,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy.orm import Session
-
 from ..clock import utc_now
 from ..store.db import Database
-from ..store.retry import write_with_retry
+from ..store.unit_of_work import UnitOfWork
 from ..web.errors import BadRequest
 from .errors import resource_not_found
 from .names import bounded_text, checked_name
-from .repository import dictionaries as stored
-from .repository.dictionaries import DictionaryRecord
+from .repository.dictionaries import DictionaryRecord, DictionaryRepository
 from .schemas import ResourceDictionaryIn
 from .tosca import ResourceDefinition, lenient_parse
 
@@ -80,7 +77,7 @@ class Dictionaries:
     """Resource dictionaries stored, found and deleted, each call one transaction."""
 
     def __init__(self, db: Database) -> None:
-        self.db = db
+        self.unit = UnitOfWork(db, DictionaryRepository)
 
     def save(self, body: ResourceDictionaryIn) -> DictionaryRecord:
         """``POST /dictionary``: create or replace, built from the body's definition."""
@@ -99,15 +96,14 @@ class Dictionaries:
     def save_all(self, records: Sequence[DictionaryRecord]) -> None:
         """Create or replace every record, in one transaction."""
 
-        def work(session: Session) -> None:
+        def work(dictionaries: DictionaryRepository) -> None:
             for record in records:
-                stored.save_dictionary(session, record)
+                dictionaries.save(record)
 
-        write_with_retry(self.db, work)
+        self.unit.write(work)
 
     def by_name(self, name: str) -> DictionaryRecord:
-        with self.db.read() as session:
-            record = stored.find_dictionary(session, name)
+        record = self.unit.read(lambda dictionaries: dictionaries.find(name))
         if record is None:
             raise resource_not_found(f"couldn't get resource dictionary for name ({name})")
         return record
@@ -116,26 +112,21 @@ class Dictionaries:
         """The dictionaries of those names that exist; an empty list of names is a 400."""
         if not names:
             raise BadRequest("No Search Information provide")
-        with self.db.read() as session:
-            return stored.dictionaries_named(session, names)
+        return self.unit.read(lambda dictionaries: dictionaries.named(names))
 
     def with_tag_text(self, text: str) -> list[DictionaryRecord]:
-        with self.db.read() as session:
-            return stored.dictionaries_with_tag_text(session, text)
+        return self.unit.read(lambda dictionaries: dictionaries.with_tag_text(text))
 
     def groups(self) -> list[str]:
         """Every dictionary group in use."""
-        with self.db.read() as session:
-            return stored.dictionary_groups(session)
+        return self.unit.read(lambda dictionaries: dictionaries.groups())
 
     def delete(self, name: str) -> None:
         """Delete the dictionary (nothing happens when there is none)."""
-        with self.db.write() as session:
-            stored.delete_dictionary(session, name)
+        self.unit.write(lambda dictionaries: dictionaries.delete(name), retry=False)
 
     def definition(self, name: str) -> ResourceDefinition | None:
         """The stored resource definition of ``name`` (None when there is none): resolution's
         fallback for a dictionary its CBA does not carry."""
-        with self.db.read() as session:
-            record = stored.find_dictionary(session, name)
+        record = self.unit.read(lambda dictionaries: dictionaries.find(name))
         return None if record is None else parse_definition(record.definition)

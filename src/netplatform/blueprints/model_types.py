@@ -5,16 +5,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy.orm import Session
-
 from ..clock import utc_now
 from ..store.db import Database
-from ..store.retry import write_with_retry
+from ..store.unit_of_work import UnitOfWork
 from ..web.errors import BadRequest
 from .errors import resource_not_found
 from .names import bounded_text, checked_name
-from .repository import model_types as stored
-from .repository.model_types import ModelTypeRecord
+from .repository.model_types import ModelTypeRecord, ModelTypeRepository
 from .schemas import ModelTypeIn
 from .tosca import TYPE_MODELS, strict_parse
 
@@ -70,7 +67,7 @@ class ModelTypes:
     """Model types stored, found and deleted, each call one transaction."""
 
     def __init__(self, db: Database) -> None:
-        self.db = db
+        self.unit = UnitOfWork(db, ModelTypeRepository)
 
     def save(self, body: ModelTypeIn) -> ModelTypeRecord:
         """Create or replace the model type of ``body.modelName``."""
@@ -90,28 +87,24 @@ class ModelTypes:
     def save_all(self, records: Sequence[ModelTypeRecord]) -> None:
         """Create or replace every record, in one transaction."""
 
-        def work(session: Session) -> None:
+        def work(types: ModelTypeRepository) -> None:
             for record in records:
-                stored.save_model_type(session, record)
+                types.save(record)
 
-        write_with_retry(self.db, work)
+        self.unit.write(work)
 
     def by_name(self, name: str) -> ModelTypeRecord:
-        with self.db.read() as session:
-            record = stored.find_model_type(session, name)
+        record = self.unit.read(lambda types: types.find(name))
         if record is None:
             raise resource_not_found(f"couldn't get modelType({name})")
         return record
 
     def of_kind(self, definition_type: str) -> list[ModelTypeRecord]:
-        with self.db.read() as session:
-            return stored.model_types_of_kind(session, definition_type)
+        return self.unit.read(lambda types: types.of_kind(definition_type))
 
     def with_tag_text(self, text: str) -> list[ModelTypeRecord]:
-        with self.db.read() as session:
-            return stored.model_types_with_tag_text(session, text)
+        return self.unit.read(lambda types: types.with_tag_text(text))
 
     def delete(self, name: str) -> None:
         """Delete the model type (nothing happens when there is none)."""
-        with self.db.write() as session:
-            stored.delete_model_type(session, name)
+        self.unit.write(lambda types: types.delete(name), retry=False)

@@ -13,29 +13,27 @@ from datetime import datetime
 
 from ..clock import utc_now
 from ..store.db import Database
-from ..store.retry import write_with_retry
+from ..store.unit_of_work import UnitOfWork
 from ..web.errors import Conflict
 from .errors import DUPLICATE_DATA, resource_not_found
-from .repository import resolved_resources as stored
-from .repository.resolved_resources import ResourceQuery, ResourceRecord
+from .repository.resolved_resources import ResolvedResourceRepository, ResourceQuery, ResourceRecord
 from .resolutions import template_key, values_query
 from .schemas import ResolvedResourceIn
 
 
 class ResolvedResources:
     def __init__(self, db: Database) -> None:
-        self.db = db
+        self.unit = UnitOfWork(db, ResolvedResourceRepository)
 
     def store(self, values: Sequence[ResolvedResourceIn]) -> list[ResourceRecord]:
         """Store every value in one transaction; the records as stored."""
         now = utc_now()
         records = [_record(value, now) for value in values]
-        write_with_retry(self.db, lambda session: stored.store_resources(session, records))
+        self.unit.write(lambda resources: resources.store(records))
         return records
 
     def matching(self, query: ResourceQuery) -> list[ResourceRecord]:
-        with self.db.read() as session:
-            return stored.find_resources(session, query)
+        return self.unit.read(lambda resources: resources.find(query))
 
     def one(self, query: ResourceQuery) -> ResourceRecord:
         """The single value ``query`` names: 404 when there is none, 409 when several occurrences match."""
@@ -52,8 +50,7 @@ class ResolvedResources:
 
     def delete(self, query: ResourceQuery) -> int:
         """Delete every matching value; how many there were."""
-        with self.db.write() as session:
-            return stored.delete_resources(session, query)
+        return self.unit.write(lambda resources: resources.delete(query), retry=False)
 
 
 def _record(value: ResolvedResourceIn, now: datetime) -> ResourceRecord:

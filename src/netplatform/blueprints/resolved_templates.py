@@ -9,29 +9,27 @@ import uuid
 
 from ..clock import utc_now
 from ..store.db import Database
-from ..store.retry import write_with_retry
+from ..store.unit_of_work import UnitOfWork
 from .errors import resource_not_found
 from .formats import FormattedText, media_type_of, rendered
-from .repository import resolved_templates as stored
 from .repository.resolution_keys import ResolutionKey
-from .repository.resolved_templates import TemplateRecord
+from .repository.resolved_templates import ResolvedTemplateRepository, TemplateRecord
 
 
 class ResolvedTemplates:
     def __init__(self, db: Database) -> None:
-        self.db = db
+        self.unit = UnitOfWork(db, ResolvedTemplateRepository)
 
     def store(self, key: ResolutionKey, result: str) -> TemplateRecord:
         """Store (replace) the result of ``key``, with a new id."""
         record = TemplateRecord(key=key, result=result, id=str(uuid.uuid4()), created_date=utc_now())
-        write_with_retry(self.db, lambda session: stored.replace_template(session, record))
+        self.unit.write(lambda templates: templates.replace(record))
         return record
 
     def in_format(self, key: ResolutionKey, format_: str) -> FormattedText:
         """The result of ``key`` in the format asked for (404 when there is none)."""
         media_type = media_type_of(format_)
-        with self.db.read() as session:
-            record = stored.find_template(session, key)
+        record = self.unit.read(lambda templates: templates.find(key))
         what = f"resolved template ({key.blueprint_name}, {key.blueprint_version}, {key.artifact_name})"
         if record is None:
             raise resource_not_found(f"No {what} stored for this key")

@@ -14,13 +14,10 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy.orm import Session
-
 from ...clock import utc_now, wire_time
 from ...store.db import Database
-from ...store.retry import write_with_retry
-from ..repository import executions as stored
-from ..repository.executions import COMPLETED, FAILED, IN_PROGRESS, ExecutionRecord
+from ...store.unit_of_work import UnitOfWork
+from ..repository.executions import COMPLETED, FAILED, IN_PROGRESS, ExecutionRecord, ExecutionRepository
 from .engine import Write
 
 REDACTED = "****REDACTED****"
@@ -40,7 +37,7 @@ def masked(value: Any, protected: frozenset[str]) -> Any:
 
 class ExecutionAudit:
     def __init__(self, db: Database, retention_s: float, instance: str) -> None:
-        self.db = db
+        self.unit = UnitOfWork(db, ExecutionRepository)
         self.retention = timedelta(seconds=retention_s)
         self.instance = instance
         self._last_purge = 0.0
@@ -62,8 +59,7 @@ class ExecutionAudit:
         values["status"] = status
         if status != IN_PROGRESS:
             values.update(error_message=error, end_date=now)
-        with self.db.write() as session:
-            return stored.insert_execution(session, values)
+        return self.unit.write(lambda executions: executions.insert(values), retry=False)
 
     def finish(
         self,
@@ -73,8 +69,10 @@ class ExecutionAudit:
         error: str | None,
         protected: frozenset[str],
     ) -> None:
-        with self.db.write() as session:
-            stored.finish_execution(session, execution_id, self._ended(failed, output, error, protected))
+        def work(executions: ExecutionRepository) -> None:
+            executions.finish(execution_id, self._ended(failed, output, error, protected))
+
+        self.unit.write(work, retry=False)
 
     def finished(
         self,
@@ -95,12 +93,12 @@ class ExecutionAudit:
         values = self._started(run, request_payload, protected, started)
         values.update(self._ended(failed, output, error, protected))
 
-        def work(session: Session) -> int:
+        def work(executions: ExecutionRepository) -> int:
             for write in writes:
-                write(session)
-            return stored.insert_execution(session, values)
+                write(executions.session)
+            return executions.insert(values)
 
-        return write_with_retry(self.db, work)
+        return self.unit.write(work)
 
     def _started(
         self, run: dict[str, Any], request_payload: Any, protected: frozenset[str], now: datetime
@@ -127,24 +125,23 @@ class ExecutionAudit:
         }
 
     def records(self, request_id: str, sub_request_id: str) -> list[ExecutionRecord]:
-        with self.db.read() as session:
-            return stored.executions_of(session, request_id, sub_request_id)
+        return self.unit.read(lambda executions: executions.of_request(request_id, sub_request_id))
 
     def recent(self, limit: int, offset: int = 0) -> list[ExecutionRecord]:
         """The latest records of every request, newest first (``GET /api/v1/workflow/audit``)."""
-        with self.db.read() as session:
-            return stored.recent_executions(session, limit, offset)
+        return self.unit.read(lambda executions: executions.recent(limit, offset))
 
     def fail_interrupted(self) -> int:
         """Runs this instance had in progress when it stopped: failed, saying so."""
-        with self.db.write() as session:
-            return stored.fail_interrupted(
-                session, self.instance, utc_now(), "interrupted: the instance stopped"
-            )
+        message = "interrupted: the instance stopped"
+        return self.unit.write(
+            lambda executions: executions.fail_interrupted(self.instance, utc_now(), message), retry=False
+        )
 
     def purge(self, now: datetime | None = None) -> int:
-        with self.db.write() as session:
-            return stored.delete_older(session, (now or utc_now()) - self.retention)
+        return self.unit.write(
+            lambda executions: executions.delete_older((now or utc_now()) - self.retention), retry=False
+        )
 
     def _purge_now_and_then(self) -> None:
         with self._purge_lock:

@@ -44,7 +44,8 @@ class WorkflowNotFound(Exception):
 
 
 Write = Callable[[Session], Any]
-"""A unit of work a step defers: run later in the transaction that writes the run's record."""
+"""A unit of work a step defers: run later in the transaction that writes the run's record, as a
+function of that transaction's session (it opens the repository it writes through on it)."""
 
 
 @dataclass(frozen=True)

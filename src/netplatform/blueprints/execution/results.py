@@ -5,18 +5,18 @@ audit record."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from sqlalchemy.orm import Session
 
 from ...store.db import Database
-from ...store.retry import write_with_retry
-from ..repository import resolved_resources as resources
-from ..repository import resolved_templates as templates
+from ...store.unit_of_work import UnitOfWork
 from ..repository.resolution_keys import ResolutionKey
+from ..repository.resolution_results import ResolutionResultRepository
 from ..repository.resolved_resources import ResourceQuery, ResourceRecord
 from ..repository.resolved_templates import TemplateRecord
+from .engine import Write
 
 
 @dataclass(frozen=True)
@@ -27,29 +27,29 @@ class Deleted:
 
 def saving(
     cleared: Sequence[ResolutionKey], kept: Sequence[TemplateRecord], values: Sequence[ResourceRecord]
-) -> Callable[[Session], None]:
+) -> Write:
     """The work that replaces what ``cleared`` held (every occurrence listed) by the new
     templates and values, for a transaction of the caller's (it may be run again, whole)."""
 
     def work(session: Session) -> None:
+        results = ResolutionResultRepository(session)
         for key in cleared:
-            templates.delete_templates(session, key, [key.occurrence])
-            resources.delete_resources_of_key(session, key, [key.occurrence])
+            results.templates.delete(key, [key.occurrence])
+            results.resources.delete_of_key(key, [key.occurrence])
         for record in kept:
-            templates.replace_template(session, record)
-        resources.store_resources(session, values)
+            results.templates.replace(record)
+        results.resources.store(values)
 
     return work
 
 
 class ResolutionResults:
     def __init__(self, db: Database) -> None:
-        self.db = db
+        self.unit = UnitOfWork(db, ResolutionResultRepository)
 
     def stored(self, keys: Sequence[ResolutionKey]) -> dict[ResolutionKey, list[ResourceRecord]]:
         """The values stored under each key (and its occurrence)."""
-        with self.db.read() as session:
-            return {key: resources.resources_of_key(session, key) for key in keys}
+        return self.unit.read(lambda results: {key: results.resources.of_key(key) for key in keys})
 
     def save(
         self,
@@ -60,31 +60,28 @@ class ResolutionResults:
         """Replace what ``cleared`` held (every occurrence listed) by the new templates and values."""
         self.run(saving(cleared, kept, values))
 
-    def run(self, work: Callable[[Session], None]) -> None:
+    def run(self, work: Write) -> None:
         """``work`` in a transaction of its own (run again if it lost a race)."""
-        write_with_retry(self.db, work)
+        self.unit.write(lambda results: work(results.session))
 
     def occurrences(self, key: ResolutionKey) -> list[int]:
-        with self.db.read() as session:
-            return templates.occurrences_of(session, key)
+        return self.unit.read(lambda results: results.templates.occurrences(key))
 
     def value(self, query: ResourceQuery, occurrence: int) -> ResourceRecord | None:
         """The stored successful value ``query`` names at ``occurrence`` (processor-db)."""
-        with self.db.read() as session:
-            found = resources.find_resources(session, query)
+        found = self.unit.read(lambda results: results.resources.find(query))
         matching = [r for r in found if r.key.occurrence == occurrence and r.status == "success"]
         return matching[-1] if matching else None
 
     def delete(self, key: ResolutionKey, last_n: int | None) -> Deleted:
         """Delete the templates and values of ``key``: every occurrence, or the ``last_n`` highest."""
 
-        def work(session: Session) -> Deleted:
+        def work(results: ResolutionResultRepository) -> Deleted:
             chosen: list[int] | None = None
             if last_n is not None:
-                chosen = templates.occurrences_of(session, key)[:last_n]
+                chosen = results.templates.occurrences(key)[:last_n]
             return Deleted(
-                templates.delete_templates(session, key, chosen),
-                resources.delete_resources_of_key(session, key, chosen),
+                results.templates.delete(key, chosen), results.resources.delete_of_key(key, chosen)
             )
 
-        return write_with_retry(self.db, work)
+        return self.unit.write(work)

@@ -1,10 +1,11 @@
-"""SQL helpers the repository modules share: substring search on lower-cased text, keyed upsert."""
+"""SQL helpers the repository modules share: substring search on lower-cased text, keyed upsert,
+the count of rows a statement changed."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import ColumnElement, Table, insert, select, update
+from sqlalchemy import ColumnElement, CursorResult, Result, Table, insert, select, update
 from sqlalchemy.orm import Session
 
 
@@ -29,3 +30,9 @@ def upsert(session: Session, table: Table, key: dict[str, Any], values: dict[str
         session.execute(insert(table).values(**key, **values))
     else:
         session.execute(update(table).where(*conditions).values(**values))
+
+
+def rows_changed(result: Result[Any]) -> int:
+    """How many rows the UPDATE or DELETE statement of ``result`` changed."""
+    assert isinstance(result, CursorResult)  # an UPDATE or DELETE statement's result counts its rows
+    return int(result.rowcount or 0)

@@ -62,16 +62,6 @@ def _select_models() -> Select[Any]:
     return select(*[column for column in _models.c if column.name != "tags_lower"])
 
 
-def _models_where(session: Session, *conditions: ColumnElement[bool]) -> list[ModelRecord]:
-    rows = session.execute(_select_models().where(*conditions).order_by(_models.c.created_date, _models.c.id))
-    return [_model_record(row) for row in rows]
-
-
-def find_model(session: Session, model_id: str) -> ModelRecord | None:
-    found = _models_where(session, _models.c.id == model_id)
-    return found[0] if found else None
-
-
 _BY_NAME = (
     _select_models()
     .where(_models.c.artifact_name == bindparam("name"), _models.c.artifact_version == bindparam("version"))
@@ -80,82 +70,9 @@ _BY_NAME = (
 """Built once (every execution looks its model up): compiled once, not rebuilt per call."""
 
 
-def find_model_by_name(session: Session, name: str, version: str) -> ModelRecord | None:
-    row = session.execute(_BY_NAME, {"name": name, "version": version}).first()
-    return None if row is None else _model_record(row)
-
-
-def all_models(session: Session) -> list[ModelRecord]:
-    return _models_where(session)
-
-
 def _has_keyword(keyword: str) -> ColumnElement[bool]:
     matching = select(_keywords.c.model_id).where(_keywords.c.keyword == normalized_keyword(keyword))
     return _models.c.id.in_(matching)
-
-
-def models_with_keyword(session: Session, keyword: str) -> list[ModelRecord]:
-    return _models_where(session, _has_keyword(keyword))
-
-
-def models_with_tag_text(session: Session, text: str) -> list[ModelRecord]:
-    return _models_where(session, contains(_models.c.tags_lower, text))
-
-
-def page_of_models(
-    session: Session,
-    *,
-    keyword: str | None,
-    published: str | None,
-    sort: str,
-    descending: bool,
-    limit: int,
-    page: int,
-) -> tuple[list[ModelRecord], int]:
-    """One page of models (and the total count), ordered by an indexed column then id."""
-    conditions: list[ColumnElement[bool]] = []
-    if keyword is not None:
-        conditions.append(_has_keyword(keyword))
-    if published is not None:
-        conditions.append(_models.c.published == published)
-    total = session.execute(select(func.count()).select_from(_models).where(*conditions)).scalar_one()
-    columns = MODEL_SORT_COLUMNS[sort]
-    order = [column.desc() if descending else column.asc() for column in columns]
-    query = _select_models().where(*conditions).order_by(*order).limit(limit).offset(page * limit)
-    return [_model_record(row) for row in session.execute(query)], int(total)
-
-
-def replace_model(session: Session, record: ModelRecord) -> str | None:
-    """Store ``record``, replacing the model of the same name and version; the old blob's name.
-
-    A replaced model's row is updated in place (new id included) rather than deleted and
-    inserted again, so a concurrent replacement waiting on its lock finds the row, not a gap.
-    """
-    existing = session.execute(
-        select(_models.c.id, _models.c.blob_name)
-        .where(
-            _models.c.artifact_name == record.artifact_name,
-            _models.c.artifact_version == record.artifact_version,
-        )
-        .with_for_update()
-    ).first()
-    values = _model_values(record)
-    if existing is None:
-        session.execute(
-            insert(_models).values(
-                artifact_name=record.artifact_name, artifact_version=record.artifact_version, **values
-            )
-        )
-    else:
-        session.execute(delete(_keywords).where(_keywords.c.model_id == existing.id))
-        session.execute(update(_models).where(_models.c.id == existing.id).values(**values))
-    words = keywords_of(
-        record.updated_by, record.tags, record.artifact_name, record.artifact_version, record.artifact_type
-    )
-    if words:
-        rows = [{"model_id": record.id, "keyword": word} for word in sorted(words)]
-        session.execute(insert(_keywords), rows)
-    return existing.blob_name if existing is not None else None
 
 
 def _model_values(record: ModelRecord) -> dict[str, Any]:
@@ -175,21 +92,105 @@ def _model_values(record: ModelRecord) -> dict[str, Any]:
     }
 
 
-def _delete_models(session: Session, *conditions: ColumnElement[bool]) -> list[str]:
-    """Delete the matching models; the names of their blobs (for the caller to remove)."""
-    doomed = session.execute(
-        select(_models.c.id, _models.c.blob_name).where(*conditions).with_for_update()
-    ).all()
-    ids = [row.id for row in doomed]
-    if ids:
-        session.execute(delete(_keywords).where(_keywords.c.model_id.in_(ids)))
-        session.execute(delete(_models).where(_models.c.id.in_(ids)))
-    return [row.blob_name for row in doomed]
+class BlueprintModelRepository:
+    """The blueprint models and their keywords in the caller's transaction."""
 
+    def __init__(self, session: Session) -> None:
+        self.session = session
 
-def delete_model(session: Session, model_id: str) -> list[str]:
-    return _delete_models(session, _models.c.id == model_id)
+    def _where(self, *conditions: ColumnElement[bool]) -> list[ModelRecord]:
+        query = _select_models().where(*conditions).order_by(_models.c.created_date, _models.c.id)
+        return [_model_record(row) for row in self.session.execute(query)]
 
+    def find(self, model_id: str) -> ModelRecord | None:
+        found = self._where(_models.c.id == model_id)
+        return found[0] if found else None
 
-def delete_model_by_name(session: Session, name: str, version: str) -> list[str]:
-    return _delete_models(session, _models.c.artifact_name == name, _models.c.artifact_version == version)
+    def find_by_name(self, name: str, version: str) -> ModelRecord | None:
+        row = self.session.execute(_BY_NAME, {"name": name, "version": version}).first()
+        return None if row is None else _model_record(row)
+
+    def all(self) -> list[ModelRecord]:
+        return self._where()
+
+    def with_keyword(self, keyword: str) -> list[ModelRecord]:
+        return self._where(_has_keyword(keyword))
+
+    def with_tag_text(self, text: str) -> list[ModelRecord]:
+        return self._where(contains(_models.c.tags_lower, text))
+
+    def page(
+        self,
+        *,
+        keyword: str | None,
+        published: str | None,
+        sort: str,
+        descending: bool,
+        limit: int,
+        page: int,
+    ) -> tuple[list[ModelRecord], int]:
+        """One page of models (and the total count), ordered by an indexed column then id."""
+        conditions: list[ColumnElement[bool]] = []
+        if keyword is not None:
+            conditions.append(_has_keyword(keyword))
+        if published is not None:
+            conditions.append(_models.c.published == published)
+        counted = select(func.count()).select_from(_models).where(*conditions)
+        total = self.session.execute(counted).scalar_one()
+        columns = MODEL_SORT_COLUMNS[sort]
+        order = [column.desc() if descending else column.asc() for column in columns]
+        query = _select_models().where(*conditions).order_by(*order).limit(limit).offset(page * limit)
+        return [_model_record(row) for row in self.session.execute(query)], int(total)
+
+    def replace(self, record: ModelRecord) -> str | None:
+        """Store ``record``, replacing the model of the same name and version; the old blob's name.
+
+        A replaced model's row is updated in place (new id included) rather than deleted and
+        inserted again, so a concurrent replacement waiting on its lock finds the row, not a gap.
+        """
+        existing = self.session.execute(
+            select(_models.c.id, _models.c.blob_name)
+            .where(
+                _models.c.artifact_name == record.artifact_name,
+                _models.c.artifact_version == record.artifact_version,
+            )
+            .with_for_update()
+        ).first()
+        values = _model_values(record)
+        if existing is None:
+            self.session.execute(
+                insert(_models).values(
+                    artifact_name=record.artifact_name, artifact_version=record.artifact_version, **values
+                )
+            )
+        else:
+            self.session.execute(delete(_keywords).where(_keywords.c.model_id == existing.id))
+            self.session.execute(update(_models).where(_models.c.id == existing.id).values(**values))
+        words = keywords_of(
+            record.updated_by,
+            record.tags,
+            record.artifact_name,
+            record.artifact_version,
+            record.artifact_type,
+        )
+        if words:
+            rows = [{"model_id": record.id, "keyword": word} for word in sorted(words)]
+            self.session.execute(insert(_keywords), rows)
+        return existing.blob_name if existing is not None else None
+
+    def _delete(self, *conditions: ColumnElement[bool]) -> list[str]:
+        """Delete the matching models; the names of their blobs (for the caller to remove)."""
+        doomed = self.session.execute(
+            select(_models.c.id, _models.c.blob_name).where(*conditions).with_for_update()
+        ).all()
+        ids = [row.id for row in doomed]
+        if ids:
+            self.session.execute(delete(_keywords).where(_keywords.c.model_id.in_(ids)))
+            self.session.execute(delete(_models).where(_models.c.id.in_(ids)))
+        return [row.blob_name for row in doomed]
+
+    def delete(self, model_id: str) -> list[str]:
+        return self._delete(_models.c.id == model_id)
+
+    def delete_by_name(self, name: str, version: str) -> list[str]:
+        return self._delete(_models.c.artifact_name == name, _models.c.artifact_version == version)

@@ -43,47 +43,47 @@ def _dictionary_record(row: Row[Any]) -> DictionaryRecord:
     )
 
 
-def _dictionaries_where(session: Session, *conditions: ColumnElement[bool]) -> list[DictionaryRecord]:
-    query = select(_dictionaries).where(*conditions).order_by(_dictionaries.c.name)
-    return [_dictionary_record(row) for row in session.execute(query)]
+class DictionaryRepository:
+    """The resource dictionaries in the caller's transaction."""
 
+    def __init__(self, session: Session) -> None:
+        self.session = session
 
-def save_dictionary(session: Session, record: DictionaryRecord) -> None:
-    upsert(
-        session,
-        _dictionaries,
-        {"name": record.name},
-        {
-            "data_type": record.data_type,
-            "entry_schema": record.entry_schema,
-            "dictionary_group": record.group,
-            "definition": json.dumps(record.definition),
-            "description": record.description,
-            "tags": record.tags,
-            "tags_lower": record.tags.lower(),
-            "creation_date": record.creation_date,
-            "updated_by": record.updated_by,
-        },
-    )
+    def _where(self, *conditions: ColumnElement[bool]) -> list[DictionaryRecord]:
+        query = select(_dictionaries).where(*conditions).order_by(_dictionaries.c.name)
+        return [_dictionary_record(row) for row in self.session.execute(query)]
 
+    def save(self, record: DictionaryRecord) -> None:
+        upsert(
+            self.session,
+            _dictionaries,
+            {"name": record.name},
+            {
+                "data_type": record.data_type,
+                "entry_schema": record.entry_schema,
+                "dictionary_group": record.group,
+                "definition": json.dumps(record.definition),
+                "description": record.description,
+                "tags": record.tags,
+                "tags_lower": record.tags.lower(),
+                "creation_date": record.creation_date,
+                "updated_by": record.updated_by,
+            },
+        )
 
-def find_dictionary(session: Session, name: str) -> DictionaryRecord | None:
-    found = _dictionaries_where(session, _dictionaries.c.name == name)
-    return found[0] if found else None
+    def find(self, name: str) -> DictionaryRecord | None:
+        found = self._where(_dictionaries.c.name == name)
+        return found[0] if found else None
 
+    def named(self, names: Sequence[str]) -> list[DictionaryRecord]:
+        return self._where(_dictionaries.c.name.in_(list(names)))
 
-def dictionaries_named(session: Session, names: Sequence[str]) -> list[DictionaryRecord]:
-    return _dictionaries_where(session, _dictionaries.c.name.in_(list(names)))
+    def with_tag_text(self, text: str) -> list[DictionaryRecord]:
+        return self._where(contains(_dictionaries.c.tags_lower, text))
 
+    def groups(self) -> list[str]:
+        column = _dictionaries.c.dictionary_group
+        return list(self.session.execute(select(column).distinct().order_by(column)).scalars())
 
-def dictionaries_with_tag_text(session: Session, text: str) -> list[DictionaryRecord]:
-    return _dictionaries_where(session, contains(_dictionaries.c.tags_lower, text))
-
-
-def dictionary_groups(session: Session) -> list[str]:
-    column = _dictionaries.c.dictionary_group
-    return list(session.execute(select(column).distinct().order_by(column)).scalars())
-
-
-def delete_dictionary(session: Session, name: str) -> None:
-    session.execute(delete(_dictionaries).where(_dictionaries.c.name == name))
+    def delete(self, name: str) -> None:
+        self.session.execute(delete(_dictionaries).where(_dictionaries.c.name == name))

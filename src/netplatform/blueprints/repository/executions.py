@@ -7,10 +7,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import CursorResult, bindparam, delete, insert, select, update
+from sqlalchemy import bindparam, delete, insert, select, update
 from sqlalchemy.orm import Session
 
 from ..tables import executions as _executions
+from ._sql import rows_changed
 
 IN_PROGRESS = "In Progress"
 COMPLETED = "Completed"
@@ -43,43 +44,44 @@ _INSERT = insert(_executions).returning(_executions.c.id)
 _FINISH = update(_executions).where(_executions.c.id == bindparam("execution_id"))
 
 
-def insert_execution(session: Session, values: dict[str, Any]) -> int:
-    return int(session.execute(_INSERT, values).scalar_one())
+class ExecutionRepository:
+    """The execution audit records in the caller's transaction."""
 
+    def __init__(self, session: Session) -> None:
+        self.session = session
 
-def finish_execution(session: Session, execution_id: int, values: dict[str, Any]) -> None:
-    """``values`` (the columns the update sets) must not name ``execution_id``."""
-    session.execute(_FINISH, {**values, "execution_id": execution_id})
+    def insert(self, values: dict[str, Any]) -> int:
+        return int(self.session.execute(_INSERT, values).scalar_one())
 
+    def finish(self, execution_id: int, values: dict[str, Any]) -> None:
+        """``values`` (the columns the update sets) must not name ``execution_id``."""
+        self.session.execute(_FINISH, {**values, "execution_id": execution_id})
 
-def executions_of(session: Session, request_id: str, sub_request_id: str) -> list[ExecutionRecord]:
-    statement = (
-        select(_executions)
-        .where(_executions.c.request_id == request_id, _executions.c.sub_request_id == sub_request_id)
-        .order_by(_executions.c.id)
-    )
-    return [ExecutionRecord(**row._mapping) for row in session.execute(statement)]
+    def of_request(self, request_id: str, sub_request_id: str) -> list[ExecutionRecord]:
+        statement = (
+            select(_executions)
+            .where(_executions.c.request_id == request_id, _executions.c.sub_request_id == sub_request_id)
+            .order_by(_executions.c.id)
+        )
+        return [ExecutionRecord(**row._mapping) for row in self.session.execute(statement)]
 
+    def recent(self, limit: int, offset: int = 0) -> list[ExecutionRecord]:
+        """Newest first: ids grow with the order records are written (an async run's when it is
+        accepted, a sync run's when it has ended)."""
+        statement = select(_executions).order_by(_executions.c.id.desc()).limit(limit).offset(offset)
+        return [ExecutionRecord(**row._mapping) for row in self.session.execute(statement)]
 
-def recent_executions(session: Session, limit: int, offset: int = 0) -> list[ExecutionRecord]:
-    """Newest first: ids grow with the order records are written (an async run's when it is
-    accepted, a sync run's when it has ended)."""
-    statement = select(_executions).order_by(_executions.c.id.desc()).limit(limit).offset(offset)
-    return [ExecutionRecord(**row._mapping) for row in session.execute(statement)]
+    def delete_older(self, before: datetime) -> int:
+        return rows_changed(
+            self.session.execute(delete(_executions).where(_executions.c.start_date < before))
+        )
 
-
-def delete_older(session: Session, before: datetime) -> int:
-    result = session.execute(delete(_executions).where(_executions.c.start_date < before))
-    assert isinstance(result, CursorResult)  # a DELETE statement's result counts its rows
-    return int(result.rowcount or 0)
-
-
-def fail_interrupted(session: Session, instance: str, now: datetime, message: str) -> int:
-    """Executions this instance left in progress (it stopped meanwhile) are failed."""
-    result = session.execute(
-        update(_executions)
-        .where(_executions.c.status == IN_PROGRESS, _executions.c.instance == instance)
-        .values(status=FAILED, error_message=message, end_date=now, updated_date=now)
-    )
-    assert isinstance(result, CursorResult)
-    return int(result.rowcount or 0)
+    def fail_interrupted(self, instance: str, now: datetime, message: str) -> int:
+        """Executions this instance left in progress (it stopped meanwhile) are failed."""
+        return rows_changed(
+            self.session.execute(
+                update(_executions)
+                .where(_executions.c.status == IN_PROGRESS, _executions.c.instance == instance)
+                .values(status=FAILED, error_message=message, end_date=now, updated_date=now)
+            )
+        )

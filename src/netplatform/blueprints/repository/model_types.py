@@ -42,42 +42,43 @@ def _type_record(row: Row[Any]) -> ModelTypeRecord:
     )
 
 
-def _types_where(session: Session, *conditions: ColumnElement[bool]) -> list[ModelTypeRecord]:
-    query = select(_types).where(*conditions).order_by(_types.c.name)
-    return [_type_record(row) for row in session.execute(query)]
+class ModelTypeRepository:
+    """The model types in the caller's transaction."""
 
+    def __init__(self, session: Session) -> None:
+        self.session = session
 
-def save_model_type(session: Session, record: ModelTypeRecord) -> None:
-    upsert(
-        session,
-        _types,
-        {"name": record.name},
-        {
-            "derived_from": record.derived_from,
-            "definition_type": record.definition_type,
-            "definition": json.dumps(record.definition),
-            "description": record.description,
-            "version": record.version,
-            "tags": record.tags,
-            "tags_lower": record.tags.lower() if record.tags is not None else None,
-            "creation_date": record.creation_date,
-            "updated_by": record.updated_by,
-        },
-    )
+    def _where(self, *conditions: ColumnElement[bool]) -> list[ModelTypeRecord]:
+        query = select(_types).where(*conditions).order_by(_types.c.name)
+        return [_type_record(row) for row in self.session.execute(query)]
 
+    def save(self, record: ModelTypeRecord) -> None:
+        upsert(
+            self.session,
+            _types,
+            {"name": record.name},
+            {
+                "derived_from": record.derived_from,
+                "definition_type": record.definition_type,
+                "definition": json.dumps(record.definition),
+                "description": record.description,
+                "version": record.version,
+                "tags": record.tags,
+                "tags_lower": record.tags.lower() if record.tags is not None else None,
+                "creation_date": record.creation_date,
+                "updated_by": record.updated_by,
+            },
+        )
 
-def find_model_type(session: Session, name: str) -> ModelTypeRecord | None:
-    found = _types_where(session, _types.c.name == name)
-    return found[0] if found else None
+    def find(self, name: str) -> ModelTypeRecord | None:
+        found = self._where(_types.c.name == name)
+        return found[0] if found else None
 
+    def of_kind(self, definition_type: str) -> list[ModelTypeRecord]:
+        return self._where(_types.c.definition_type == definition_type)
 
-def model_types_of_kind(session: Session, definition_type: str) -> list[ModelTypeRecord]:
-    return _types_where(session, _types.c.definition_type == definition_type)
+    def with_tag_text(self, text: str) -> list[ModelTypeRecord]:
+        return self._where(contains(_types.c.tags_lower, text))
 
-
-def model_types_with_tag_text(session: Session, text: str) -> list[ModelTypeRecord]:
-    return _types_where(session, contains(_types.c.tags_lower, text))
-
-
-def delete_model_type(session: Session, name: str) -> None:
-    session.execute(delete(_types).where(_types.c.name == name))
+    def delete(self, name: str) -> None:
+        self.session.execute(delete(_types).where(_types.c.name == name))

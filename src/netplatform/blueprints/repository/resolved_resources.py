@@ -7,10 +7,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import ColumnElement, CursorResult, Row, bindparam, delete, insert, select
+from sqlalchemy import ColumnElement, Row, bindparam, delete, insert, select
 from sqlalchemy.orm import Session
 
 from ..tables import resources as _resources
+from ._sql import rows_changed
 from .resolution_keys import ResolutionKey, bound_conditions, without_occurrence
 
 
@@ -87,25 +88,6 @@ _INSERT = insert(_resources)
 _OF_KEY = select(_resources).where(*bound_conditions(_resources))
 
 
-def store_resources(session: Session, records: Iterable[ResourceRecord]) -> None:
-    """Each value replaces the one of the same name under the same key and occurrence (of several
-    of one name in ``records``, the last). One DELETE of the names per key, then one INSERT of
-    every row: a resolution stores its values in a few statements, not three per value (the
-    DELETE locks the rows it replaces, as a SELECT ... FOR UPDATE would)."""
-    latest: dict[tuple[ResolutionKey, str], ResourceRecord] = {}
-    for record in records:
-        latest.pop((record.key, record.name), None)
-        latest[(record.key, record.name)] = record
-    if not latest:
-        return
-    names: dict[ResolutionKey, list[str]] = {}
-    for key, name in latest:
-        names.setdefault(key, []).append(name)
-    for key, replaced in names.items():
-        session.execute(_DELETE_NAMES, {**key.params(), "names": replaced})
-    session.execute(_INSERT, [_resource_row(record) for record in latest.values()])
-
-
 def _resource_row(record: ResourceRecord) -> dict[str, Any]:
     return {
         "id": record.id,
@@ -120,32 +102,49 @@ def _resource_row(record: ResourceRecord) -> dict[str, Any]:
     }
 
 
-def find_resources(session: Session, query: ResourceQuery) -> list[ResourceRecord]:
-    ordered = (
-        select(_resources)
-        .where(*query.conditions())
-        .order_by(_resources.c.occurrence, _resources.c.created_date, _resources.c.name)
-    )
-    return [_resource_record(row) for row in session.execute(ordered)]
+class ResolvedResourceRepository:
+    """The resolved resource values in the caller's transaction."""
 
+    def __init__(self, session: Session) -> None:
+        self.session = session
 
-def delete_resources(session: Session, query: ResourceQuery) -> int:
-    """Delete the matching values; how many there were."""
-    result = session.execute(delete(_resources).where(*query.conditions()))
-    assert isinstance(result, CursorResult)  # a DELETE statement's result counts its rows
-    return int(result.rowcount or 0)
+    def store(self, records: Iterable[ResourceRecord]) -> None:
+        """Each value replaces the one of the same name under the same key and occurrence (of several
+        of one name in ``records``, the last). One DELETE of the names per key, then one INSERT of
+        every row: a resolution stores its values in a few statements, not three per value (the
+        DELETE locks the rows it replaces, as a SELECT ... FOR UPDATE would)."""
+        latest: dict[tuple[ResolutionKey, str], ResourceRecord] = {}
+        for record in records:
+            latest.pop((record.key, record.name), None)
+            latest[(record.key, record.name)] = record
+        if not latest:
+            return
+        names: dict[ResolutionKey, list[str]] = {}
+        for key, name in latest:
+            names.setdefault(key, []).append(name)
+        for key, replaced in names.items():
+            self.session.execute(_DELETE_NAMES, {**key.params(), "names": replaced})
+        self.session.execute(_INSERT, [_resource_row(record) for record in latest.values()])
 
+    def find(self, query: ResourceQuery) -> list[ResourceRecord]:
+        ordered = (
+            select(_resources)
+            .where(*query.conditions())
+            .order_by(_resources.c.occurrence, _resources.c.created_date, _resources.c.name)
+        )
+        return [_resource_record(row) for row in self.session.execute(ordered)]
 
-def resources_of_key(session: Session, key: ResolutionKey) -> list[ResourceRecord]:
-    """Every value stored under ``key`` and its occurrence."""
-    return [_resource_record(row) for row in session.execute(_OF_KEY, key.params())]
+    def delete(self, query: ResourceQuery) -> int:
+        """Delete the matching values; how many there were."""
+        return rows_changed(self.session.execute(delete(_resources).where(*query.conditions())))
 
+    def of_key(self, key: ResolutionKey) -> list[ResourceRecord]:
+        """Every value stored under ``key`` and its occurrence."""
+        return [_resource_record(row) for row in self.session.execute(_OF_KEY, key.params())]
 
-def delete_resources_of_key(session: Session, key: ResolutionKey, occurrences: Sequence[int] | None) -> int:
-    """Delete the values of ``key`` (any occurrence, or those listed); how many there were."""
-    conditions = without_occurrence(key, _resources)
-    if occurrences is not None:
-        conditions.append(_resources.c.occurrence.in_(occurrences))
-    result = session.execute(delete(_resources).where(*conditions))
-    assert isinstance(result, CursorResult)  # a DELETE statement's result counts its rows
-    return int(result.rowcount or 0)
+    def delete_of_key(self, key: ResolutionKey, occurrences: Sequence[int] | None) -> int:
+        """Delete the values of ``key`` (any occurrence, or those listed); how many there were."""
+        conditions = without_occurrence(key, _resources)
+        if occurrences is not None:
+            conditions.append(_resources.c.occurrence.in_(occurrences))
+        return rows_changed(self.session.execute(delete(_resources).where(*conditions)))

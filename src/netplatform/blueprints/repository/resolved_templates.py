@@ -6,11 +6,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import CursorResult, delete, insert, select
+from sqlalchemy import delete, insert, select
 from sqlalchemy.orm import Session
 
 from ..tables import resources as _resources
 from ..tables import templates as _templates
+from ._sql import rows_changed
 from .resolution_keys import ResolutionKey, bound_conditions, without_occurrence
 
 
@@ -26,39 +27,40 @@ _DELETE_OF_KEY = delete(_templates).where(*bound_conditions(_templates))
 _INSERT = insert(_templates)
 
 
-def replace_template(session: Session, record: TemplateRecord) -> None:
-    """The template of the record's key replaced. The DELETE locks the row it replaces (as a
-    SELECT ... FOR UPDATE would); two runs inserting the same new key meet on the unique key, and
-    the loser's transaction is run again (``write_with_retry``)."""
-    session.execute(_DELETE_OF_KEY, record.key.params())
-    row = {"id": record.id, "result": record.result, "created_date": record.created_date}
-    session.execute(_INSERT, {**row, **record.key.columns()})
+class ResolvedTemplateRepository:
+    """The resolved templates in the caller's transaction."""
 
+    def __init__(self, session: Session) -> None:
+        self.session = session
 
-def find_template(session: Session, key: ResolutionKey) -> TemplateRecord | None:
-    row = session.execute(select(_templates).where(*key.conditions(_templates))).first()
-    if row is None:
-        return None
-    values = row._mapping
-    return TemplateRecord(
-        key=key, result=values["result"], id=values["id"], created_date=values["created_date"]
-    )
+    def replace(self, record: TemplateRecord) -> None:
+        """The template of the record's key replaced. The DELETE locks the row it replaces (as a
+        SELECT ... FOR UPDATE would); two runs inserting the same new key meet on the unique key,
+        and the loser's transaction is run again (a unit of work's write with ``retry``)."""
+        self.session.execute(_DELETE_OF_KEY, record.key.params())
+        row = {"id": record.id, "result": record.result, "created_date": record.created_date}
+        self.session.execute(_INSERT, {**row, **record.key.columns()})
 
+    def find(self, key: ResolutionKey) -> TemplateRecord | None:
+        row = self.session.execute(select(_templates).where(*key.conditions(_templates))).first()
+        if row is None:
+            return None
+        values = row._mapping
+        return TemplateRecord(
+            key=key, result=values["result"], id=values["id"], created_date=values["created_date"]
+        )
 
-def delete_templates(session: Session, key: ResolutionKey, occurrences: Sequence[int] | None) -> int:
-    """Delete the templates of ``key`` (any occurrence, or those listed); how many there were."""
-    conditions = without_occurrence(key, _templates)
-    if occurrences is not None:
-        conditions.append(_templates.c.occurrence.in_(occurrences))
-    result = session.execute(delete(_templates).where(*conditions))
-    assert isinstance(result, CursorResult)  # a DELETE statement's result counts its rows
-    return int(result.rowcount or 0)
+    def delete(self, key: ResolutionKey, occurrences: Sequence[int] | None) -> int:
+        """Delete the templates of ``key`` (any occurrence, or those listed); how many there were."""
+        conditions = without_occurrence(key, _templates)
+        if occurrences is not None:
+            conditions.append(_templates.c.occurrence.in_(occurrences))
+        return rows_changed(self.session.execute(delete(_templates).where(*conditions)))
 
-
-def occurrences_of(session: Session, key: ResolutionKey) -> list[int]:
-    """The occurrences stored for ``key`` (templates and resources), highest first."""
-    found: set[int] = set()
-    for table in (_templates, _resources):
-        statement = select(table.c.occurrence).where(*without_occurrence(key, table)).distinct()
-        found.update(session.execute(statement).scalars())
-    return sorted(found, reverse=True)
+    def occurrences(self, key: ResolutionKey) -> list[int]:
+        """The occurrences stored for ``key`` (templates and resources), highest first."""
+        found: set[int] = set()
+        for table in (_templates, _resources):
+            statement = select(table.c.occurrence).where(*without_occurrence(key, table)).distinct()
+            found.update(self.session.execute(statement).scalars())
+        return sorted(found, reverse=True)

@@ -4,18 +4,19 @@ from __future__ import annotations
 
 from sqlalchemy.orm import Session
 
-from .dictionaries import DictionaryRecord, find_dictionary
-from .model_types import ModelTypeRecord, find_model_type
+from .dictionaries import DictionaryRecord, DictionaryRepository
+from .model_types import ModelTypeRecord, ModelTypeRepository
 
 
 class StoredDefinitions:
     """The database standing behind enrichment's definition source (:class:`~..enrich.DefinitionSource`)."""
 
     def __init__(self, session: Session) -> None:
-        self.session = session
+        self.model_types = ModelTypeRepository(session)
+        self.dictionaries = DictionaryRepository(session)
 
     def model_type(self, name: str) -> ModelTypeRecord | None:
-        return find_model_type(self.session, name)
+        return self.model_types.find(name)
 
     def dictionary(self, name: str) -> DictionaryRecord | None:
-        return find_dictionary(self.session, name)
+        return self.dictionaries.find(name)
