@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sqlalchemy import delete, insert, select, update
-from sqlalchemy.orm import Session
+from sqlalchemy import insert, select, update
 
 from .. import tables
+from .removals import KeptRemovals
 
 
 @dataclass(frozen=True)
@@ -22,13 +22,12 @@ class RouterRemoval:
     reason: str | None = None
 
 
-class RouterRemovalRepository:
-    def __init__(self, session: Session) -> None:
-        self.session = session
+class RouterRemovalRepository(KeptRemovals):
+    table = tables.router_removals
 
     def remember(self, router: str, fqtn: str, kind: str, identity: str, reason: str) -> None:
         """Keep a revoke to retry (once: a pending one of the same grant is updated)."""
-        table = tables.router_removals
+        table = self.table
         same = (
             table.c.router == router,
             table.c.fqtn == fqtn,
@@ -44,17 +43,9 @@ class RouterRemovalRepository:
         )
 
     def pending(self) -> list[RouterRemoval]:
-        table = tables.router_removals
+        table = self.table
         found = self.session.execute(select(table).order_by(table.c.id)).mappings()
         return [
             RouterRemoval(row["id"], row["router"], row["fqtn"], row["kind"], row["identity"], row["reason"])
             for row in found
         ]
-
-    def settle(self, removal_id: int, reason: str | None) -> None:
-        """Drop the revoke once done or no longer wanted (``reason`` None), else keep why it failed."""
-        table = tables.router_removals
-        if reason is None:
-            self.session.execute(delete(table).where(table.c.id == removal_id))
-        else:
-            self.session.execute(update(table).where(table.c.id == removal_id).values(reason=reason))
