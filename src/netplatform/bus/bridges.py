@@ -1,9 +1,9 @@
 """Mirror bridges in the database: recompute a topic's bridges; report and edit agents (reference 8).
 
 Recomputing runs inside the caller's write transaction, which holds the topology lock
-(:func:`.repository.locks.lock_topology`), so agents are never assigned twice; :class:`Bridges`
-is the service object of ``GET`` and ``PUT /bridge``. The arithmetic (which pairs, which agent)
-is :mod:`.bridge_plans`.
+(:meth:`.repository.topology.TopologyRepository.lock_topology`), so agents are never assigned
+twice; :class:`Bridges` is the service object of ``GET`` and ``PUT /bridge``. The arithmetic
+(which pairs, which agent) is :mod:`.bridge_plans`.
 """
 
 from __future__ import annotations
@@ -13,17 +13,14 @@ import random
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from sqlalchemy.orm import Session
-
 from ..clock import wire_now
 from ..settings import Settings
 from ..store.db import Database
+from ..store.unit_of_work import UnitOfWork
 from ..web.errors import BadRequest, NotFound
 from .bridge_plans import Topology, place_topic, plan_bridges, split_agent
-from .repository import rows
-from .repository.clients import clients_of_topic
-from .repository.locks import lock_topology
-from .repository.mirror_makers import agents_holding, agents_of_pairs, save_mirror_maker
+from .repository.rows import CLUSTERS, LOCATIONS, MIRROR_MAKERS, TOPICS, RowRepository
+from .repository.topology import TopologyRepository
 from .schemas import BrTopic, MirrorMaker, Status, Topic
 
 if TYPE_CHECKING:  # the provisioner reads the topology through this module
@@ -40,22 +37,22 @@ def limits_of(settings: Settings) -> BridgeLimits:
     return BridgeLimits(settings.bus_max_topics_per_bridge, settings.bus_central_cname)
 
 
-def load_topology(session: Session, central_cname: str | None) -> Topology:
-    locations = {loc.svcLocationName or "": loc for loc in rows.list_all(session, rows.LOCATIONS)}
-    return Topology(locations, rows.list_all(session, rows.CLUSTERS), central_cname)
+def load_topology(repo: RowRepository, central_cname: str | None) -> Topology:
+    locations = {loc.svcLocationName or "": loc for loc in repo.list_all(LOCATIONS)}
+    return Topology(locations, repo.list_all(CLUSTERS), central_cname)
 
 
-def load_agents(session: Session) -> dict[str, MirrorMaker]:
-    return {agent.mmName or "": agent for agent in rows.list_all(session, rows.MIRROR_MAKERS)}
+def load_agents(repo: RowRepository) -> dict[str, MirrorMaker]:
+    return {agent.mmName or "": agent for agent in repo.list_all(MIRROR_MAKERS)}
 
 
 class BridgeBook:
     """The agents of one transaction: changed in memory, written once by :meth:`save`."""
 
-    def __init__(self, session: Session, limits: BridgeLimits) -> None:
-        self.session = session
+    def __init__(self, repo: TopologyRepository, limits: BridgeLimits) -> None:
+        self.repo = repo
         self.limits = limits
-        self.topology = load_topology(session, limits.central_cname)
+        self.topology = load_topology(repo, limits.central_cname)
         self.agents: dict[str, MirrorMaker] = {}
         self._stored: set[str] = set()
         self._changed: set[str] = set()
@@ -71,10 +68,10 @@ class BridgeBook:
     def recompute(self, topic: Topic) -> None:
         """Bring the agents in line with the topic's case and clients; set the topic's status."""
         fqtn = topic.fqtn or ""
-        clients = clients_of_topic(self.session, fqtn)
+        clients = self.repo.clients.of_topic(fqtn)
         plan = plan_bridges(fqtn, topic.replicationCase, topic.globalMrURL, clients, self.topology)
-        self._take_in(agents_holding(self.session, fqtn))
-        self._take_in(agents_of_pairs(self.session, plan.pairs))
+        self._take_in(self.repo.agents.holding(fqtn))
+        self._take_in(self.repo.agents.of_pairs(plan.pairs))
         for agent in self.agents.values():
             pair = (agent.sourceCluster or "", agent.targetCluster or "")
             if fqtn in (agent.topics or []) and pair not in plan.pairs:
@@ -93,11 +90,11 @@ class BridgeBook:
         self.recompute(topic)
         if (topic.status, topic.statusReason) != before:
             topic.lastMod = wire_now()
-            rows.update_object(self.session, rows.TOPICS, topic.fqtn or "", topic)
+            self.repo.update(TOPICS, topic.fqtn or "", topic)
 
     def forget(self, fqtn: str) -> None:
         """The topic is gone: take its fqtn off every whitelist."""
-        self._take_in(agents_holding(self.session, fqtn))
+        self._take_in(self.repo.agents.holding(fqtn))
         for agent in self.agents.values():
             if fqtn in (agent.topics or []):
                 agent.topics = [name for name in agent.topics or [] if name != fqtn]
@@ -110,14 +107,14 @@ class BridgeBook:
 
     def save(self) -> None:
         for name in self._changed:
-            save_mirror_maker(self.session, self.agents[name], is_new=name not in self._stored)
+            self.repo.agents.save(self.agents[name], is_new=name not in self._stored)
         self._stored |= self._changed
         self._changed.clear()
 
 
-def recompute_topics(session: Session, limits: BridgeLimits, topics: list[Topic]) -> None:
+def recompute_topics(repo: TopologyRepository, limits: BridgeLimits, topics: list[Topic]) -> None:
     """Recompute and store the bridges and status of several topics."""
-    book = BridgeBook(session, limits)
+    book = BridgeBook(repo, limits)
     for topic in topics:
         book.settle(topic)
     book.save()
@@ -156,8 +153,8 @@ def chosen_agent_name(mmagent: str | None, source: str | None, target: str | Non
     return f"{source}-To-{target}" if source is not None else None
 
 
-def _report(session: Session, name: str | None, detail: bool) -> list[BrTopic] | MirrorMaker:
-    agents = rows.list_all(session, rows.MIRROR_MAKERS)
+def _report(repo: RowRepository, name: str | None, detail: bool) -> list[BrTopic] | MirrorMaker:
+    agents = repo.list_all(MIRROR_MAKERS)
     if name is None:
         count = sum(len(agent.topics or []) for agent in agents)
         total = BrTopic(brSource="all", brTarget="all", mmAgentName="n/a", topicCount=count)
@@ -174,7 +171,7 @@ def _to_send(agent: MirrorMaker) -> None:
 
 
 def _edit(
-    session: Session,
+    repo: TopologyRepository,
     limits: BridgeLimits,
     mmagent: str | None,
     body: MirrorMaker | None,
@@ -188,8 +185,8 @@ def _edit(
     """
     if not mmagent:
         raise BadRequest("mmagent is required for PUT", fields="mmagent")
-    lock_topology(session)
-    agents = load_agents(session)
+    repo.lock_topology()
+    agents = load_agents(repo)
     agent = agents.get(mmagent)
     if agent is None:
         raise NotFound("Requested object not found")
@@ -197,11 +194,11 @@ def _edit(
         stored = set(agents)
         for changed in split_agent(agent, agents, limits.max_topics):
             _to_send(changed)
-            save_mirror_maker(session, changed, is_new=changed.mmName not in stored)
+            repo.agents.save(changed, is_new=changed.mmName not in stored)
         return presented(agent)
     if refresh:
         _to_send(agent)
-        save_mirror_maker(session, agent, is_new=False)
+        repo.agents.save(agent, is_new=False)
         return presented(agent)
     if body is None:
         raise BadRequest("missing required field", fields="MirrorMaker")
@@ -209,7 +206,7 @@ def _edit(
         raise BadRequest("mmagent query param does not match mmName in body", fields="mmName")
     agent.topics = list(dict.fromkeys(body.topics or []))
     _to_send(agent)
-    save_mirror_maker(session, agent, is_new=False)
+    repo.agents.save(agent, is_new=False)
     return presented(agent)
 
 
@@ -217,7 +214,7 @@ class Bridges:
     """The mirror-maker agents as ``/bridge`` reports and edits them; an edit (re-)sends their messages."""
 
     def __init__(self, db: Database, limits: BridgeLimits, routers: RouterProvisioner) -> None:
-        self.db = db
+        self.unit = UnitOfWork(db, TopologyRepository)
         self.limits = limits
         self.routers = routers
 
@@ -225,16 +222,16 @@ class Bridges:
         self, mmagent: str | None, source: str | None, target: str | None, detail: bool
     ) -> list[BrTopic] | MirrorMaker:
         name = chosen_agent_name(mmagent, source, target)
-        with self.db.read() as session:
-            return _report(session, name, detail)
+        return self.unit.read(lambda repo: _report(repo, name, detail))
 
     def edit(
         self, mmagent: str | None, body: MirrorMaker | None, *, refresh: bool, split: bool
     ) -> MirrorMaker:
-        with self.db.write() as session:
-            name = _edit(session, self.limits, mmagent, body, refresh=refresh, split=split).mmName or ""
+        edited = self.unit.write(
+            lambda repo: _edit(repo, self.limits, mmagent, body, refresh=refresh, split=split), retry=False
+        )
+        name = edited.mmName or ""
         self.routers.provision_pending()
-        with self.db.read() as session:
-            agent = rows.get(session, rows.MIRROR_MAKERS, name)
+        agent = self.unit.read(lambda repo: repo.get(MIRROR_MAKERS, name))
         assert agent is not None, "agents are never deleted"
         return presented(agent)

@@ -5,16 +5,13 @@ marked NEW in the same transaction, and provisioned again (docs/bus.md, issue 24
 
 from __future__ import annotations
 
-from sqlalchemy.orm import Session
-
 from ..clock import wire_now
 from ..store.db import Database
+from ..store.unit_of_work import UnitOfWork
 from .checks import require, require_token
 from .outbound.router.provisioning import RouterProvisioner
-from .repository import rows
-from .repository.bus_settings import bus_settings, save_bus_settings
-from .repository.locks import lock_topology
-from .repository.router_state import mark_new
+from .repository.rows import CLUSTERS, MIRROR_MAKERS
+from .repository.topology import TopologyRepository
 from .schemas import BusSettings, Status
 
 UNINITIALISED = "0"
@@ -36,24 +33,26 @@ class BusSettingsService:
     """Reads and writes the singleton bus settings row (a write holds the topology lock)."""
 
     def __init__(self, db: Database, routers: RouterProvisioner) -> None:
-        self.db = db
+        self.unit = UnitOfWork(db, TopologyRepository)
         self.routers = routers
 
     def get(self) -> BusSettings:
-        with self.db.read() as session:
-            return bus_settings(session)
+        return self.unit.read(lambda repo: repo.settings.get())
 
     def create(self, body: BusSettings) -> BusSettings:
         """Initialise once; afterwards the stored object is answered unchanged."""
         _check(body)
-        with self.db.write() as session:
-            lock_topology(session)
-            stored = bus_settings(session)
+
+        def create(repo: TopologyRepository) -> tuple[BusSettings, bool]:
+            repo.lock_topology()
+            stored = repo.settings.get()
             if stored.version != UNINITIALISED:
-                return stored
+                return stored, False
             created = _stored_from(body, body.version if body.version is not None else FIRST_VERSION)
-            save_bus_settings(session, created)
-            moved = _tell_routers(session, stored, created)
+            repo.settings.save(created)
+            return created, _tell_routers(repo, stored, created)
+
+        created, moved = self.unit.write(create, retry=False)
         if moved:
             self.routers.provision_pending()
         return created
@@ -61,24 +60,27 @@ class BusSettingsService:
     def replace(self, body: BusSettings) -> BusSettings:
         """Replace the eight fields; an absent version keeps the stored one (``"1"`` if never set)."""
         _check(body)
-        with self.db.write() as session:
-            lock_topology(session)
-            stored = bus_settings(session)
+
+        def replace(repo: TopologyRepository) -> tuple[BusSettings, bool]:
+            repo.lock_topology()
+            stored = repo.settings.get()
             kept = FIRST_VERSION
             if stored.version is not None and stored.version != UNINITIALISED:
                 kept = stored.version
             replaced = _stored_from(body, body.version if body.version is not None else kept)
-            save_bus_settings(session, replaced)
-            moved = _tell_routers(session, stored, replaced)
+            repo.settings.save(replaced)
+            return replaced, _tell_routers(repo, stored, replaced)
+
+        replaced, moved = self.unit.write(replace, retry=False)
         if moved:
             self.routers.provision_pending()
         return replaced
 
 
-def _tell_routers(session: Session, before: BusSettings, after: BusSettings) -> bool:
+def _tell_routers(repo: TopologyRepository, before: BusSettings, after: BusSettings) -> bool:
     """A changed bridge-admin topic: every cluster and mirror agent is to be provisioned again."""
     if before.bridgeAdminTopic == after.bridgeAdminTopic:
         return False
-    mark_new(session, rows.CLUSTERS)
-    mark_new(session, rows.MIRROR_MAKERS)
+    repo.routers.mark_new(CLUSTERS)
+    repo.routers.mark_new(MIRROR_MAKERS)
     return True

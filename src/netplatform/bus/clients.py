@@ -6,10 +6,9 @@ when both the site location and the cluster exist, else STAGED until they do.
 
 from __future__ import annotations
 
-from sqlalchemy.orm import Session
-
 from ..clock import now_ms, wire_now
 from ..store.db import Database
+from ..store.unit_of_work import UnitOfWork
 from ..web.errors import BadRequest, NotFound
 from .bridge_plans import PLACED, Topology
 from .bridges import BridgeBook, BridgeLimits, recompute_topics
@@ -17,10 +16,8 @@ from .checks import require
 from .errors import missing_field
 from .outbound.router.documents import topic_url
 from .outbound.router.provisioning import RouterProvisioner
-from .repository import rows
-from .repository.bus_settings import next_client_id
-from .repository.clients import clients_at, replicated_topics
-from .repository.locks import lock_topology
+from .repository.rows import CLIENTS, TOPICS
+from .repository.topology import TopologyRepository
 from .roles import memberships_of
 from .schemas import MrClient, Status, Topic
 
@@ -72,7 +69,7 @@ def evaluate(client: MrClient, topology: Topology) -> bool:
     return (client.status, client.topicURL, client.statusReason) != before
 
 
-def add_client(session: Session, topology: Topology, body: MrClient, topic: Topic) -> MrClient:
+def add_client(repo: TopologyRepository, topology: Topology, body: MrClient, topic: Topic) -> MrClient:
     """Store a new client of the topic (the cluster at its location is known to exist)."""
     client = MrClient(
         fqtn=topic.fqtn,
@@ -82,32 +79,32 @@ def add_client(session: Session, topology: Topology, body: MrClient, topic: Topi
         action=list(body.action or []),
     )
     evaluate(client, topology)
-    client.mrClientId = next_client_id(session, now_ms())
+    client.mrClientId = repo.settings.next_client_id(now_ms())
     client.lastMod = wire_now()
-    rows.insert_object(session, rows.CLIENTS, client)
+    repo.insert(CLIENTS, client)
     return client
 
 
-def topology_changed(session: Session, limits: BridgeLimits, location: str) -> None:
+def topology_changed(repo: TopologyRepository, limits: BridgeLimits, location: str) -> None:
     """A site location or cluster changed: re-evaluate its clients, then recompute bridges."""
-    book = BridgeBook(session, limits)
-    for client in clients_at(session, location):
+    book = BridgeBook(repo, limits)
+    for client in repo.clients.at(location):
         if evaluate(client, book.topology):
             client.lastMod = wire_now()
-            rows.update_object(session, rows.CLIENTS, client.mrClientId or "", client)
-    recompute_topics(session, limits, replicated_topics(session))
+            repo.update(CLIENTS, client.mrClientId or "", client)
+    recompute_topics(repo, limits, repo.clients.replicated_topics())
 
 
-def _get(session: Session, client_id: str, *, changeable: bool = False) -> MrClient:
+def _get(repo: TopologyRepository, client_id: str, *, changeable: bool = False) -> MrClient:
     """The client; one being deleted (DELETED) is still readable but no longer changeable."""
-    client = rows.get(session, rows.CLIENTS, client_id)
+    client = repo.get(CLIENTS, client_id)
     if client is None or (changeable and client.status == Status.DELETED.value):
         raise NotFound(f"mrClientId {client_id} not found", fields="mrClientId")
     return client
 
 
-def _topic(session: Session, fqtn: str | None) -> Topic | None:
-    return rows.get(session, rows.TOPICS, fqtn or "")
+def _topic(repo: TopologyRepository, fqtn: str | None) -> Topic | None:
+    return repo.get(TOPICS, fqtn or "")
 
 
 def _recompute(book: BridgeBook, topic: Topic) -> None:
@@ -124,65 +121,73 @@ class Clients:
     """
 
     def __init__(self, db: Database, limits: BridgeLimits, routers: RouterProvisioner) -> None:
-        self.db = db
+        self.unit = UnitOfWork(db, TopologyRepository)
         self.limits = limits
         self.routers = routers
 
     def create(self, body: MrClient) -> MrClient:
         check_client(body)
-        with self.db.write() as session:
-            lock_topology(session)
-            book = BridgeBook(session, self.limits)
+
+        def create(repo: TopologyRepository) -> MrClient:
+            repo.lock_topology()
+            book = BridgeBook(repo, self.limits)
             require_cluster(book.topology, body.svcLocationName)
-            topic = _topic(session, body.fqtn)
+            topic = _topic(repo, body.fqtn)
             if topic is None:
                 raise NotFound(f"topic with fqtn {body.fqtn} not found", fields="fqtn")
-            client = add_client(session, book.topology, body, topic)
+            client = add_client(repo, book.topology, body, topic)
             _recompute(book, topic)
+            return client
+
+        client = self.unit.write(create, retry=False)
         self.routers.provision_pending()
         return self.get(client.mrClientId or "")
 
     def all(self) -> list[MrClient]:
-        with self.db.read() as session:
-            return rows.list_all(session, rows.CLIENTS)
+        return self.unit.read(lambda repo: repo.list_all(CLIENTS))
 
     def get(self, client_id: str) -> MrClient:
-        with self.db.read() as session:
-            return _get(session, client_id)
+        return self.unit.read(lambda repo: _get(repo, client_id))
 
     def replace(self, client_id: str, body: MrClient) -> MrClient:
         check_client(body)
-        with self.db.write() as session:
-            lock_topology(session)
-            client = _get(session, client_id, changeable=True)
+
+        def replace(repo: TopologyRepository) -> MrClient:
+            repo.lock_topology()
+            client = _get(repo, client_id, changeable=True)
             before = client.model_copy()
             client.clientRole = body.clientRole
             client.clientIdentity = body.clientIdentity
             client.action = list(body.action or [])
             client.svcLocationName = body.svcLocationName
-            book = BridgeBook(session, self.limits)
+            book = BridgeBook(repo, self.limits)
             evaluate(client, book.topology)
             client.lastMod = wire_now()
-            rows.update_object(session, rows.CLIENTS, client_id, client)
-            topic = _topic(session, client.fqtn)
+            repo.update(CLIENTS, client_id, client)
+            topic = _topic(repo, client.fqtn)
             if topic is not None:
                 _recompute(book, topic)
+            return before
+
+        before = self.unit.write(replace, retry=False)
         self.routers.provision_pending()
         self.routers.revoke_replaced(before)
         return self.get(client_id)
 
     def delete(self, client_id: str) -> None:
-        with self.db.write() as session:
-            lock_topology(session)
-            client = _get(session, client_id)
-            topic = _topic(session, client.fqtn)
+        def delete(repo: TopologyRepository) -> None:
+            repo.lock_topology()
+            client = _get(repo, client_id)
+            topic = _topic(repo, client.fqtn)
             if client.topicURL is None and (topic is None or not memberships_of(client, topic)):
                 # not on a router (now) and no membership to remove: nothing to take back
-                rows.delete_object(session, rows.CLIENTS, client_id)
+                repo.delete(CLIENTS, client_id)
             else:
                 client.status, client.statusReason = Status.DELETED, "removing its grants and memberships"
                 client.lastMod = wire_now()
-                rows.update_object(session, rows.CLIENTS, client_id, client)
+                repo.update(CLIENTS, client_id, client)
             if topic is not None:
-                _recompute(BridgeBook(session, self.limits), topic)
+                _recompute(BridgeBook(repo, self.limits), topic)
+
+        self.unit.write(delete, retry=False)
         self.routers.provision_pending()

@@ -8,13 +8,14 @@ from __future__ import annotations
 
 from ..clock import wire_now
 from ..store.db import Database
+from ..store.unit_of_work import UnitOfWork
 from ..web.errors import Conflict, NotFound
 from .bridges import BridgeLimits
 from .checks import require
 from .clients import topology_changed
 from .outbound.router.provisioning import RouterProvisioner
-from .repository import rows
-from .repository.locks import lock_topology
+from .repository.rows import CLUSTERS, Duplicate
+from .repository.topology import TopologyRepository
 from .schemas import MrCluster, Status
 
 DEFAULTS = {
@@ -48,17 +49,15 @@ class Clusters:
     """Message-router clusters, keyed by their site location (topology lock held on every write)."""
 
     def __init__(self, db: Database, limits: BridgeLimits, routers: RouterProvisioner) -> None:
-        self.db = db
+        self.unit = UnitOfWork(db, TopologyRepository)
         self.limits = limits
         self.routers = routers
 
     def all(self) -> list[MrCluster]:
-        with self.db.read() as session:
-            return rows.list_all(session, rows.CLUSTERS)
+        return self.unit.read(lambda repo: repo.list_all(CLUSTERS))
 
     def get(self, cluster_id: str) -> MrCluster:
-        with self.db.read() as session:
-            cluster = rows.get(session, rows.CLUSTERS, cluster_id)
+        cluster = self.unit.read(lambda repo: repo.get(CLUSTERS, cluster_id))
         if cluster is None:
             raise _not_found(cluster_id)
         return cluster
@@ -66,35 +65,43 @@ class Clusters:
     def create(self, body: MrCluster) -> MrCluster:
         location = require(body.svcLocationName, "svcLocationName")
         require(body.fqdn, "fqdn")
-        with self.db.write() as session:
-            lock_topology(session)
+
+        def create(repo: TopologyRepository) -> None:
+            repo.lock_topology()
             cluster = _with_defaults(body, location)
             try:
-                rows.insert_object(session, rows.CLUSTERS, cluster)
-            except rows.Duplicate:
+                repo.insert(CLUSTERS, cluster)
+            except Duplicate:
                 raise Conflict(
                     f"Cluster with svcLocationName {location} already exists", fields="svcLocationName"
                 ) from None
-            topology_changed(session, self.limits, location)
+            topology_changed(repo, self.limits, location)
+
+        self.unit.write(create, retry=False)
         self.routers.provision_pending()
         return self.get(location)
 
     def replace(self, cluster_id: str, body: MrCluster) -> MrCluster:
         require(body.svcLocationName, "svcLocationName")
-        with self.db.write() as session:
-            lock_topology(session)
-            if rows.get(session, rows.CLUSTERS, cluster_id) is None:
+
+        def replace(repo: TopologyRepository) -> None:
+            repo.lock_topology()
+            if repo.get(CLUSTERS, cluster_id) is None:
                 raise _not_found(cluster_id)
             cluster = _with_defaults(body, cluster_id)
-            rows.update_object(session, rows.CLUSTERS, cluster_id, cluster)
-            topology_changed(session, self.limits, cluster_id)
+            repo.update(CLUSTERS, cluster_id, cluster)
+            topology_changed(repo, self.limits, cluster_id)
+
+        self.unit.write(replace, retry=False)
         self.routers.provision_pending()
         return self.get(cluster_id)
 
     def delete(self, cluster_id: str) -> None:
-        with self.db.write() as session:
-            lock_topology(session)
-            if not rows.delete_object(session, rows.CLUSTERS, cluster_id):
+        def delete(repo: TopologyRepository) -> None:
+            repo.lock_topology()
+            if not repo.delete(CLUSTERS, cluster_id):
                 raise _not_found(cluster_id)
-            topology_changed(session, self.limits, cluster_id)
+            topology_changed(repo, self.limits, cluster_id)
+
+        self.unit.write(delete, retry=False)
         self.routers.provision_pending()

@@ -5,16 +5,14 @@ Also the lookups publishers and subscribers share: the feed a new member names, 
 
 from __future__ import annotations
 
-from sqlalchemy.orm import Session
-
 from ..clock import wire_now
 from ..store.db import Database
+from ..store.unit_of_work import UnitOfWork
 from ..web.errors import Conflict, NotFound
 from .checks import require, require_all
 from .feed_state import FeedState, Held
 from .outbound.distribution.provisioning import DistributionProvisioner, new_publisher
-from .repository import feeds as feed_rows
-from .repository.locations import first_central_location
+from .repository.feeds import FeedRepository, feed_name_condition
 from .repository.rows import Duplicate
 from .schemas import DrPub, DrSub, Feed, Status
 
@@ -45,22 +43,20 @@ def new_subscriber(body: DrSub) -> DrSub:
     return DrSub(**values, status=Status.NEW, lastMod=wire_now())
 
 
-def held_feed(session: Session, feed_id: str, *, live: bool = False) -> Held[Feed]:
+def held_feed(feeds: FeedRepository, feed_id: str, *, live: bool = False) -> Held[Feed]:
     """The feed with this distribution id; ``live``: a feed being deleted counts as absent."""
-    found = feed_rows.feed_by_id(session, feed_id)
+    found = feeds.by_id(feed_id)
     if found is None or (live and found.obj.status == Status.DELETED.value):
         raise feed_not_found(feed_id)
     return found
 
 
-def lookup_for_member(session: Session, body: DrPub | DrSub, *, one_name_match: bool) -> Held[Feed]:
+def lookup_for_member(feeds: FeedRepository, body: DrPub | DrSub, *, one_name_match: bool) -> Held[Feed]:
     """The feed a new publisher or subscriber names: by feedId, else by feedName (+feedVersion)."""
     if body.feedId is None:
         name = require(body.feedName, "feedName")
         found = [
-            held
-            for held in feed_rows.feeds_named(session, name, body.feedVersion)
-            if held.obj.status != Status.DELETED.value
+            held for held in feeds.named(name, body.feedVersion) if held.obj.status != Status.DELETED.value
         ]
         if not found:
             raise NotFound("feed not found", fields="feedName")
@@ -71,10 +67,10 @@ def lookup_for_member(session: Session, body: DrPub | DrSub, *, one_name_match: 
         require(body.svcLocationName, "svcLocationName")
         return found[0]
     require(body.svcLocationName, "svcLocationName")
-    return held_feed(session, body.feedId, live=True)
+    return held_feed(feeds, body.feedId, live=True)
 
 
-def _new_state(session: Session, body: Feed) -> FeedState:
+def _new_state(feeds: FeedRepository, body: Feed) -> FeedState:
     feed = Feed(
         feedName=body.feedName,
         feedVersion=body.feedVersion,
@@ -91,7 +87,7 @@ def _new_state(session: Session, body: Feed) -> FeedState:
             new_publisher(p.svcLocationName or UNSPECIFIED_LOCATION, p.username, p.userpwd) for p in body.pubs
         ]
     else:
-        pubs = [new_publisher(first_central_location(session) or DEFAULT_PUB_LOCATION)]
+        pubs = [new_publisher(feeds.first_central_location() or DEFAULT_PUB_LOCATION)]
     subs = [new_subscriber(sub) for sub in body.subs or []]
     return FeedState(0, feed, [Held(pub) for pub in pubs], [Held(sub) for sub in subs])
 
@@ -100,18 +96,15 @@ class Feeds:
     """Feeds here and in the distribution service: reads are local, changes go through the provisioner."""
 
     def __init__(self, db: Database, provisioner: DistributionProvisioner) -> None:
-        self.db = db
+        self.unit = UnitOfWork(db, FeedRepository)
         self.provisioner = provisioner
 
     def find(self, name: str | None, version: str | None, match: str | None) -> list[Feed]:
-        with self.db.read() as session:
-            states = feed_rows.feed_states(session, feed_rows.feed_name_condition(name, version, match))
+        states = self.unit.read(lambda feeds: feeds.states(feed_name_condition(name, version, match)))
         return [state.assembled() for state in states]
 
     def get(self, feed_id: str) -> Feed:
-        with self.db.read() as session:
-            ref = held_feed(session, feed_id).ref or 0
-            state = feed_rows.load_feed_state(session, ref)
+        state = self.unit.read(lambda feeds: feeds.load_state(held_feed(feeds, feed_id).ref or 0))
         if state is None:
             raise feed_not_found(feed_id)
         return state.assembled()
@@ -121,19 +114,26 @@ class Feeds:
         require_all(body, REQUIRED)
         name, version = body.feedName or "", body.feedVersion or ""
         conflict = Conflict("feed already exists", fields=f"feedName={name} + feedVersion={version}")
-        with self.db.write() as session:
-            found = feed_rows.find_feed(session, name, version)
+
+        def create(feeds: FeedRepository) -> tuple[Held[Feed] | None, Feed | None]:
+            """The feed to provision, or (useExisting) the stored one to answer as it is."""
+            found = feeds.find(name, version)
             if found is not None and found.obj.status not in RETRYABLE:
                 if not use_existing:
                     raise conflict
-                state = feed_rows.load_feed_state(session, found.ref or 0)
-                return state.assembled() if state else found.obj
+                state = feeds.load_state(found.ref or 0)
+                return None, state.assembled() if state else found.obj
             if found is None:
                 try:
-                    feed_rows.insert_feed(session, _new_state(session, body))
+                    feeds.insert_feed(_new_state(feeds, body))
                 except Duplicate:
                     raise conflict from None
-                found = feed_rows.find_feed(session, name, version)
+                found = feeds.find(name, version)
+            return found, None
+
+        found, existing = self.unit.write(create, retry=False)
+        if existing is not None:
+            return existing
         assert found is not None and found.ref is not None
         is_new = found.obj.status == Status.NEW.value
         provisioned = self.provisioner.provision(found.ref, lambda state: None, new=is_new)
@@ -143,8 +143,7 @@ class Feeds:
 
     def update(self, feed_id: str, body: Feed) -> Feed:
         """Copy feedDescription and formatUuid, and suspended when present; push the feed."""
-        with self.db.read() as session:
-            ref = held_feed(session, feed_id, live=True).ref or 0
+        ref = self.unit.read(lambda feeds: held_feed(feeds, feed_id, live=True).ref or 0)
         given = body.model_fields_set
 
         def change(state: FeedState) -> None:
@@ -161,6 +160,5 @@ class Feeds:
         return state.assembled()
 
     def delete(self, feed_id: str) -> None:
-        with self.db.read() as session:
-            ref = held_feed(session, feed_id).ref or 0
+        ref = self.unit.read(lambda feeds: held_feed(feeds, feed_id).ref or 0)
         self.provisioner.remove_feed(ref)

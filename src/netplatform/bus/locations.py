@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from ..clock import wire_now
 from ..store.db import Database
+from ..store.unit_of_work import UnitOfWork
 from ..web.errors import Conflict, NotFound
 from .bridges import BridgeLimits
 from .checks import require
 from .clients import topology_changed
 from .outbound.router.provisioning import RouterProvisioner
-from .repository import rows
-from .repository.locks import lock_topology
+from .repository.rows import LOCATIONS, Duplicate
+from .repository.topology import TopologyRepository
 from .schemas import Status, SvcLocation
 
 UNCHANGEABLE = {"svcLocationName", "status", "lastMod", "central", "local"}
@@ -25,17 +26,15 @@ class SiteLocations:
     then provisions on the routers what that made NEW."""
 
     def __init__(self, db: Database, limits: BridgeLimits, routers: RouterProvisioner) -> None:
-        self.db = db
+        self.unit = UnitOfWork(db, TopologyRepository)
         self.limits = limits
         self.routers = routers
 
     def all(self) -> list[SvcLocation]:
-        with self.db.read() as session:
-            return rows.list_all(session, rows.LOCATIONS)
+        return self.unit.read(lambda repo: repo.list_all(LOCATIONS))
 
     def get(self, name: str) -> SvcLocation:
-        with self.db.read() as session:
-            location = rows.get(session, rows.LOCATIONS, name)
+        location = self.unit.read(lambda repo: repo.get(LOCATIONS, name))
         if location is None:
             raise _not_found()
         return location
@@ -43,36 +42,45 @@ class SiteLocations:
     def create(self, body: SvcLocation) -> SvcLocation:
         require(body.svcLocationName, "svcLocationName")
         location = body.model_copy(update={"status": Status.VALID.value, "lastMod": wire_now()})
-        with self.db.write() as session:
-            lock_topology(session)
+
+        def create(repo: TopologyRepository) -> None:
+            repo.lock_topology()
             try:
-                rows.insert_object(session, rows.LOCATIONS, location)
-            except rows.Duplicate:
+                repo.insert(LOCATIONS, location)
+            except Duplicate:
                 raise Conflict("svcLocation already exists", fields="svcLocation") from None
-            topology_changed(session, self.limits, location.svcLocationName or "")
+            topology_changed(repo, self.limits, location.svcLocationName or "")
+
+        self.unit.write(create, retry=False)
         self.routers.provision_pending()
         return location
 
     def update(self, name: str, body: SvcLocation) -> SvcLocation:
         """Fields present in the body replace the stored ones; the path's name wins."""
         changes = {field: getattr(body, field) for field in body.model_fields_set - UNCHANGEABLE}
-        with self.db.write() as session:
-            lock_topology(session)
-            location = rows.get(session, rows.LOCATIONS, name)
+
+        def update(repo: TopologyRepository) -> SvcLocation:
+            repo.lock_topology()
+            location = repo.get(LOCATIONS, name)
             if location is None:
                 raise _not_found()
             updated = SvcLocation.model_validate(
                 {**location.model_dump(), **changes, "status": Status.VALID.value, "lastMod": wire_now()}
             )
-            rows.update_object(session, rows.LOCATIONS, name, updated)
-            topology_changed(session, self.limits, name)
+            repo.update(LOCATIONS, name, updated)
+            topology_changed(repo, self.limits, name)
+            return updated
+
+        updated = self.unit.write(update, retry=False)
         self.routers.provision_pending()
         return updated
 
     def delete(self, name: str) -> None:
-        with self.db.write() as session:
-            lock_topology(session)
-            if not rows.delete_object(session, rows.LOCATIONS, name):
+        def delete(repo: TopologyRepository) -> None:
+            repo.lock_topology()
+            if not repo.delete(LOCATIONS, name):
                 raise _not_found()
-            topology_changed(session, self.limits, name)
+            topology_changed(repo, self.limits, name)
+
+        self.unit.write(delete, retry=False)
         self.routers.provision_pending()

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from ..clock import wire_now
 from ..store.db import Database
+from ..store.unit_of_work import UnitOfWork
 from ..web.errors import BadRequest, NotFound
 from .feed_state import FeedState, Held
 from .feeds import lookup_for_member
 from .outbound.distribution.provisioning import DistributionProvisioner, new_publisher
-from .repository import feeds as feed_rows
+from .repository.feeds import FeedRepository
 from .schemas import DrPub, Status
 
 CHANGEABLE = ("username", "userpwd", "svcLocationName")
@@ -33,26 +34,22 @@ class Publishers:
     """The publishers of every feed; a change re-provisions the whole feed."""
 
     def __init__(self, db: Database, provisioner: DistributionProvisioner) -> None:
-        self.db = db
+        self.unit = UnitOfWork(db, FeedRepository)
         self.provisioner = provisioner
 
     def all(self) -> list[DrPub]:
-        with self.db.read() as session:
-            states = feed_rows.feed_states(session)
+        states = self.unit.read(lambda feeds: feeds.states())
         return [pub for state in states for pub in state.assembled().pubs or []]
 
     def get(self, pub_id: str) -> DrPub:
-        with self.db.read() as session:
-            ref = feed_rows.feed_ref_of_pub(session, pub_id)
-            state = feed_rows.load_feed_state(session, ref) if ref is not None else None
+        state = self.unit.read(lambda feeds: feeds.state_of(feeds.ref_of_pub(pub_id)))
         held = next((held for held in state.pubs if held.obj.pubId == pub_id), None) if state else None
         if state is None or held is None:
             raise pub_not_found(pub_id)
         return _with_feed_id(state, held)
 
     def create(self, body: DrPub) -> DrPub:
-        with self.db.read() as session:
-            ref = lookup_for_member(session, body, one_name_match=False).ref or 0
+        ref = self.unit.read(lambda feeds: lookup_for_member(feeds, body, one_name_match=False).ref or 0)
         held = Held(new_publisher(body.svcLocationName, body.username, body.userpwd))
         state = self.provisioner.provision(ref, lambda state: state.pubs.append(held))
         if state is None:
@@ -92,8 +89,7 @@ class Publishers:
             raise pub_not_found(pub_id)
 
     def _feed_ref(self, pub_id: str) -> int:
-        with self.db.read() as session:
-            ref = feed_rows.feed_ref_of_pub(session, pub_id)
+        ref = self.unit.read(lambda feeds: feeds.ref_of_pub(pub_id))
         if ref is None:
             raise pub_not_found(pub_id)
         return ref

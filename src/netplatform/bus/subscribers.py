@@ -6,12 +6,13 @@ from collections.abc import Callable
 
 from ..clock import wire_now
 from ..store.db import Database
+from ..store.unit_of_work import UnitOfWork
 from ..web.errors import NotFound
 from .checks import require
 from .feed_state import FeedState, Held
 from .feeds import SUB_FIELDS, held_feed, lookup_for_member, new_subscriber
 from .outbound.distribution.provisioning import DistributionProvisioner
-from .repository import feeds as feed_rows
+from .repository.feeds import FeedRepository
 from .schemas import DrSub, Status
 
 SubChange = Callable[[FeedState], Held[DrSub]]
@@ -49,18 +50,15 @@ class Subscribers:
     """The subscribers of every feed; each change is pushed there as one subscription."""
 
     def __init__(self, db: Database, provisioner: DistributionProvisioner) -> None:
-        self.db = db
+        self.unit = UnitOfWork(db, FeedRepository)
         self.provisioner = provisioner
 
     def all(self) -> list[DrSub]:
-        with self.db.read() as session:
-            states = feed_rows.feed_states(session)
+        states = self.unit.read(lambda feeds: feeds.states())
         return [sub for state in states for sub in state.assembled().subs or []]
 
     def get(self, sub_id: str) -> DrSub:
-        with self.db.read() as session:
-            ref = feed_rows.feed_ref_of_sub(session, sub_id)
-            state = feed_rows.load_feed_state(session, ref) if ref is not None else None
+        state = self.unit.read(lambda feeds: feeds.state_of(feeds.ref_of_sub(sub_id)))
         held = next((held for held in state.subs if held.obj.subId == sub_id), None) if state else None
         if state is None or held is None:
             raise sub_not_found(sub_id)
@@ -68,18 +66,21 @@ class Subscribers:
 
     def create(self, body: DrSub) -> DrSub:
         """A new subscriber; a repeated POST for a subscriber that failed before retries that one."""
-        with self.db.read() as session:
-            ref = lookup_for_member(session, body, one_name_match=True).ref or 0
+        ref = self.unit.read(lambda feeds: lookup_for_member(feeds, body, one_name_match=True).ref or 0)
         missing = NotFound("feed not found", fields=f"feedId={body.feedId}")
         return self._provisioned(ref, lambda state: _retry_or_add(state, body), missing)
 
     def replace(self, sub_id: str, body: DrSub) -> DrSub:
         require(body.feedId, "feedId")
         require(body.svcLocationName, "svcLocationName")
-        with self.db.read() as session:
-            ref = held_feed(session, body.feedId or "", live=True).ref or 0
-            if feed_rows.feed_ref_of_sub(session, sub_id) != ref:
+
+        def feed_of_sub(feeds: FeedRepository) -> int:
+            ref = held_feed(feeds, body.feedId or "", live=True).ref or 0
+            if feeds.ref_of_sub(sub_id) != ref:
                 raise sub_not_found(sub_id)
+            return ref
+
+        ref = self.unit.read(feed_of_sub)
 
         def change(state: FeedState) -> Held[DrSub]:
             held = _find(state, sub_id)
@@ -91,8 +92,7 @@ class Subscribers:
         return self._provisioned(ref, change, sub_not_found(sub_id))
 
     def delete(self, sub_id: str) -> None:
-        with self.db.read() as session:
-            ref = feed_rows.feed_ref_of_sub(session, sub_id)
+        ref = self.unit.read(lambda feeds: feeds.ref_of_sub(sub_id))
         if ref is None:
             raise sub_not_found(sub_id)
 
@@ -110,6 +110,5 @@ class Subscribers:
         held = self.provisioner.provision_sub(ref, change)
         if held is None:
             raise missing
-        with self.db.read() as session:
-            state = feed_rows.load_feed_state(session, ref)
+        state = self.unit.read(lambda feeds: feeds.load_state(ref))
         return _with_feed_id(state.feed.feedId if state else None, held)

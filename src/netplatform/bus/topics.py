@@ -10,11 +10,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sqlalchemy.orm import Session
-
 from ..clock import wire_now
 from ..settings import Settings
 from ..store.db import Database
+from ..store.unit_of_work import UnitOfWork
 from ..web.errors import BadRequest, Conflict, NotFound
 from .bridges import BridgeBook, limits_of
 from .bus_settings import UNINITIALISED
@@ -23,10 +22,8 @@ from .clients import add_client, check_client, require_cluster
 from .fqtn import Naming, build_fqtn, resolve_style
 from .outbound.router.provisioning import RouterProvisioner
 from .replication import default_case, global_url, is_unspecified
-from .repository import rows
-from .repository.bus_settings import bus_settings
-from .repository.clients import clients_by_topic, clients_of_topic, delete_clients_of_topic
-from .repository.locks import lock_topology
+from .repository.rows import TOPICS, Duplicate
+from .repository.topology import TopologyRepository
 from .roles import default_roles
 from .schemas import BusSettings, MrClient, ReplicationCase, Status, Topic
 
@@ -46,8 +43,8 @@ def _not_found(fqtn: str) -> NotFound:
     return NotFound(f"topic with fqtn {fqtn} not found", fields="fqtn")
 
 
-def _with_clients(session: Session, topic: Topic) -> Topic:
-    topic.clients = clients_of_topic(session, topic.fqtn or "")
+def _with_clients(repo: TopologyRepository, topic: Topic) -> Topic:
+    topic.clients = repo.clients.of_topic(topic.fqtn or "")
     return topic
 
 
@@ -89,61 +86,61 @@ class Topics:
     """Topics with their clients; every write holds the topology lock and recomputes the topic's bridges."""
 
     def __init__(self, db: Database, settings: Settings, routers: RouterProvisioner) -> None:
-        self.db = db
+        self.unit = UnitOfWork(db, TopologyRepository)
         self.limits = limits_of(settings)
         self.defaults = TopicDefaults.of(settings)
         self.routers = routers
 
     def all(self) -> list[Topic]:
-        with self.db.read() as session:
-            grouped = clients_by_topic(session)
-            topics = rows.list_all(session, rows.TOPICS)
+        grouped, topics = self.unit.read(lambda repo: (repo.clients.by_topic(), repo.list_all(TOPICS)))
         for topic in topics:
             topic.clients = grouped.get(topic.fqtn or "", [])
         return topics
 
     def get(self, fqtn: str) -> Topic:
         check_token(fqtn, "topicName")
-        with self.db.read() as session:
-            topic = rows.get(session, rows.TOPICS, fqtn)
+
+        def get(repo: TopologyRepository) -> Topic:
+            topic = repo.get(TOPICS, fqtn)
             if topic is None:
                 raise _not_found(fqtn)
-            return _with_clients(session, topic)
+            return _with_clients(repo, topic)
+
+        return self.unit.read(get)
 
     def create(self, body: Topic, use_existing: bool) -> Topic:
         require_token(body.topicName, "topicName")
         require(body.topicDescription, "topicDescription")
         require(body.owner, "owner")
-        with self.db.write() as session:
-            fqtn = self._create(session, body, use_existing).fqtn or ""
+        fqtn = self.unit.write(lambda repo: self._create(repo, body, use_existing), retry=False).fqtn or ""
         self.routers.provision_pending()
         return self.get(fqtn)
 
-    def _create(self, session: Session, body: Topic, use_existing: bool) -> Topic:
-        lock_topology(session)
-        bus = bus_settings(session)
+    def _create(self, repo: TopologyRepository, body: Topic, use_existing: bool) -> Topic:
+        repo.lock_topology()
+        bus = repo.settings.get()
         if bus.version == UNINITIALISED:
             raise BadRequest("bus settings not initialised", fields="topicNsRoot")
-        book = BridgeBook(session, self.limits)
+        book = BridgeBook(repo, self.limits)
         naming = self.defaults.naming(bus)
         style = resolve_style(body.fqtnStyle, naming)
         case = _replication_case(book, body.replicationCase, body.clients or [])
         fqtn = build_fqtn(body.topicName or "", style, body.version, naming)
-        existing = rows.get(session, rows.TOPICS, fqtn)
+        existing = repo.get(TOPICS, fqtn)
         if existing is not None:
             if use_existing:
-                return _with_clients(session, existing)
+                return _with_clients(repo, existing)
             raise Conflict(f"topic already exists: {fqtn}", fields="fqtn")
         topic = self._new_topic(body, fqtn, style, case, naming.topic_ns_root)
         try:
-            rows.insert_object(session, rows.TOPICS, topic)
-        except rows.Duplicate:
+            repo.insert(TOPICS, topic)
+        except Duplicate:
             raise Conflict(f"topic already exists: {fqtn}", fields="fqtn") from None
         clients = []
         for entry in body.clients or []:
             check_client(entry, with_fqtn=False)
             require_cluster(book.topology, entry.svcLocationName)
-            clients.append(add_client(session, book.topology, entry, topic))
+            clients.append(add_client(repo, book.topology, entry, topic))
         book.settle(topic)
         book.save()
         topic.clients = clients
@@ -172,38 +169,44 @@ class Topics:
 
     def update(self, fqtn: str, body: Topic) -> Topic:
         """Change the descriptive and replication fields; name, style, fqtn and clients stay."""
-        with self.db.write() as session:
-            lock_topology(session)
-            topic = rows.get(session, rows.TOPICS, fqtn)
+
+        def update(repo: TopologyRepository) -> None:
+            repo.lock_topology()
+            topic = repo.get(TOPICS, fqtn)
             if topic is None:
                 raise _not_found(fqtn)
             for name in UPDATABLE:
                 if name in body.model_fields_set:
                     setattr(topic, name, getattr(body, name))
-            book = BridgeBook(session, self.limits)
-            clients = clients_of_topic(session, fqtn)
+            book = BridgeBook(repo, self.limits)
+            clients = repo.clients.of_topic(fqtn)
             topic.replicationCase = _replication_case(book, topic.replicationCase, clients)
             topic.globalMrURL = global_url(
                 topic.replicationCase, topic.globalMrURL, self.defaults.global_host
             )
             topic.lastMod = wire_now()
             book.recompute(topic)
-            rows.update_object(session, rows.TOPICS, fqtn, topic)
+            repo.update(TOPICS, fqtn, topic)
             book.save()
+
+        self.unit.write(update, retry=False)
         self.routers.provision_pending()
         return self.get(fqtn)
 
     def delete(self, fqtn: str) -> None:
-        with self.db.write() as session:
-            lock_topology(session)
-            topic = rows.get(session, rows.TOPICS, fqtn)
+        def delete(repo: TopologyRepository) -> tuple[Topic, list[MrClient]]:
+            repo.lock_topology()
+            topic = repo.get(TOPICS, fqtn)
             if topic is None:
                 raise NotFound(f"Topic {fqtn} does not exist", fields="fqtn")
-            clients = clients_of_topic(session, fqtn)
-            delete_clients_of_topic(session, fqtn)
-            book = BridgeBook(session, self.limits)
+            clients = repo.clients.of_topic(fqtn)
+            repo.clients.delete_of_topic(fqtn)
+            book = BridgeBook(repo, self.limits)
             book.forget(fqtn)
             book.save()
-            rows.delete_object(session, rows.TOPICS, fqtn)
+            repo.delete(TOPICS, fqtn)
+            return topic, clients
+
+        topic, clients = self.unit.write(delete, retry=False)
         self.routers.retire_topic(topic, clients)
         self.routers.provision_pending()

@@ -12,23 +12,24 @@ from .rows import field_columns
 _TABLE = tables.settings_table
 
 
-def bus_settings(session: Session) -> BusSettings:
-    """The settings object (a write that changes it holds :func:`.locks.lock_topology`)."""
-    row = session.execute(select(_TABLE).where(_TABLE.c.id == 1)).one()
-    return BusSettings.model_validate(
-        {field: row._mapping[column] for field, column in field_columns(BusSettings, _TABLE)}
-    )
+class BusSettingsRepository:
+    def __init__(self, session: Session) -> None:
+        self.session = session
 
+    def get(self) -> BusSettings:
+        """The settings object (a write that changes it holds the topology lock)."""
+        row = self.session.execute(select(_TABLE).where(_TABLE.c.id == 1)).one()
+        return BusSettings.model_validate(
+            {field: row._mapping[column] for field, column in field_columns(BusSettings, _TABLE)}
+        )
 
-def save_bus_settings(session: Session, settings: BusSettings) -> None:
-    values = {column: getattr(settings, field) for field, column in field_columns(BusSettings, _TABLE)}
-    session.execute(update(_TABLE).where(_TABLE.c.id == 1).values(**values))
+    def save(self, settings: BusSettings) -> None:
+        values = {column: getattr(settings, field) for field, column in field_columns(BusSettings, _TABLE)}
+        self.session.execute(update(_TABLE).where(_TABLE.c.id == 1).values(**values))
 
-
-def next_client_id(session: Session, now_ms: int) -> str:
-    """Epoch milliseconds, strictly increasing (bumped when equal); call holding
-    :func:`.locks.lock_topology`."""
-    last = session.execute(select(_TABLE.c.last_client_id).where(_TABLE.c.id == 1)).scalar_one()
-    chosen = max(now_ms, int(last) + 1)
-    session.execute(update(_TABLE).where(_TABLE.c.id == 1).values(last_client_id=chosen))
-    return str(chosen)
+    def next_client_id(self, now_ms: int) -> str:
+        """Epoch milliseconds, strictly increasing (bumped when equal); call holding the topology lock."""
+        last = self.session.execute(select(_TABLE.c.last_client_id).where(_TABLE.c.id == 1)).scalar_one()
+        chosen = max(now_ms, int(last) + 1)
+        self.session.execute(update(_TABLE).where(_TABLE.c.id == 1).values(last_client_id=chosen))
+        return str(chosen)

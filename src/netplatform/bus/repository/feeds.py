@@ -7,83 +7,129 @@ from typing import Any
 
 from sqlalchemy import delete, insert, select, update
 from sqlalchemy.engine import Row
-from sqlalchemy.orm import Session
 
 from .. import tables
 from ..feed_state import FeedState, Held
 from ..schemas import Feed
-from .rows import FEEDS, PUBS, SUBS, Kind, M, insert_object, inserted_id, to_model, to_values
+from .rows import FEEDS, LOCATIONS, PUBS, SUBS, Kind, M, RowRepository, inserted_id, to_model, to_values
 
 
 def _held_feed(row: Row[Any]) -> Held[Feed]:
     return Held(to_model(FEEDS, row), int(row.id))
 
 
-def find_feed(session: Session, name: str, version: str) -> Held[Feed] | None:
-    table = tables.feeds
-    row = session.execute(
-        select(table).where(table.c.feed_name == name, table.c.feed_version == version)
-    ).first()
-    return _held_feed(row) if row else None
-
-
-def feed_by_id(session: Session, feed_id: str) -> Held[Feed] | None:
-    row = session.execute(select(tables.feeds).where(tables.feeds.c.feed_id == feed_id)).first()
-    return _held_feed(row) if row else None
-
-
-def feeds_named(session: Session, name: str, version: str | None) -> list[Held[Feed]]:
-    table = tables.feeds
-    conditions = [table.c.feed_name == name]
-    if version is not None:
-        conditions.append(table.c.feed_version == version)
-    return [_held_feed(row) for row in session.execute(select(table).where(*conditions).order_by(table.c.id))]
-
-
-def feed_ref_of_pub(session: Session, pub_id: str) -> int | None:
-    found = session.execute(select(tables.pubs.c.feed_ref).where(tables.pubs.c.pub_id == pub_id)).scalar()
-    return int(found) if found is not None else None
-
-
-def feed_ref_of_sub(session: Session, sub_id: str) -> int | None:
-    found = session.execute(select(tables.subs.c.feed_ref).where(tables.subs.c.sub_id == sub_id)).scalar()
-    return int(found) if found is not None else None
-
-
-def load_feed_state(session: Session, ref: int) -> FeedState | None:
-    row = session.execute(select(tables.feeds).where(tables.feeds.c.id == ref)).first()
-    if row is None:
+class FeedRepository(RowRepository):
+    def first_central_location(self) -> str | None:
+        """The oldest site location whose layer is central (where a feed's default publisher sits)."""
+        for location in self.list_all(LOCATIONS):
+            if location.central:
+                return location.svcLocationName
         return None
-    pubs = session.execute(
-        select(tables.pubs).where(tables.pubs.c.feed_ref == ref).order_by(tables.pubs.c.id)
-    )
-    subs = session.execute(
-        select(tables.subs).where(tables.subs.c.feed_ref == ref).order_by(tables.subs.c.id)
-    )
-    return FeedState(
-        ref=ref,
-        feed=to_model(FEEDS, row),
-        pubs=[Held(to_model(PUBS, pub), int(pub.id)) for pub in pubs],
-        subs=[Held(to_model(SUBS, sub), int(sub.id)) for sub in subs],
-    )
 
+    def find(self, name: str, version: str) -> Held[Feed] | None:
+        table = tables.feeds
+        row = self.session.execute(
+            select(table).where(table.c.feed_name == name, table.c.feed_version == version)
+        ).first()
+        return _held_feed(row) if row else None
 
-def feed_states(session: Session, conditions: Iterable[Any] = ()) -> list[FeedState]:
-    """Every feed matching the conditions, with its publishers and subscribers (three queries)."""
-    feeds_found = session.execute(select(tables.feeds).where(*conditions).order_by(tables.feeds.c.id))
-    states = {int(row.id): FeedState(int(row.id), to_model(FEEDS, row)) for row in feeds_found}
-    if not states:
-        return []
-    refs = list(states)
-    for pub in session.execute(
-        select(tables.pubs).where(tables.pubs.c.feed_ref.in_(refs)).order_by(tables.pubs.c.id)
-    ):
-        states[int(pub.feed_ref)].pubs.append(Held(to_model(PUBS, pub), int(pub.id)))
-    for sub in session.execute(
-        select(tables.subs).where(tables.subs.c.feed_ref.in_(refs)).order_by(tables.subs.c.id)
-    ):
-        states[int(sub.feed_ref)].subs.append(Held(to_model(SUBS, sub), int(sub.id)))
-    return list(states.values())
+    def by_id(self, feed_id: str) -> Held[Feed] | None:
+        row = self.session.execute(select(tables.feeds).where(tables.feeds.c.feed_id == feed_id)).first()
+        return _held_feed(row) if row else None
+
+    def named(self, name: str, version: str | None) -> list[Held[Feed]]:
+        table = tables.feeds
+        conditions = [table.c.feed_name == name]
+        if version is not None:
+            conditions.append(table.c.feed_version == version)
+        return [
+            _held_feed(row)
+            for row in self.session.execute(select(table).where(*conditions).order_by(table.c.id))
+        ]
+
+    def ref_of_pub(self, pub_id: str) -> int | None:
+        found = self.session.execute(
+            select(tables.pubs.c.feed_ref).where(tables.pubs.c.pub_id == pub_id)
+        ).scalar()
+        return int(found) if found is not None else None
+
+    def ref_of_sub(self, sub_id: str) -> int | None:
+        found = self.session.execute(
+            select(tables.subs.c.feed_ref).where(tables.subs.c.sub_id == sub_id)
+        ).scalar()
+        return int(found) if found is not None else None
+
+    def load_state(self, ref: int) -> FeedState | None:
+        row = self.session.execute(select(tables.feeds).where(tables.feeds.c.id == ref)).first()
+        if row is None:
+            return None
+        pubs = self.session.execute(
+            select(tables.pubs).where(tables.pubs.c.feed_ref == ref).order_by(tables.pubs.c.id)
+        )
+        subs = self.session.execute(
+            select(tables.subs).where(tables.subs.c.feed_ref == ref).order_by(tables.subs.c.id)
+        )
+        return FeedState(
+            ref=ref,
+            feed=to_model(FEEDS, row),
+            pubs=[Held(to_model(PUBS, pub), int(pub.id)) for pub in pubs],
+            subs=[Held(to_model(SUBS, sub), int(sub.id)) for sub in subs],
+        )
+
+    def state_of(self, ref: int | None) -> FeedState | None:
+        """:meth:`load_state`, None for no ref (a member that is not found)."""
+        return self.load_state(ref) if ref is not None else None
+
+    def states(self, conditions: Iterable[Any] = ()) -> list[FeedState]:
+        """Every feed matching the conditions, with its publishers and subscribers (three queries)."""
+        feeds_found = self.session.execute(
+            select(tables.feeds).where(*conditions).order_by(tables.feeds.c.id)
+        )
+        states = {int(row.id): FeedState(int(row.id), to_model(FEEDS, row)) for row in feeds_found}
+        if not states:
+            return []
+        refs = list(states)
+        for pub in self.session.execute(
+            select(tables.pubs).where(tables.pubs.c.feed_ref.in_(refs)).order_by(tables.pubs.c.id)
+        ):
+            states[int(pub.feed_ref)].pubs.append(Held(to_model(PUBS, pub), int(pub.id)))
+        for sub in self.session.execute(
+            select(tables.subs).where(tables.subs.c.feed_ref.in_(refs)).order_by(tables.subs.c.id)
+        ):
+            states[int(sub.feed_ref)].subs.append(Held(to_model(SUBS, sub), int(sub.id)))
+        return list(states.values())
+
+    def insert_feed(self, state: FeedState) -> int:
+        """Store a new feed with its publishers and subscribers; :class:`~.rows.Duplicate` on name+version."""
+        state.ref = self.insert(FEEDS, state.feed)
+        self.save_state(state)
+        return state.ref
+
+    def save_state(self, state: FeedState) -> None:
+        self.session.execute(
+            update(tables.feeds).where(tables.feeds.c.id == state.ref).values(**to_values(FEEDS, state.feed))
+        )
+        self._save_members(PUBS, state.ref, state.pubs, state.dropped_pubs)
+        self._save_members(SUBS, state.ref, state.subs, state.dropped_subs)
+        state.dropped_pubs, state.dropped_subs = [], []
+
+    def _save_members(self, kind: Kind[M], feed_ref: int, members: list[Held[M]], dropped: list[int]) -> None:
+        table = kind.table
+        if dropped:
+            self.session.execute(delete(table).where(table.c.id.in_(dropped)))
+        for held in members:
+            values = to_values(kind, held.obj)
+            if held.ref is None:
+                held.ref = inserted_id(
+                    self.session.execute(insert(table).values(**values, feed_ref=feed_ref))
+                )
+            else:
+                self.session.execute(update(table).where(table.c.id == held.ref).values(**values))
+
+    def delete_feed(self, ref: int) -> None:
+        self.session.execute(delete(tables.pubs).where(tables.pubs.c.feed_ref == ref))
+        self.session.execute(delete(tables.subs).where(tables.subs.c.feed_ref == ref))
+        self.session.execute(delete(tables.feeds).where(tables.feeds.c.id == ref))
 
 
 def feed_name_condition(name: str | None, version: str | None, match: str | None) -> list[Any]:
@@ -100,39 +146,3 @@ def feed_name_condition(name: str | None, version: str | None, match: str | None
     if version is not None:
         conditions.append(table.c.feed_version == version)
     return conditions
-
-
-def insert_feed(session: Session, state: FeedState) -> int:
-    """Store a new feed with its publishers and subscribers; :class:`~.rows.Duplicate` on name+version."""
-    state.ref = insert_object(session, FEEDS, state.feed)
-    save_feed_state(session, state)
-    return state.ref
-
-
-def save_feed_state(session: Session, state: FeedState) -> None:
-    session.execute(
-        update(tables.feeds).where(tables.feeds.c.id == state.ref).values(**to_values(FEEDS, state.feed))
-    )
-    _save_members(session, PUBS, state.ref, state.pubs, state.dropped_pubs)
-    _save_members(session, SUBS, state.ref, state.subs, state.dropped_subs)
-    state.dropped_pubs, state.dropped_subs = [], []
-
-
-def _save_members(
-    session: Session, kind: Kind[M], feed_ref: int, members: list[Held[M]], dropped: list[int]
-) -> None:
-    table = kind.table
-    if dropped:
-        session.execute(delete(table).where(table.c.id.in_(dropped)))
-    for held in members:
-        values = to_values(kind, held.obj)
-        if held.ref is None:
-            held.ref = inserted_id(session.execute(insert(table).values(**values, feed_ref=feed_ref)))
-        else:
-            session.execute(update(table).where(table.c.id == held.ref).values(**values))
-
-
-def delete_feed_row(session: Session, ref: int) -> None:
-    session.execute(delete(tables.pubs).where(tables.pubs.c.feed_ref == ref))
-    session.execute(delete(tables.subs).where(tables.subs.c.feed_ref == ref))
-    session.execute(delete(tables.feeds).where(tables.feeds.c.id == ref))

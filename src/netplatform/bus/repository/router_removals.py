@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sqlalchemy import delete, insert, select, update
-from sqlalchemy.orm import Session
+from sqlalchemy import insert, select, update
 
 from .. import tables
+from .removals import KeptRemovals
 
 
 @dataclass(frozen=True)
@@ -22,37 +22,30 @@ class RouterRemoval:
     reason: str | None = None
 
 
-def remember(session: Session, router: str, fqtn: str, kind: str, identity: str, reason: str) -> None:
-    """Keep a revoke to retry (once: a pending one of the same grant is updated)."""
+class RouterRemovalRepository(KeptRemovals):
     table = tables.router_removals
-    same = (
-        table.c.router == router,
-        table.c.fqtn == fqtn,
-        table.c.kind == kind,
-        table.c.identity == identity,
-    )
-    found = session.execute(select(table.c.id).where(*same)).scalar()
-    if found is not None:
-        session.execute(update(table).where(table.c.id == found).values(reason=reason))
-        return
-    session.execute(
-        insert(table).values(router=router, fqtn=fqtn, kind=kind, identity=identity, reason=reason)
-    )
 
+    def remember(self, router: str, fqtn: str, kind: str, identity: str, reason: str) -> None:
+        """Keep a revoke to retry (once: a pending one of the same grant is updated)."""
+        table = self.table
+        same = (
+            table.c.router == router,
+            table.c.fqtn == fqtn,
+            table.c.kind == kind,
+            table.c.identity == identity,
+        )
+        found = self.session.execute(select(table.c.id).where(*same)).scalar()
+        if found is not None:
+            self.session.execute(update(table).where(table.c.id == found).values(reason=reason))
+            return
+        self.session.execute(
+            insert(table).values(router=router, fqtn=fqtn, kind=kind, identity=identity, reason=reason)
+        )
 
-def pending(session: Session) -> list[RouterRemoval]:
-    table = tables.router_removals
-    found = session.execute(select(table).order_by(table.c.id)).mappings()
-    return [
-        RouterRemoval(row["id"], row["router"], row["fqtn"], row["kind"], row["identity"], row["reason"])
-        for row in found
-    ]
-
-
-def settle(session: Session, removal_id: int, reason: str | None) -> None:
-    """Drop the revoke once done or no longer wanted (``reason`` None), else keep why it failed."""
-    table = tables.router_removals
-    if reason is None:
-        session.execute(delete(table).where(table.c.id == removal_id))
-    else:
-        session.execute(update(table).where(table.c.id == removal_id).values(reason=reason))
+    def pending(self) -> list[RouterRemoval]:
+        table = self.table
+        found = self.session.execute(select(table).order_by(table.c.id)).mappings()
+        return [
+            RouterRemoval(row["id"], row["router"], row["fqtn"], row["kind"], row["identity"], row["reason"])
+            for row in found
+        ]

@@ -1,6 +1,6 @@
 """Rows as wire models, mechanically: column = snake case of the field name (one :class:`Kind` per table).
 
-Generic access by natural key, shared by every concept of the bus controller.
+Generic access by natural key (:class:`RowRepository`), shared by every concept of the bus controller.
 """
 
 from __future__ import annotations
@@ -84,35 +84,40 @@ def inserted_id(result: Result[Any]) -> int:
     return int(key[0])
 
 
-def get(session: Session, kind: Kind[M], key: str, *, for_update: bool = False) -> M | None:
-    query = select(kind.table).where(kind.table.c[kind.key] == key)
-    if for_update:
-        query = query.with_for_update()
-    row = session.execute(query).first()
-    return to_model(kind, row) if row else None
+class RowRepository:
+    """Generic access by natural key to the rows of any :class:`Kind`, on one session; every
+    repository of the bus controller is one (and adds the queries of its concept)."""
 
+    def __init__(self, session: Session) -> None:
+        self.session = session
 
-def list_all(session: Session, kind: Kind[M], *conditions: Any) -> list[M]:
-    query = select(kind.table).where(*conditions).order_by(kind.table.c.id)
-    return [to_model(kind, row) for row in session.execute(query)]
+    def get(self, kind: Kind[M], key: str, *, for_update: bool = False) -> M | None:
+        query = select(kind.table).where(kind.table.c[kind.key] == key)
+        if for_update:
+            query = query.with_for_update()
+        row = self.session.execute(query).first()
+        return to_model(kind, row) if row else None
 
+    def list_all(self, kind: Kind[M], *conditions: Any) -> list[M]:
+        query = select(kind.table).where(*conditions).order_by(kind.table.c.id)
+        return [to_model(kind, row) for row in self.session.execute(query)]
 
-def insert_object(session: Session, kind: Kind[M], obj: M, **extra: Any) -> int:
-    """Insert and return the surrogate id; :class:`Duplicate` when the natural key is taken."""
-    try:
-        with session.begin_nested():
-            result = session.execute(insert(kind.table).values(**to_values(kind, obj), **extra))
-    except IntegrityError as error:
-        raise Duplicate(str(error.orig)) from error
-    return inserted_id(result)
+    def insert(self, kind: Kind[M], obj: M, **extra: Any) -> int:
+        """Insert and return the surrogate id; :class:`Duplicate` when the natural key is taken."""
+        try:
+            with self.session.begin_nested():
+                result = self.session.execute(insert(kind.table).values(**to_values(kind, obj), **extra))
+        except IntegrityError as error:
+            raise Duplicate(str(error.orig)) from error
+        return inserted_id(result)
 
+    def update(self, kind: Kind[M], key: str, obj: M, **extra: Any) -> None:
+        values = to_values(kind, obj)
+        values.pop(kind.key, None)
+        self.session.execute(
+            update(kind.table).where(kind.table.c[kind.key] == key).values(**values, **extra)
+        )
 
-def update_object(session: Session, kind: Kind[M], key: str, obj: M, **extra: Any) -> None:
-    values = to_values(kind, obj)
-    values.pop(kind.key, None)
-    session.execute(update(kind.table).where(kind.table.c[kind.key] == key).values(**values, **extra))
-
-
-def delete_object(session: Session, kind: Kind[M], key: str) -> bool:
-    result = session.execute(delete(kind.table).where(kind.table.c[kind.key] == key))
-    return bool(cast("CursorResult[Any]", result).rowcount)
+    def delete(self, kind: Kind[M], key: str) -> bool:
+        result = self.session.execute(delete(kind.table).where(kind.table.c[kind.key] == key))
+        return bool(cast("CursorResult[Any]", result).rowcount)

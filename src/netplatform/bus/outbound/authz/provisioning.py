@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 from ....store.db import Database
-from ...repository import authz_removals
-from ...repository.authz_removals import Removal
+from ....store.unit_of_work import UnitOfWork
+from ...repository.authz_removals import AuthzRemovalRepository, Removal
 from ...roles import Membership, role_description, topic_roles
 from ...schemas import Topic
 from .client import AuthzCallFailed, AuthzClient
@@ -24,7 +24,7 @@ class TopicRoles:
     """Calls that raise :class:`.client.AuthzCallFailed`, and removals that keep what failed."""
 
     def __init__(self, db: Database, authz: AuthzClient) -> None:
-        self.db = db
+        self.removals = UnitOfWork(db, AuthzRemovalRepository)
         self.authz = authz
 
     def create(self, topic: Topic) -> None:
@@ -82,6 +82,12 @@ class TopicRoles:
             return failure.message
         return None
 
+    def pending(self) -> list[Removal]:
+        """The removals kept to retry (:meth:`retry`, then :meth:`settle`)."""
+        return self.removals.read(lambda removals: removals.pending())
+
+    def settle(self, removal: Removal, reason: str | None) -> None:
+        self.removals.write(lambda removals: removals.settle(removal.id, reason), retry=False)
+
     def _keep(self, fqtn: str, role: str, member: str | None, reason: str) -> None:
-        with self.db.write() as session:
-            authz_removals.remember(session, fqtn, role, member, reason)
+        self.removals.write(lambda removals: removals.remember(fqtn, role, member, reason), retry=False)

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from ....clock import wire_now
 from ....store.db import Database
+from ....store.unit_of_work import UnitOfWork
 from ....web.errors import Conflict, NotFound
 from ...checks import require
-from ...repository import rows
-from ...repository.bus_settings import bus_settings
+from ...repository.rows import DR_NODES, Duplicate, RowRepository
 from ...schemas import DrNode, Status
 from .client import Rejected, Unreachable
 from .provisioning import DistributionProvisioner
@@ -49,18 +49,16 @@ class DistributionNodes:
     """The controller's record of the file-distribution nodes, keyed by fqdn."""
 
     def __init__(self, db: Database, provisioner: DistributionProvisioner) -> None:
-        self.db = db
+        self.unit = UnitOfWork(db, RowRepository)
         self.provisioner = provisioner
 
     def all(self) -> list[DrNode]:
-        with self.db.read() as session:
-            nodes = rows.list_all(session, rows.DR_NODES)
+        nodes = self.unit.read(lambda repo: repo.list_all(DR_NODES))
         live = self._live() if nodes else {}
         return [_judged(node, live) for node in nodes]
 
     def get(self, fqdn: str) -> DrNode:
-        with self.db.read() as session:
-            node = rows.get(session, rows.DR_NODES, fqdn)
+        node = self.unit.read(lambda repo: repo.get(DR_NODES, fqdn))
         if node is None:
             raise _not_found(fqdn)
         return _judged(node, self._live())
@@ -69,36 +67,41 @@ class DistributionNodes:
         site = require(body.svcLocationName, "svcLocationName")
         fqdn = require(body.fqdn, "fqdn")
         node = body.model_copy(update=_fresh())
-        with self.db.write() as session:
-            try:
-                rows.insert_object(session, rows.DR_NODES, node)
-            except rows.Duplicate:
-                raise Conflict(f"Node {fqdn} already exists", fields="fqdn") from None
+        try:
+            self.unit.write(lambda repo: repo.insert(DR_NODES, node), retry=False)
+        except Duplicate:
+            raise Conflict(f"Node {fqdn} already exists", fields="fqdn") from None
         self.provisioner.reroute({site})
         return self.get(fqdn)
 
     def replace(self, fqdn: str, body: DrNode) -> DrNode:
         node = body.model_copy(update={"fqdn": fqdn, **_fresh()})
-        with self.db.write() as session:
-            old = rows.get(session, rows.DR_NODES, fqdn, for_update=True)
+
+        def replace(repo: RowRepository) -> DrNode:
+            old = repo.get(DR_NODES, fqdn, for_update=True)
             if old is None:
                 raise _not_found(fqdn)
-            rows.update_object(session, rows.DR_NODES, fqdn, node)
+            repo.update(DR_NODES, fqdn, node)
+            return old
+
+        old = self.unit.write(replace, retry=False)
         self.provisioner.reroute({site for site in (old.svcLocationName, node.svcLocationName) if site})
         return self.get(fqdn)
 
     def delete(self, fqdn: str) -> None:
-        with self.db.write() as session:
-            old = rows.get(session, rows.DR_NODES, fqdn, for_update=True)
-            if old is None or not rows.delete_object(session, rows.DR_NODES, fqdn):
+        def delete(repo: RowRepository) -> DrNode:
+            old = repo.get(DR_NODES, fqdn, for_update=True)
+            if old is None or not repo.delete(DR_NODES, fqdn):
                 raise _not_found(fqdn)
+            return old
+
+        old = self.unit.write(delete, retry=False)
         if old.svcLocationName:
             self.provisioner.reroute({old.svcLocationName})
 
     def _live(self) -> dict[str, LiveNode] | str:
         """The distribution service's nodes by fqdn, or the reason they could not be had."""
-        with self.db.read() as session:
-            url = bus_settings(session).drProvUrl or ""
+        url = self.provisioner.url()
         try:
             items = self.provisioner.client.nodes(url)
         except (Unreachable, Rejected) as failure:

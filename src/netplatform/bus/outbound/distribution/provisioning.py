@@ -21,11 +21,12 @@ from contextlib import contextmanager
 from ....clock import wire_now
 from ....store.db import Database
 from ....store.locks import LockNamespace, advisory_lock
+from ....store.unit_of_work import UnitOfWork
 from ....web.errors import BadRequest
 from ...credentials import publisher_id, publisher_password, publisher_username
 from ...feed_state import FeedState, Held
-from ...repository.bus_settings import bus_settings
-from ...repository.feeds import delete_feed_row, feed_states, load_feed_state, save_feed_state
+from ...repository.bus_settings import BusSettingsRepository
+from ...repository.feeds import FeedRepository
 from ...schemas import DrPub, DrSub, Feed, Status
 from .client import DistributionClient, Rejected, Unreachable
 from .documents import accept_feed, accept_subscription, feed_document, subscription_document
@@ -66,24 +67,23 @@ class DistributionProvisioner:
 
     def __init__(self, database: Database, client: DistributionClient) -> None:
         self.database = database
+        self.unit = UnitOfWork(database, FeedRepository)
+        self.settings = UnitOfWork(database, BusSettingsRepository)
         self.client = client
         self.routing = SiteRouting(database, client)
 
-    def _url(self) -> str:
-        with self.database.read() as session:
-            return bus_settings(session).drProvUrl or ""
+    def url(self) -> str:
+        """The distribution service's provisioning URL (the bus settings' ``drProvUrl``)."""
+        return self.settings.read(lambda settings: settings.get().drProvUrl or "")
 
     def _load(self, ref: int) -> FeedState | None:
-        with self.database.read() as session:
-            return load_feed_state(session, ref)
+        return self.unit.read(lambda feeds: feeds.load_state(ref))
 
     def _store(self, state: FeedState) -> None:
-        with self.database.write() as session:
-            save_feed_state(session, state)
+        self.unit.write(lambda feeds: feeds.save_state(state), retry=False)
 
     def _drop(self, ref: int) -> None:
-        with self.database.write() as session:
-            delete_feed_row(session, ref)
+        self.unit.write(lambda feeds: feeds.delete_feed(ref), retry=False)
 
     # --- the feed itself -------------------------------------------------------------------------
 
@@ -94,7 +94,7 @@ class DistributionProvisioner:
             if state is None:
                 return None
             change(state)
-            url = self._url()
+            url = self.url()
             try:
                 answer = self._push_feed(url, state)
             except Rejected as rejected:
@@ -202,7 +202,7 @@ class DistributionProvisioner:
                 _stamp(held.obj, Status.INVALID, NOT_PROVISIONED)
             else:
                 try:
-                    self._send_sub(self._url(), state, held)
+                    self._send_sub(self.url(), state, held)
                 except Unreachable as failure:
                     self._sub_failed(held, failure.message)
                 except Rejected as rejected:
@@ -215,12 +215,12 @@ class DistributionProvisioner:
     def reroute(self, sites: set[str]) -> None:
         """The nodes of ``sites`` changed: provision again every feed with a member there, so that
         routes and publishURLs follow (a feed the service refuses now is logged and left as is)."""
-        with self.database.read() as session:
-            refs = [
-                state.ref
-                for state in feed_states(session)
-                if state.feed.status != Status.DELETED.value and _members_at(state, sites)
-            ]
+        states = self.unit.read(lambda feeds: feeds.states())
+        refs = [
+            state.ref
+            for state in states
+            if state.feed.status != Status.DELETED.value and _members_at(state, sites)
+        ]
 
         def resend_subs(state: FeedState) -> None:
             for held in state.subs:
@@ -241,7 +241,7 @@ class DistributionProvisioner:
             state = self._load(ref)
             if state is None:
                 return
-            url = self._url()
+            url = self.url()
             owner = state.feed.owner or ""
             try:
                 for held in list(state.subs):

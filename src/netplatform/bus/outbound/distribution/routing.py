@@ -16,7 +16,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ....store.db import Database
-from ...repository import rows
+from ....store.unit_of_work import UnitOfWork
+from ...repository.rows import DR_NODES, RowRepository
 from ...schemas import DrNode, DrPub, DrSub, Feed
 from .client import DistributionClient, Rejected, Unreachable
 from .sites import LiveNode, SiteNodes
@@ -24,12 +25,11 @@ from .sites import LiveNode, SiteNodes
 
 class SiteRouting:
     def __init__(self, database: Database, client: DistributionClient) -> None:
-        self.database = database
+        self.unit = UnitOfWork(database, RowRepository)
         self.client = client
 
     def registered(self) -> list[DrNode]:
-        with self.database.read() as session:
-            return rows.list_all(session, rows.DR_NODES)
+        return self.unit.read(lambda nodes: nodes.list_all(DR_NODES))
 
     def site_nodes(self, url: str, registered: list[DrNode], sites: Iterable[str | None]) -> SiteNodes:
         """The nodes of every site; the distribution service is asked only when one of ``sites`` has nodes."""

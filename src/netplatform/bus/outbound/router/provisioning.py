@@ -38,21 +38,14 @@ from typing import Any
 
 from ....store.db import Database
 from ....store.locks import LockNamespace, advisory_lock
+from ....store.unit_of_work import UnitOfWork
 from ...bridge_plans import PLACED, Topology, plan_bridges
 from ...bridges import load_topology
-from ...repository import authz_removals, router_removals, rows
-from ...repository.bus_settings import bus_settings
-from ...repository.mirror_makers import agents_holding
-from ...repository.router_state import (
-    agents_in,
-    clusters_in,
-    drop_deleted_client,
-    placed_clients,
-    set_outcome,
-    topics_to_provision,
-)
+from ...repository.router_removals import RouterRemovalRepository
+from ...repository.rows import CLIENTS, CLUSTERS, MIRROR_MAKERS, TOPICS, Kind
+from ...repository.topology import TopologyRepository
 from ...roles import Membership, memberships_needed, memberships_of
-from ...schemas import MirrorMaker, MrClient, MrCluster, Status, Topic
+from ...schemas import MirrorMaker, MrClient, MrCluster, Status, Topic, WireModel
 from ..authz.client import AuthzCallFailed
 from ..authz.provisioning import TopicRoles
 from .client import RouterCallFailed, RouterClient
@@ -139,6 +132,8 @@ class RouterProvisioner:
         mirror_identity: str,
     ) -> None:
         self.db = db
+        self.unit = UnitOfWork(db, TopologyRepository)
+        self.revokes = UnitOfWork(db, RouterRemovalRepository)
         self.client = client
         self.roles = roles
         self.central_cname = central_cname
@@ -159,15 +154,17 @@ class RouterProvisioner:
         self._retry_revokes()
 
     def _pass(self, statuses: Collection[str]) -> None:
-        with self.db.read() as session:
-            clusters = [cluster.svcLocationName or "" for cluster in clusters_in(session, statuses)]
-            fqtns = topics_to_provision(session, statuses)
+        clusters, fqtns = self.unit.read(
+            lambda repo: (
+                [cluster.svcLocationName or "" for cluster in repo.routers.clusters_in(statuses)],
+                repo.routers.topics_to_provision(statuses),
+            )
+        )
         for name in clusters:
             self.push_cluster(name)
         for fqtn in fqtns:
             self.provision_topic(fqtn, statuses)
-        with self.db.read() as session:
-            agents = agents_in(session, statuses)
+        agents = self.unit.read(lambda repo: repo.routers.agents_in(statuses))
         for name in agents:
             with self.lock():
                 self._send_agent(name)
@@ -182,16 +179,18 @@ class RouterProvisioner:
         is what makes the cluster VALID, even with no topic to push), then every existing topic;
         stop at the first failure."""
         with self.lock():
-            with self.db.read() as session:
-                cluster = rows.get(session, rows.CLUSTERS, location)
-                topics = rows.list_all(session, rows.TOPICS)
-                admin_topic = bus_settings(session).bridgeAdminTopic or ""
+            cluster, topics, admin_topic = self.unit.read(lambda repo: read_cluster(repo, location))
             if cluster is None or cluster.status == Status.VALID.value:
                 return
             reason = attempt(self.set_up_router, base_url(cluster), topics, admin_topic)
-            with self.db.write() as session:
-                status = Status.INVALID if reason else Status.VALID
-                set_outcome(session, rows.CLUSTERS, location, cluster, status, reason)
+            status = Status.INVALID if reason else Status.VALID
+            self.store_outcome(CLUSTERS, location, cluster, status, reason)
+
+    def store_outcome(
+        self, kind: Kind[Any], key: str, obj: WireModel, status: Status, reason: str | None
+    ) -> None:
+        """Store an outcome (``RouterStateRepository.set_outcome``) in a transaction of its own."""
+        self.unit.write(lambda repo: repo.routers.set_outcome(kind, key, obj, status, reason), retry=False)
 
     def set_up_router(self, router: str, topics: Iterable[Topic], admin_topic: str) -> None:
         """The router's mirror settings, then every topic (409: it has it already)."""
@@ -203,8 +202,7 @@ class RouterProvisioner:
         """A new topic goes to every cluster's router, not only its clients' (a VALID cluster has
         every topic); a router that does not take it leaves its cluster INVALID with the reason,
         for the reconcile to retry."""
-        with self.db.read() as session:
-            clusters = rows.list_all(session, rows.CLUSTERS)
+        clusters = self.unit.read(lambda repo: repo.list_all(CLUSTERS))
         served = {router_of(client) for client in state.placed()}
         document = topic_document(state.topic)
         for cluster in clusters:
@@ -213,11 +211,8 @@ class RouterProvisioner:
                 continue
             reason = attempt(self.client.create_topic, router, document)
             if reason:
-                with self.db.write() as session:
-                    why = f"topic {state.topic.fqtn} not created: {reason}"
-                    set_outcome(
-                        session, rows.CLUSTERS, cluster.svcLocationName or "", cluster, Status.INVALID, why
-                    )
+                why = f"topic {state.topic.fqtn} not created: {reason}"
+                self.store_outcome(CLUSTERS, cluster.svcLocationName or "", cluster, Status.INVALID, why)
 
     # --- topics and their clients --------------------------------------------------------------
 
@@ -239,14 +234,16 @@ class RouterProvisioner:
             self._store_topic(state, roles, granted, revoked)
 
     def read_topic(self, fqtn: str) -> TopicState | None:
-        with self.db.read() as session:
-            topic = rows.get(session, rows.TOPICS, fqtn)
+        def read(repo: TopologyRepository) -> TopicState | None:
+            topic = repo.get(TOPICS, fqtn)
             if topic is None:
                 return None
-            clients = placed_clients(session, fqtn)
-            topology = load_topology(session, self.central_cname)
-            agents = [agent.mmName or "" for agent in agents_holding(session, fqtn)]
-        return TopicState(topic, clients, topology, agents)
+            clients = repo.routers.placed_clients(fqtn)
+            topology = load_topology(repo, self.central_cname)
+            agents = [agent.mmName or "" for agent in repo.agents.holding(fqtn)]
+            return TopicState(topic, clients, topology, agents)
+
+        return self.unit.read(read)
 
     def _grant_clients(self, state: TopicState) -> dict[str, str | None]:
         """Create the topic on each client's router with the topic's role grants, then grant
@@ -304,27 +301,30 @@ class RouterProvisioner:
         topic = state.topic
         fqtn = topic.fqtn or ""
         plan = plan_bridges(fqtn, topic.replicationCase, topic.globalMrURL, state.clients, state.topology)
-        failures = [reason for reason in (roles, plan.problem) if reason]
-        with self.db.write() as session:
+
+        def store(repo: TopologyRepository) -> None:
+            failures = [reason for reason in (roles, plan.problem) if reason]
             for client in state.placed():
                 reason = granted.get(client.mrClientId or "")
                 status = Status.INVALID if reason else Status.VALID
-                set_outcome(session, rows.CLIENTS, client.mrClientId or "", client, status, reason)
+                repo.routers.set_outcome(CLIENTS, client.mrClientId or "", client, status, reason)
                 if reason:
                     failures.append(f"client {client.mrClientId}: {reason}")
             for client in state.deleted():
                 reason = revoked.get(client.mrClientId or "")
                 if reason is None:
-                    drop_deleted_client(session, client.mrClientId or "")
+                    repo.routers.drop_deleted_client(client.mrClientId or "")
                     continue
-                set_outcome(session, rows.CLIENTS, client.mrClientId or "", client, Status.DELETED, reason)
+                repo.routers.set_outcome(CLIENTS, client.mrClientId or "", client, Status.DELETED, reason)
                 failures.append(f"deleted client {client.mrClientId}: {reason}")
             for name in state.agents:
-                agent = rows.get(session, rows.MIRROR_MAKERS, name)
+                agent = repo.get(MIRROR_MAKERS, name)
                 if agent is not None and agent.status == Status.INVALID.value:
                     failures.append(f"mirror agent {name}: {agent.statusReason}")
             status = Status.INVALID if failures else Status.VALID
-            set_outcome(session, rows.TOPICS, fqtn, topic, status, "; ".join(failures) or None)
+            repo.routers.set_outcome(TOPICS, fqtn, topic, status, "; ".join(failures) or None)
+
+        self.unit.write(store, retry=False)
 
     # --- what clients that changed, and topics that went, leave behind -------------------------
 
@@ -350,9 +350,8 @@ class RouterProvisioner:
             current = next((c for c in state.clients if c.mrClientId == before.mrClientId), None)
             if not reason or current is None:
                 return
-            with self.db.write() as session:
-                message = f"what its previous form added is not removed: {reason}"
-                set_outcome(session, rows.CLIENTS, before.mrClientId or "", current, Status.INVALID, message)
+            message = f"what its previous form added is not removed: {reason}"
+            self.store_outcome(CLIENTS, before.mrClientId or "", current, Status.INVALID, message)
 
     def retire_topic(self, topic: Topic, clients: Iterable[MrClient]) -> None:
         """The topic is gone: revoke its grants on its routers (the routers keep the topic) and
@@ -364,8 +363,7 @@ class RouterProvisioner:
                 reason = self._revoke_or_keep(router, fqtn, grants)
                 if reason:
                     log.warning("topic %s gone, its grants on %s kept for now: %s", fqtn, router, reason)
-            with self.db.read() as session:
-                now = rows.get(session, rows.TOPICS, fqtn)  # created again meanwhile?
+            now = self.unit.read(lambda repo: repo.get(TOPICS, fqtn))  # created again meanwhile?
             self.roles.delete(topic, now)
 
     def _revoke_or_keep(self, router: str, fqtn: str, grants: Iterable[Grant]) -> str | None:
@@ -377,16 +375,17 @@ class RouterProvisioner:
                 failed.append(((kind, identity), reason))
         if not failed:
             return None
-        with self.db.write() as session:
+
+        def keep(removals: RouterRemovalRepository) -> None:
             for (kind, identity), reason in failed:
-                router_removals.remember(session, router, fqtn, kind, identity, reason)
+                removals.remember(router, fqtn, kind, identity, reason)
+
+        self.revokes.write(keep, retry=False)
         return "; ".join(dict.fromkeys(reason for _grant, reason in failed))
 
     def _retry_revokes(self) -> None:
         """The revokes routers did not take, again, unless a live client needs the grant now."""
-        with self.db.read() as session:
-            removals = router_removals.pending(session)
-        for removal in removals:
+        for removal in self.revokes.read(lambda removals: removals.pending()):
             with self.lock():
                 state = self.read_topic(removal.fqtn)
                 needed = state.needed_grants(removal.router) if state else set()
@@ -394,19 +393,18 @@ class RouterProvisioner:
                 if (removal.kind, removal.identity) not in needed:
                     args = (removal.router, removal.fqtn, removal.kind, removal.identity)
                     reason = attempt(self.client.revoke, *args)
-                with self.db.write() as session:
-                    router_removals.settle(session, removal.id, reason)
+                self._settle_revoke(removal.id, reason)
+
+    def _settle_revoke(self, removal_id: int, reason: str | None) -> None:
+        self.revokes.write(lambda removals: removals.settle(removal_id, reason), retry=False)
 
     def _retry_removals(self) -> None:
-        with self.db.read() as session:
-            removals = authz_removals.pending(session)
-        for removal in removals:
+        for removal in self.roles.pending():
             with self.lock():
                 state = self.read_topic(removal.fqtn)
                 now, needed = (state.topic, state.needed_memberships()) if state else (None, set())
                 reason = self.roles.retry(removal, now, needed)
-                with self.db.write() as session:
-                    authz_removals.settle(session, removal.id, reason)
+                self.roles.settle(removal, reason)
 
     # --- mirror agents -------------------------------------------------------------------------
 
@@ -417,8 +415,7 @@ class RouterProvisioner:
 
     def _send_agent(self, name: str) -> None:
         """Send the agent's messages unless it is VALID (call holding the provisioning lock)."""
-        with self.db.read() as session:
-            agent = rows.get(session, rows.MIRROR_MAKERS, name)
+        agent = self.unit.read(lambda repo: repo.get(MIRROR_MAKERS, name))
         if agent is None or agent.status == Status.VALID.value:
             return
         self.send_agent(agent)
@@ -426,15 +423,17 @@ class RouterProvisioner:
     def send_agent(self, agent: MirrorMaker) -> str | None:
         """Send (or send again) the agent's messages and store the outcome; the reason it is
         INVALID, or None (call holding the provisioning lock)."""
-        with self.db.read() as session:
-            clusters = rows.list_all(session, rows.CLUSTERS)
-            admin_topic = bus_settings(session).bridgeAdminTopic or ""
-            topics = [rows.get(session, rows.TOPICS, fqtn) for fqtn in agent.topics or []]
+
+        def read(repo: TopologyRepository) -> tuple[list[MrCluster], str, list[Topic | None]]:
+            clusters = repo.list_all(CLUSTERS)
+            admin_topic = repo.settings.get().bridgeAdminTopic or ""
+            return clusters, admin_topic, [repo.get(TOPICS, fqtn) for fqtn in agent.topics or []]
+
+        clusters, admin_topic, topics = self.unit.read(read)
         whitelist = [topic for topic in topics if topic is not None]
         reason = attempt(self._send, agent, clusters, admin_topic, whitelist)
-        with self.db.write() as session:
-            status = Status.INVALID if reason else Status.VALID
-            set_outcome(session, rows.MIRROR_MAKERS, agent.mmName or "", agent, status, reason)
+        status = Status.INVALID if reason else Status.VALID
+        self.store_outcome(MIRROR_MAKERS, agent.mmName or "", agent, status, reason)
         return reason
 
     def _send(
@@ -482,6 +481,11 @@ class RouterProvisioner:
                 )
                 raise RouterCallFailed(f"the message router at {router} {check.reason}{hint}")
             time.sleep(CONFIRM_POLL_S)
+
+
+def read_cluster(repo: TopologyRepository, location: str) -> tuple[MrCluster | None, list[Topic], str]:
+    """The cluster at ``location``, every topic and the bridge-admin topic: what its router should have."""
+    return repo.get(CLUSTERS, location), repo.list_all(TOPICS), repo.settings.get().bridgeAdminTopic or ""
 
 
 def cluster_named(clusters: list[MrCluster], fqdn: str | None) -> MrCluster | None:

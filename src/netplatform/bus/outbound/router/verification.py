@@ -16,15 +16,16 @@ from __future__ import annotations
 
 import logging
 from collections import defaultdict
+from typing import Any
 
 from ....store.locks import LockNamespace, advisory_lock
-from ...repository import rows
-from ...repository.bus_settings import bus_settings
-from ...repository.router_state import mark_verified, set_outcome, valid_keys
-from ...schemas import MrClient, Status
+from ....store.unit_of_work import UnitOfWork
+from ...repository.rows import CLIENTS, CLUSTERS, MIRROR_MAKERS, TOPICS, Kind
+from ...repository.topology import TopologyRepository
+from ...schemas import MirrorMaker, MrClient, MrCluster, Status, WireModel
 from .client import RouterCallFailed
 from .documents import base_url, check_agent
-from .provisioning import RouterProvisioner, TopicState, attempt, cluster_named, router_of
+from .provisioning import RouterProvisioner, TopicState, attempt, cluster_named, read_cluster, router_of
 
 log = logging.getLogger(__name__)
 
@@ -33,6 +34,7 @@ class RouterVerifier:
     def __init__(self, provisioner: RouterProvisioner) -> None:
         self.provisioner = provisioner
         self.db = provisioner.db
+        self.unit = UnitOfWork(provisioner.db, TopologyRepository)
         self.client = provisioner.client
 
     def reconcile(self) -> None:
@@ -42,10 +44,9 @@ class RouterVerifier:
             self.verify()
 
     def verify(self) -> None:
-        with self.db.read() as session:
-            clusters = valid_keys(session, rows.CLUSTERS)
-            topics = valid_keys(session, rows.TOPICS)
-            agents = valid_keys(session, rows.MIRROR_MAKERS)
+        clusters, topics, agents = self.unit.read(
+            lambda repo: tuple(repo.routers.valid_keys(kind) for kind in (CLUSTERS, TOPICS, MIRROR_MAKERS))
+        )
         for location in clusters:
             with self.provisioner.lock():
                 self._verify_cluster(location)
@@ -59,10 +60,7 @@ class RouterVerifier:
     # --- clusters ------------------------------------------------------------------------------
 
     def _verify_cluster(self, location: str) -> None:
-        with self.db.read() as session:
-            cluster = rows.get(session, rows.CLUSTERS, location)
-            topics = rows.list_all(session, rows.TOPICS)
-            admin_topic = bus_settings(session).bridgeAdminTopic or ""
+        cluster, topics, admin_topic = self.unit.read(lambda repo: read_cluster(repo, location))
         if cluster is None or cluster.status != Status.VALID.value:
             return
         router = base_url(cluster)
@@ -77,11 +75,10 @@ class RouterVerifier:
         reason = attempt(check)
         if missing and reason is None:
             log.warning("cluster %s: its router lacked topics %s; created them again", location, missing)
-        with self.db.write() as session:
-            if reason is None:
-                mark_verified(session, rows.CLUSTERS, location, cluster)
-            else:
-                set_outcome(session, rows.CLUSTERS, location, cluster, Status.INVALID, reason)
+        if reason is None:
+            self._verified(CLUSTERS, location, cluster)
+        else:
+            self.provisioner.store_outcome(CLUSTERS, location, cluster, Status.INVALID, reason)
 
     # --- topics and their clients --------------------------------------------------------------
 
@@ -115,29 +112,37 @@ class RouterVerifier:
         self, state: TopicState, clients: dict[str, list[MrClient]], reasons: dict[str, str | None]
     ) -> None:
         topic, fqtn = state.topic, state.topic.fqtn or ""
-        failures: list[str] = []
-        with self.db.write() as session:
+
+        def store(repo: TopologyRepository) -> None:
+            failures: list[str] = []
             for router, placed in clients.items():
                 reason = reasons[router]
                 for client in placed:
                     key = client.mrClientId or ""
                     if reason is None:
-                        mark_verified(session, rows.CLIENTS, key, client)
+                        repo.routers.mark_verified(CLIENTS, key, client)
                         continue
-                    set_outcome(session, rows.CLIENTS, key, client, Status.INVALID, reason)
+                    repo.routers.set_outcome(CLIENTS, key, client, Status.INVALID, reason)
                     failures.append(f"client {key}: {reason}")
             if failures:
-                set_outcome(session, rows.TOPICS, fqtn, topic, Status.INVALID, "; ".join(failures))
+                repo.routers.set_outcome(TOPICS, fqtn, topic, Status.INVALID, "; ".join(failures))
             else:
-                mark_verified(session, rows.TOPICS, fqtn, topic)
+                repo.routers.mark_verified(TOPICS, fqtn, topic)
+
+        self.unit.write(store, retry=False)
 
     # --- mirror agents -------------------------------------------------------------------------
 
     def _verify_agent(self, name: str) -> None:
-        with self.db.read() as session:
-            agent = rows.get(session, rows.MIRROR_MAKERS, name)
-            clusters = rows.list_all(session, rows.CLUSTERS)
-            admin_topic = bus_settings(session).bridgeAdminTopic or ""
+
+        def read(repo: TopologyRepository) -> tuple[MirrorMaker | None, list[MrCluster], str]:
+            return (
+                repo.get(MIRROR_MAKERS, name),
+                repo.list_all(CLUSTERS),
+                repo.settings.get().bridgeAdminTopic or "",
+            )
+
+        agent, clusters, admin_topic = self.unit.read(read)
         if agent is None or agent.status != Status.VALID.value:
             return
         target, source = (
@@ -154,14 +159,15 @@ class RouterVerifier:
             except RouterCallFailed as failure:
                 finding = failure.message
         if target is not None and finding is None:
-            with self.db.write() as session:
-                mark_verified(session, rows.MIRROR_MAKERS, name, agent)
+            self._verified(MIRROR_MAKERS, name, agent)
             return
         # Not running as sent: send again; send_agent stores VALID or INVALID.
         log.warning("mirror agent %s: %s; sending its messages again", name, finding or "no target cluster")
         if self.provisioner.send_agent(agent) is None:
-            with self.db.read() as session:
-                again = rows.get(session, rows.MIRROR_MAKERS, name)
+            again = self.unit.read(lambda repo: repo.get(MIRROR_MAKERS, name))
             if again is not None:
-                with self.db.write() as session:
-                    mark_verified(session, rows.MIRROR_MAKERS, name, again)
+                self._verified(MIRROR_MAKERS, name, again)
+
+    def _verified(self, kind: Kind[Any], key: str, obj: WireModel) -> None:
+        """Stamp ``lastVerified`` (``RouterStateRepository.mark_verified``) in a transaction of its own."""
+        self.unit.write(lambda repo: repo.routers.mark_verified(kind, key, obj), retry=False)
