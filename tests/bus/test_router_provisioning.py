@@ -299,6 +299,25 @@ def test_a_router_that_is_down_gives_invalid_until_a_put_retries(
         )
 
 
+def test_a_put_that_leaves_placement_as_it_was_keeps_a_valid_topic_without_the_routers(
+    bus: httpx.Client, bus_settings: Settings
+) -> None:
+    port = free_port()
+    with restartable_router(bus_settings, port):
+        site(bus, "dc-central-1", "central", "localhost", **cluster_at(port, "localhost"))
+        created = topic_with(bus, pub("alice"), sub("bob"))
+        assert created["status"] == "VALID"
+    # The router is down now: a PUT that asked anything of it would leave the topic INVALID.
+    changed = ok(bus.put(f"/topics/{FQTN}", json={"topicDescription": "new words", "owner": "ops"}))
+    assert (changed["status"], changed["topicDescription"], changed["owner"]) == ("VALID", "new words", "ops")
+    assert "statusReason" not in changed
+    assert all(client["status"] == "VALID" for client in changed["clients"])
+    # A new placement is provisioned again, and says that the router did not take it.
+    moved = ok(bus.put(f"/topics/{FQTN}", json={"globalMrURL": "global.example.net"}))
+    assert moved["status"] == "INVALID"
+    assert "message router unreachable" in moved["statusReason"]
+
+
 @fast_reconcile
 def test_the_background_reconcile_retries_when_the_router_is_back(
     bus: httpx.Client, bus_settings: Settings

@@ -105,6 +105,11 @@ class BridgeBook:
         _to_send(agent)
         self._changed.add(agent.mmName or "")
 
+    @property
+    def changed(self) -> bool:
+        """Whether an agent's whitelist changed since the last :meth:`save`."""
+        return bool(self._changed)
+
     def save(self) -> None:
         for name in self._changed:
             self.repo.agents.save(self.agents[name], is_new=name not in self._stored)
