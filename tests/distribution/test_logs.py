@@ -9,7 +9,7 @@ import pytest
 
 from netplatform.clock import now_ms
 from netplatform.distribution.logs.records import ExpiryReason, LogRecord, RecordType
-from netplatform.distribution.repository.logs import insert_log
+from netplatform.distribution.repository.logs import LogRepository
 from netplatform.store.db import database_for
 
 from ..conftest import RunningService
@@ -20,8 +20,9 @@ HOUR_MS = 3600 * 1000
 
 def write(service: RunningService, *records: LogRecord) -> None:
     with database_for(service.settings).write() as session:
+        logs = LogRepository(session)
         for record in records:
-            insert_log(session, record)
+            logs.insert(record)
 
 
 def publish_record(feed_id: int, date_ms: int, publish_id: str, file_name: str = "a.csv") -> LogRecord:

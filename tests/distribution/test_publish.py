@@ -10,7 +10,7 @@ import time
 import httpx
 import pytest
 
-from netplatform.distribution.repository.queue import queue_depth
+from netplatform.distribution.repository.queue import QueueRepository
 from netplatform.store.db import database_for
 
 from ..conftest import RunningService, ServiceStarter, SettingsFactory
@@ -39,7 +39,7 @@ def nothing_stored(service: RunningService) -> bool:
     root = service.settings.blob_dir
     files = [p for p in root.rglob("*") if p.is_file()] if root.exists() else []
     with database_for(service.settings).read() as session:
-        return files == [] and queue_depth(session) == 0
+        return files == [] and QueueRepository(session).depth() == 0
 
 
 def test_missing_or_undecodable_credentials_are_401_with_the_publish_realm(

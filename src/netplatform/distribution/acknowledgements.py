@@ -12,12 +12,12 @@ import hmac
 
 from ..store.blobs import BlobStore
 from ..store.db import Database
+from ..store.unit_of_work import UnitOfWork
 from ..web.auth import Credentials
 from ..web.errors import NotFound, Unauthorized
 from .errors import SUBSCRIPTION_NOT_FOUND
 from .links import positive_id
-from .repository import queue
-from .repository import subscriptions as subscription_rows
+from .repository import Repositories
 from .subscription_model import Subscription
 
 ACKNOWLEDGE_REALM = 'Basic realm="delete"'
@@ -27,7 +27,7 @@ FILE_NOT_QUEUED = "No such file for this subscription."
 
 class Acknowledgements:
     def __init__(self, db: Database, blobs: BlobStore, node: str) -> None:
-        self.db = db
+        self.unit = UnitOfWork(db, Repositories)
         self.blobs = blobs
         self.node = node  # removes only its own blobs; other nodes sweep theirs
 
@@ -37,15 +37,18 @@ class Acknowledgements:
         sub_id = positive_id(sub_id_text)
         if sub_id is None:
             raise NotFound(SUBSCRIPTION_NOT_FOUND)
-        with self.db.write() as session:
-            subscription = subscription_rows.find_subscription(session, sub_id)
+
+        def work(repo: Repositories) -> list[str]:
+            subscription = repo.subscriptions.find(sub_id)
             if subscription is None:
                 raise NotFound(SUBSCRIPTION_NOT_FOUND)
             _authorize(subscription, credentials)
-            unused = queue.acknowledge(session, sub_id, publish_id, self.node)
+            unused = repo.queue.acknowledge(sub_id, publish_id, self.node)
             if unused is None:
                 raise NotFound(FILE_NOT_QUEUED)
-        for name in unused:
+            return unused
+
+        for name in self.unit.write(work, retry=False):
             self.blobs.delete(name)
 
 

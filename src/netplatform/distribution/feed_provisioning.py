@@ -12,27 +12,26 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from sqlalchemy.orm import Session
-
 from ..clock import now_ms
 from ..settings import Settings
 from ..store.blobs import BlobStore
 from ..store.db import Database
+from ..store.unit_of_work import UnitOfWork
 from ..web.errors import BadRequest, Conflict, NotFound
 from .access import Caller
 from .endpoint_secrets import EndpointSecrets, stored_authorization
 from .errors import FEED_NOT_FOUND, SUBSCRIPTION_NOT_FOUND
-from .feed_model import Feed, FeedFields
-from .repository import feeds as feed_rows
-from .repository import subscriptions as subscription_rows
-from .repository.counters import FEED_COUNTER, SUBSCRIPTION_COUNTER, next_id
-from .repository.queue import drop_deliveries
+from .feed_model import Feed, FeedAuthorization, FeedFields
+from .repository import Repositories
+from .repository.counters import FEED_COUNTER, SUBSCRIPTION_COUNTER
+from .repository.feeds import FeedRepository, NewFeed
+from .repository.subscriptions import SubscriptionRepository
 from .subscription_model import Subscription, SubscriptionFields
 
 
 class Provisioning:
     def __init__(self, db: Database, blobs: BlobStore, settings: Settings, secrets: EndpointSecrets) -> None:
-        self.db = db
+        self.unit = UnitOfWork(db, Repositories)
         self.secrets = secrets
         self.blobs = blobs
         self.node = settings.instance_name  # removes only its own blobs; other nodes sweep theirs
@@ -43,37 +42,38 @@ class Provisioning:
     # --- feeds -----------------------------------------------------------------------------
 
     def ensure_feed_capacity(self) -> None:
-        with self.db.read() as session:
-            self._check_feed_capacity(session)
+        self.unit.read(lambda repo: self._check_feed_capacity(repo.feeds))
 
-    def _check_feed_capacity(self, session: Session) -> None:
-        if feed_rows.count_live_feeds(session) >= self.max_feeds:
+    def _check_feed_capacity(self, feeds: FeedRepository) -> None:
+        if feeds.count_live() >= self.max_feeds:
             raise Conflict("Cannot create feed; the maximum number of feeds has been configured.")
 
     def create_feed(self, fields: FeedFields, caller: Caller) -> Feed:
         assert fields.version is not None
+        version = fields.version
         framework = caller.creates_framework_feed(fields.authz_instance, self.framework_on)
         hashes = self.secrets.hashes_for(fields.authorization, None)
         authorization = stored_authorization(fields.authorization, hashes, None)
-        new = feed_rows.NewFeed(authorization, caller.identity, framework, now_ms())
-        with self.db.write() as session:
-            feed_id = next_id(session, FEED_COUNTER)  # holds the lock: creates queue here
-            self._check_feed_capacity(session)
-            if feed_rows.live_feed_named(session, fields.name, fields.version):
+        new = NewFeed(authorization, caller.identity, framework, now_ms())
+
+        def work(repo: Repositories) -> Feed:
+            feed_id = repo.counters.next_id(FEED_COUNTER)  # holds the lock: creates queue here
+            self._check_feed_capacity(repo.feeds)
+            if repo.feeds.live_named(fields.name, version):
                 raise BadRequest("This feed already exists in the database.")
-            feed_rows.insert_feed(session, feed_id, fields, new)
-            feed = self._existing_feed(session, feed_id)
-        self.secrets.remember_stored(feed_id, fields.authorization, authorization)
+            repo.feeds.insert(feed_id, fields, new)
+            return _existing_feed(repo.feeds, feed_id)
+
+        feed = self.unit.write(work, retry=False)
+        self.secrets.remember_stored(feed.id, fields.authorization, authorization)
         return feed
 
     def feed(self, feed_id: int) -> Feed:
-        with self.db.read() as session:
-            return self._existing_feed(session, feed_id)
+        return self.unit.read(lambda repo: _existing_feed(repo.feeds, feed_id))
 
     def feed_named(self, name: str, version: str) -> Feed:
         """The live feed of this name and version (the reference's ``GET /?name=&version=``), else 404."""
-        with self.db.read() as session:
-            feed = feed_rows.live_feed_by_name(session, name, version)
+        feed = self.unit.read(lambda repo: repo.feeds.live_by_name(name, version))
         if feed is None:
             raise NotFound(FEED_NOT_FOUND)
         return feed
@@ -82,8 +82,9 @@ class Provisioning:
         self, *, name: str | None = None, publisher: str | None = None, subscriber: str | None = None
     ) -> list[int]:
         """Ids of the live feeds matching every filter given (all live feeds without one)."""
-        with self.db.read() as session:
-            return feed_rows.live_feed_ids(session, name=name, publisher=publisher, subscriber=subscriber)
+        return self.unit.read(
+            lambda repo: repo.feeds.live_ids(name=name, publisher=publisher, subscriber=subscriber)
+        )
 
     def feed_to_change(self, feed_id: int, caller: Caller) -> Feed:
         """The feed when it exists (else 404) and the caller may change it (else 403)."""
@@ -99,62 +100,63 @@ class Provisioning:
 
     def update_feed(self, feed_id: int, fields: FeedFields, caller: Caller) -> Feed:
         hashes = self.secrets.hashes_for(fields.authorization, self.feed(feed_id))
-        with self.db.write() as session:
-            feed = self._existing_feed(session, feed_id, lock=True)
+
+        def work(repo: Repositories) -> tuple[Feed, FeedAuthorization]:
+            feed = _existing_feed(repo.feeds, feed_id, lock=True)
             caller.ensure_may_change_feed(feed, "edit")
             feed.ensure_unchanged_identity(fields)
             # Left-out passwords keep the hash the locked row has now.
             authorization = stored_authorization(fields.authorization, hashes, feed.authorization)
-            feed_rows.update_feed(session, feed_id, fields, authorization, now_ms())
-            updated = self._existing_feed(session, feed_id)
+            repo.feeds.update(feed_id, fields, authorization, now_ms())
+            return _existing_feed(repo.feeds, feed_id), authorization
+
+        updated, authorization = self.unit.write(work, retry=False)
         self.secrets.remember_stored(feed_id, fields.authorization, authorization)
         return updated
 
     def delete_feed(self, feed_id: int, caller: Caller) -> None:
         """The feed and its subscriptions go, with their queued deliveries; logs stay."""
-        with self.db.write() as session:
-            feed = self._existing_feed(session, feed_id, lock=True)
-            caller.ensure_may_change_feed(feed, "delete")
-            sub_ids = feed_rows.mark_feed_deleted(session, feed_id)
-            unused_blobs = drop_deliveries(session, sub_ids, self.node)
-        self._remove(unused_blobs)
 
-    @staticmethod
-    def _existing_feed(session: Session, feed_id: int, *, lock: bool = False) -> Feed:
-        feed = feed_rows.find_feed(session, feed_id, lock=lock)
-        if feed is None:
-            raise NotFound(FEED_NOT_FOUND)
-        return feed
+        def work(repo: Repositories) -> list[str]:
+            feed = _existing_feed(repo.feeds, feed_id, lock=True)
+            caller.ensure_may_change_feed(feed, "delete")
+            sub_ids = repo.feeds.mark_deleted(feed_id)
+            return repo.queue.drop_deliveries(sub_ids, self.node)
+
+        self._remove(self.unit.write(work, retry=False))
 
     # --- subscriptions ---------------------------------------------------------------------
 
     def ensure_subscription_capacity(self) -> None:
-        with self.db.read() as session:
-            self._check_subscription_capacity(session)
+        self.unit.read(lambda repo: self._check_subscription_capacity(repo.subscriptions))
 
-    def _check_subscription_capacity(self, session: Session) -> None:
-        if subscription_rows.count_live_subscriptions(session) >= self.max_subscriptions:
+    def _check_subscription_capacity(self, subscriptions: SubscriptionRepository) -> None:
+        if subscriptions.count_live() >= self.max_subscriptions:
             raise Conflict(
                 "Cannot create subscription; the maximum number of subscriptions has been configured."
             )
 
     def create_subscription(self, feed_id: int, fields: SubscriptionFields, caller: Caller) -> Subscription:
-        with self.db.write() as session:
-            sub_id = next_id(session, SUBSCRIPTION_COUNTER)
-            caller.ensure_may_subscribe(self._existing_feed(session, feed_id, lock=True))
-            self._check_subscription_capacity(session)
-            subscription_rows.insert_subscription(session, sub_id, feed_id, fields, caller.identity, now_ms())
-            return self._existing_subscription(session, sub_id)
+        def work(repo: Repositories) -> Subscription:
+            sub_id = repo.counters.next_id(SUBSCRIPTION_COUNTER)
+            caller.ensure_may_subscribe(_existing_feed(repo.feeds, feed_id, lock=True))
+            self._check_subscription_capacity(repo.subscriptions)
+            repo.subscriptions.insert(sub_id, feed_id, fields, caller.identity, now_ms())
+            return _existing_subscription(repo.subscriptions, sub_id)
+
+        return self.unit.write(work, retry=False)
 
     def subscription(self, sub_id: int) -> Subscription:
-        with self.db.read() as session:
-            return self._existing_subscription(session, sub_id)
+        return self.unit.read(lambda repo: _existing_subscription(repo.subscriptions, sub_id))
 
     def subscription_ids(self, feed_id: int) -> list[int]:
         """Ids of the feed's live subscriptions, oldest first; 404 when the feed is absent or deleted."""
-        with self.db.read() as session:
-            self._existing_feed(session, feed_id)
-            return subscription_rows.live_subscription_ids_of(session, feed_id)
+
+        def work(repo: Repositories) -> list[int]:
+            _existing_feed(repo.feeds, feed_id)
+            return repo.subscriptions.live_ids_of(feed_id)
+
+        return self.unit.read(work)
 
     def subscription_to_change(self, sub_id: int, caller: Caller) -> Subscription:
         subscription = self.subscription(sub_id)
@@ -162,27 +164,39 @@ class Provisioning:
         return subscription
 
     def update_subscription(self, sub_id: int, fields: SubscriptionFields, caller: Caller) -> Subscription:
-        with self.db.write() as session:
-            subscription = self._existing_subscription(session, sub_id, lock=True)
+        def work(repo: Repositories) -> Subscription:
+            subscription = _existing_subscription(repo.subscriptions, sub_id, lock=True)
             caller.ensure_may_manage(subscription.subscriber, subscription.fields.groupid)
-            subscription_rows.update_subscription(session, sub_id, fields)
-            return self._existing_subscription(session, sub_id)
+            repo.subscriptions.update(sub_id, fields)
+            return _existing_subscription(repo.subscriptions, sub_id)
+
+        return self.unit.write(work, retry=False)
 
     def delete_subscription(self, sub_id: int, caller: Caller) -> None:
-        with self.db.write() as session:
-            subscription = self._existing_subscription(session, sub_id, lock=True)
+        def work(repo: Repositories) -> list[str]:
+            subscription = _existing_subscription(repo.subscriptions, sub_id, lock=True)
             caller.ensure_may_manage(subscription.subscriber, subscription.fields.groupid)
-            subscription_rows.mark_subscription_deleted(session, sub_id)
-            unused_blobs = drop_deliveries(session, [sub_id], self.node)
-        self._remove(unused_blobs)
+            repo.subscriptions.mark_deleted(sub_id)
+            return repo.queue.drop_deliveries([sub_id], self.node)
 
-    @staticmethod
-    def _existing_subscription(session: Session, sub_id: int, *, lock: bool = False) -> Subscription:
-        subscription = subscription_rows.find_subscription(session, sub_id, lock=lock)
-        if subscription is None:
-            raise NotFound(SUBSCRIPTION_NOT_FOUND)
-        return subscription
+        self._remove(self.unit.write(work, retry=False))
 
     def _remove(self, blob_names: Iterable[str]) -> None:
         for name in blob_names:
             self.blobs.delete(name)
+
+
+def _existing_feed(feeds: FeedRepository, feed_id: int, *, lock: bool = False) -> Feed:
+    feed = feeds.find(feed_id, lock=lock)
+    if feed is None:
+        raise NotFound(FEED_NOT_FOUND)
+    return feed
+
+
+def _existing_subscription(
+    subscriptions: SubscriptionRepository, sub_id: int, *, lock: bool = False
+) -> Subscription:
+    subscription = subscriptions.find(sub_id, lock=lock)
+    if subscription is None:
+        raise NotFound(SUBSCRIPTION_NOT_FOUND)
+    return subscription

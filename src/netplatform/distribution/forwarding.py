@@ -19,10 +19,10 @@ from pydantic import ValidationError
 
 from ..store.blobs import BlobRef, BlobStore
 from ..store.db import Database
+from ..store.unit_of_work import UnitOfWork
 from ..web.errors import BadRequest, Conflict
-from .repository import queue
+from .repository import Repositories
 from .repository.queue import SpooledFile
-from .repository.subscriptions import find_subscription
 from .schemas import ForwardEnvelope
 from .spool_space import SpoolSpace
 
@@ -44,7 +44,7 @@ def parse_envelope(value: str | None, publish_id: str) -> ForwardEnvelope:
 
 class Forwarding:
     def __init__(self, db: Database, blobs: BlobStore, node: str, space: SpoolSpace) -> None:
-        self.db = db
+        self.unit = UnitOfWork(db, Repositories)
         self.blobs = blobs
         self.node = node
         self.space = space
@@ -76,21 +76,28 @@ class Forwarding:
             # Nodes sharing one URL (serve --workers): holding its own file twice would let the
             # sender's delivery row end while this one is the same row; the sender tries again.
             raise Conflict("A node does not forward to itself.")
-        with self.db.write() as session:
-            subscription = find_subscription(session, envelope.subId, lock=True)
+
+        def work(repo: Repositories) -> bool | None:
+            """Whether the new blob is now the file's; None when the subscription is gone."""
+            subscription = repo.subscriptions.find(envelope.subId, lock=True)
             if subscription is None or subscription.feed_id != envelope.feedId:
-                log.info(
-                    "forward of %s for subscription %d: it no longer exists",
-                    envelope.publishId,
-                    envelope.subId,
-                )
-                return False, False
-            file_row = queue.find_file(session, self.node, envelope.publishId)
+                return None
+            file_row = repo.queue.find_file(self.node, envelope.publishId)
             blob_kept = file_row is None
             if file_row is None:
-                file_row = queue.insert_file(session, self._spooled(envelope, blob))
-            if not queue.is_queued(session, file_row, envelope.subId):
-                queue.enqueue(session, file_row, self.node, [envelope.subId])
+                file_row = repo.queue.insert_file(self._spooled(envelope, blob))
+            if not repo.queue.is_queued(file_row, envelope.subId):
+                repo.queue.enqueue(file_row, self.node, [envelope.subId])
+            return blob_kept
+
+        blob_kept = self.unit.write(work, retry=False)
+        if blob_kept is None:
+            log.info(
+                "forward of %s for subscription %d: it no longer exists",
+                envelope.publishId,
+                envelope.subId,
+            )
+            return False, False
         log.info(
             "holding %s from node %s for subscription %d",
             envelope.publishId,

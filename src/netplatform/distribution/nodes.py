@@ -22,8 +22,8 @@ from ..clock import now_ms
 from ..settings import Settings
 from ..store.blobs import BlobStore
 from ..store.db import Database
-from .repository import nodes as node_rows
-from .repository import queue
+from ..store.unit_of_work import UnitOfWork
+from .repository import Repositories
 from .repository.nodes import NodeRecord
 
 log = logging.getLogger("netplatform.distribution.nodes")
@@ -63,7 +63,7 @@ class NodeView:
 
 class NodeRegistry:
     def __init__(self, db: Database, blobs: BlobStore, settings: Settings) -> None:
-        self.db = db
+        self.unit = UnitOfWork(db, Repositories)
         self.blobs = blobs
         self.name = settings.instance_name
         self.site = settings.site
@@ -85,15 +85,16 @@ class NodeRegistry:
         await anyio.to_thread.run_sync(self._mark_stopped)
 
     def _register(self) -> None:
-        with self.db.write() as session:
-            node_rows.register_node(session, self.name, self.site, self.url, now_ms())
-            adopted = queue.adopt_orphans(session, self.name, self.blobs.exists)
+        def work(repo: Repositories) -> int:
+            repo.nodes.register(self.name, self.site, self.url, now_ms())
+            return repo.queue.adopt_orphans(self.name, self.blobs.exists)
+
+        adopted = self.unit.write(work, retry=False)
         if adopted:
             log.info("node %s adopted %d spooled files written before nodes existed", self.name, adopted)
 
     def _mark_stopped(self) -> None:
-        with self.db.write() as session:
-            node_rows.mark_stopped(session, self.name, now_ms())
+        self.unit.write(lambda repo: repo.nodes.mark_stopped(self.name, now_ms()), retry=False)
 
     async def _heartbeat(self) -> None:
         while True:
@@ -104,21 +105,20 @@ class NodeRegistry:
                 log.exception("node heartbeat failed; trying again in %.1f s", self.heartbeat_s)
 
     def _beat(self) -> None:
-        with self.db.write() as session:
-            node_rows.beat(session, self.name, now_ms())
-            unused = queue.sweep_unreferenced_files(session, self.name)
-        for blob in unused:
+        def work(repo: Repositories) -> list[str]:
+            repo.nodes.beat(self.name, now_ms())
+            return repo.queue.sweep_unreferenced_files(self.name)
+
+        for blob in self.unit.write(work, retry=False):
             self.blobs.delete(blob)
 
     # --- reading -------------------------------------------------------------------------------
 
     def nodes(self, site: str | None = None) -> list[NodeView]:
-        with self.db.read() as session:
-            records = node_rows.list_nodes(session, site)
+        records = self.unit.read(lambda repo: repo.nodes.all(site))
         moment = now_ms()
         return [NodeView(record, record.is_up(moment, self.down_after_ms)) for record in records]
 
     def node(self, name: str) -> NodeView | None:
-        with self.db.read() as session:
-            record = node_rows.find_node(session, name)
+        record = self.unit.read(lambda repo: repo.nodes.find(name))
         return None if record is None else NodeView(record, record.is_up(now_ms(), self.down_after_ms))

@@ -21,21 +21,18 @@ from collections.abc import AsyncIterable
 from dataclasses import dataclass
 from functools import partial
 
-from sqlalchemy.orm import Session
-
 from ..clock import now_ms
 from ..store.blobs import BlobRef, BlobStore
 from ..store.db import Database
 from ..store.group_commit import GroupCommit
+from ..store.unit_of_work import UnitOfWork
 from ..web.errors import BadRequest, Forbidden, NotFound
 from .feed_model import Feed
 from .links import positive_id
 from .logs.records import LogRecord, RecordType
 from .publisher_gate import PublisherGate
-from .repository import logs, queue
-from .repository.feeds import find_feed
+from .repository import Repositories
 from .repository.queue import SpooledFile
-from .repository.subscriptions import live_subscriptions_of
 from .spool_space import SpoolSpace
 
 MAX_METADATA_LENGTH = 4096
@@ -111,20 +108,20 @@ def check_metadata(value: str | None) -> None:
         raise BadRequest("Malformed metadata")
 
 
-def _receivers(session: Session, feed_id: int) -> list[int]:
+def _receivers(repo: Repositories, feed_id: int) -> list[int]:
     """The feed's live subscriptions that take files now; 404 or 403 when the feed is gone or suspended.
 
     Read once per transaction and feed: the publishes of one group commit see the same feed row and
     subscriptions, as if they had followed each other at once (they do commit together).
     """
-    known: dict[int, list[int]] = session.info.setdefault("publish_receivers", {})
+    known: dict[int, list[int]] = repo.session.info.setdefault("publish_receivers", {})
     if feed_id not in known:
-        current = find_feed(session, feed_id, lock=True)
+        current = repo.feeds.find(feed_id, lock=True)
         if current is None:
             raise NotFound("Invalid request - Missing or bad feed number.")
         if current.suspend:
             raise Forbidden("Feed is suspended")
-        subscribers = live_subscriptions_of(session, feed_id)
+        subscribers = repo.subscriptions.live_of(feed_id)
         known[feed_id] = [sub.id for sub in subscribers if not sub.fields.suspend]
     return known[feed_id]
 
@@ -133,13 +130,12 @@ class Publisher:
     def __init__(
         self, db: Database, blobs: BlobStore, instance: str, space: SpoolSpace, gate: PublisherGate
     ) -> None:
-        self.db = db
+        self.unit = UnitOfWork(db, Repositories, commits=GroupCommit(db))
         self.gate = gate
         self.blobs = blobs
         self.space = space
         self.node = instance  # the receiving node: it holds the file and its deliveries
         self.ids = PublishIds(instance)
-        self.commits = GroupCommit(db)
 
     def admit(
         self,
@@ -152,8 +148,7 @@ class Publisher:
         """Every check of a publish or retraction, in the reference's order (a worker thread:
         checking credentials may take an argon2 verification)."""
         number = parse_feed_number(feed_number)
-        with self.db.read() as session:
-            feed = find_feed(session, number)
+        feed = self.unit.read(lambda repo: repo.feeds.find(number))
         if feed is None:
             raise NotFound("Invalid request - Missing or bad feed number.")
         check_file_id(file_id)
@@ -192,12 +187,12 @@ class Publisher:
 
     def _commit(self, admission: Admission, arrival: Arrival) -> tuple[str, bool]:
         """The publish id, and whether the spooled blob is still needed (once committed durably)."""
-        return self.commits.run(partial(self._record, admission=admission, arrival=arrival))
+        return self.unit.write(partial(self._record, admission=admission, arrival=arrival), retry=False)
 
-    def _record(self, session: Session, *, admission: Admission, arrival: Arrival) -> tuple[str, bool]:
+    def _record(self, repo: Repositories, *, admission: Admission, arrival: Arrival) -> tuple[str, bool]:
         """Within the (shared) transaction: the file, its deliveries and the publish record."""
         feed = admission.feed
-        receivers = _receivers(session, feed.id)
+        receivers = _receivers(repo, feed.id)
         publish_id, published_ms = self.ids.next()
         if receivers:
             spooled = SpooledFile(
@@ -212,8 +207,8 @@ class Publisher:
                 headers=arrival.headers,
                 published_ms=published_ms,
             )
-            queue.enqueue(session, queue.insert_file(session, spooled), self.node, receivers)
-        logs.insert_log(session, self._publish_record(admission, arrival, publish_id, published_ms))
+            repo.queue.enqueue(repo.queue.insert_file(spooled), self.node, receivers)
+        repo.logs.insert(self._publish_record(admission, arrival, publish_id, published_ms))
         return publish_id, bool(receivers)
 
     @staticmethod

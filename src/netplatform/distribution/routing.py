@@ -15,23 +15,18 @@ from __future__ import annotations
 
 import random
 
-from sqlalchemy.orm import Session
-
 from ..store.db import Database
-from ..store.retry import write_with_retry
+from ..store.unit_of_work import UnitOfWork
 from ..web.errors import NotFound, ServiceUnavailable
 from .errors import FEED_NOT_FOUND, SUBSCRIPTION_NOT_FOUND
 from .nodes import NodeRegistry
-from .repository import routing as route_rows
-from .repository.feeds import find_feed
-from .repository.nodes import find_node
+from .repository import Repositories
 from .repository.routing import ANY_PUBLISHER, EgressRoute, IngressRoute
-from .repository.subscriptions import find_subscription
 
 
 class Routing:
     def __init__(self, db: Database, registry: NodeRegistry) -> None:
-        self.db = db
+        self.unit = UnitOfWork(db, Repositories)
         self.registry = registry
 
     # --- ingress ---------------------------------------------------------------------------
@@ -40,36 +35,35 @@ class Routing:
         """Store the route; it and whether it is new. 404 when the feed is not live."""
         route = IngressRoute(feed_id, publisher or ANY_PUBLISHER, tuple(dict.fromkeys(sites)))
 
-        def work(session: Session) -> bool:
-            if find_feed(session, feed_id) is None:
+        def work(repo: Repositories) -> bool:
+            if repo.feeds.find(feed_id) is None:
                 raise NotFound(FEED_NOT_FOUND)
-            return route_rows.set_ingress(session, route)
+            return repo.routes.set_ingress(route)
 
-        return route, write_with_retry(self.db, work)
+        return route, self.unit.write(work)
 
     def ingress(self, feed_id: int, publisher: str | None) -> IngressRoute:
-        with self.db.read() as session:
-            for route in route_rows.ingress_routes_of(session, feed_id):
-                if route.publisher == (publisher or ANY_PUBLISHER):
-                    return route
+        for route in self.ingress_routes(feed_id):
+            if route.publisher == (publisher or ANY_PUBLISHER):
+                return route
         raise NotFound("No ingress route for this feed and publisher.")
 
     def delete_ingress(self, feed_id: int, publisher: str | None) -> None:
-        with self.db.write() as session:
-            if not route_rows.delete_ingress(session, feed_id, publisher or ANY_PUBLISHER):
+        def work(repo: Repositories) -> None:
+            if not repo.routes.delete_ingress(feed_id, publisher or ANY_PUBLISHER):
                 raise NotFound("No ingress route for this feed and publisher.")
 
+        self.unit.write(work, retry=False)
+
     def ingress_routes(self, feed_id: int | None = None) -> list[IngressRoute]:
-        with self.db.read() as session:
-            return route_rows.ingress_routes_of(session, feed_id)
+        return self.unit.read(lambda repo: repo.routes.ingress_routes(feed_id))
 
     def ingress_target(self, feed_id: int, publisher: str) -> str | None:
         """None when this node may take the publish, else the base URL of a live allowed node.
 
         503 when the route allows only sites without a live node (the publisher tries later).
         """
-        with self.db.read() as session:
-            route = route_rows.ingress_for(session, feed_id, publisher)
+        route = self.unit.read(lambda repo: repo.routes.ingress_for(feed_id, publisher))
         if route is None or self.registry.site in route.sites:
             return None
         live = [
@@ -88,27 +82,27 @@ class Routing:
         """Bind the subscription to a registered node; the route and whether it is new."""
         route = EgressRoute(sub_id, node)
 
-        def work(session: Session) -> bool:
-            if find_subscription(session, sub_id) is None:
+        def work(repo: Repositories) -> bool:
+            if repo.subscriptions.find(sub_id) is None:
                 raise NotFound(SUBSCRIPTION_NOT_FOUND)
-            if find_node(session, node) is None:
+            if repo.nodes.find(node) is None:
                 raise NotFound(f"Unknown node {node}.")
-            return route_rows.set_egress(session, route)
+            return repo.routes.set_egress(route)
 
-        return route, write_with_retry(self.db, work)
+        return route, self.unit.write(work)
 
     def egress(self, sub_id: int) -> EgressRoute:
-        with self.db.read() as session:
-            routes = route_rows.egress_routes_of(session, sub_id)
+        routes = self.unit.read(lambda repo: repo.routes.egress_routes(sub_id))
         if not routes:
             raise NotFound("No egress route for this subscription.")
         return routes[0]
 
     def delete_egress(self, sub_id: int) -> None:
-        with self.db.write() as session:
-            if not route_rows.delete_egress(session, sub_id):
+        def work(repo: Repositories) -> None:
+            if not repo.routes.delete_egress(sub_id):
                 raise NotFound("No egress route for this subscription.")
 
+        self.unit.write(work, retry=False)
+
     def egress_routes(self) -> list[EgressRoute]:
-        with self.db.read() as session:
-            return route_rows.egress_routes_of(session)
+        return self.unit.read(lambda repo: repo.routes.egress_routes())

@@ -26,12 +26,14 @@ import anyio
 from ..settings import Settings
 from ..store.blobs import BlobRef, BlobStore, BlobTooLarge
 from ..store.db import Database
+from ..store.unit_of_work import UnitOfWork
 from ..web.errors import ServiceUnavailable
 from .delivery.engine import unsent_expiry
 from .delivery.metrics import DeliveryMetrics
 from .logs.records import ExpiryReason
 from .periodic import Periodic
-from .repository import logs, queue
+from .repository import Repositories
+from .repository.queue import DeliveryJob
 
 log = logging.getLogger("netplatform.distribution.spool")
 
@@ -59,7 +61,7 @@ def disk_full(why: str) -> ServiceUnavailable:
 
 class SpoolSpace:
     def __init__(self, db: Database, blobs: BlobStore, settings: Settings, metrics: DeliveryMetrics) -> None:
-        self.db = db
+        self.unit = UnitOfWork(db, Repositories)
         self.blobs = blobs
         self.metrics = metrics
         self.node = settings.instance_name
@@ -108,8 +110,7 @@ class SpoolSpace:
             return 0
         given_up = 0
         while self.free_bytes() < self.floor:
-            with self.db.read() as session:
-                oldest = queue.oldest_spooled(session, self.node, BATCH)
+            oldest = self.unit.read(lambda repo: repo.queue.oldest_spooled(self.node, BATCH))
             if not oldest:
                 break
             for file_row in oldest:
@@ -122,10 +123,13 @@ class SpoolSpace:
         return given_up
 
     def _give_up(self, file_row: int) -> None:
-        with self.db.write() as session:
-            jobs, unused = queue.end_file(session, file_row, self.node)
+        def work(repo: Repositories) -> tuple[list[DeliveryJob], list[str]]:
+            jobs, unused = repo.queue.end_file(file_row, self.node)
             for job in jobs:
-                logs.insert_log(session, unsent_expiry(job, ExpiryReason.DISK_FULL))
+                repo.logs.insert(unsent_expiry(job, ExpiryReason.DISK_FULL))
+            return jobs, unused
+
+        jobs, unused = self.unit.write(work, retry=False)
         for blob in unused:
             self.blobs.delete(blob)
         if jobs:

@@ -30,21 +30,22 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import anyio
-from sqlalchemy.orm import Session
 
 from ...clock import now_ms
 from ...settings import Settings
 from ...store.blobs import BlobStore
 from ...store.db import Database
+from ...store.unit_of_work import UnitOfWork
 from ..file_headers import CONTENT_TYPE
 from ..forward_sender import ForwardSender
 from ..logs.records import NO_STATUS, ExpiryReason, LogRecord, RecordType
 from ..nodes import node_identity
-from ..repository import logs, queue
+from ..repository import Repositories
 from ..repository.queue import DeliveryJob, NextHop
 from .body import DecompressionLimits
 from .doorbell import Doorbell
@@ -61,6 +62,8 @@ RUN = 16
 STOP_GRACE_S = 10.0
 RELEASE_RETRY_MAX_S = 5.0  # the longest pause between attempts to free a claim (database down)
 
+Result = TypeVar("Result")
+
 
 class DeliveryEngine:
     def __init__(
@@ -72,7 +75,7 @@ class DeliveryEngine:
         decompression: DecompressionLimits | None = None,
         privileged_reoffer_s: float = 300.0,
     ) -> None:
-        self.db = db
+        self.unit = UnitOfWork(db, Repositories)
         self.decompression = decompression or DecompressionLimits()
         self.privileged_reoffer_ms = int(privileged_reoffer_s * 1000)
         self.blobs = blobs
@@ -258,12 +261,10 @@ class DeliveryEngine:
         """Claim a due queue for this worker (first freeing what a failed claim may have left)."""
         if self._claims_uncertain:
             self._release_orphans()
-        with self.db.read() as session:
-            if not queue.any_queue_due(session, self.node, now_ms()):
-                return None
+        if not self.unit.read(lambda repo: repo.queue.any_due(self.node, now_ms())):
+            return None
         with self._claim_lock:  # a claim is registered before an orphan release can see it
-            with self.db.write(durable=False) as session:  # a lease: a restart frees it anyway
-                claimed = queue.claim_next_queue(session, self.node, now_ms(), self.lease_ms)
+            claimed = self._lease(lambda repo: repo.queue.claim_next(self.node, now_ms(), self.lease_ms))
             if claimed is not None:
                 self._draining.add(claimed)
             return claimed
@@ -271,34 +272,36 @@ class DeliveryEngine:
     def _release_orphans(self) -> None:
         """Free this node's claims that no worker here drains (raises while the database is down)."""
         with self._claim_lock:
-            with self.db.write(durable=False) as session:
-                freed = queue.release_claims_except(session, self.node, self._draining)
+            freed = self._lease(lambda repo: repo.queue.release_claims_except(self.node, self._draining))
             self._claims_uncertain = False
         if freed:
             log.info("released %d delivery claims no worker held (a claim that failed had committed)", freed)
 
+    def _lease(self, work: Callable[[Repositories], Result]) -> Result:
+        """A claim or lease change: one attempt, committed without waiting for the disk (a restart
+        frees claims anyway)."""
+        return self.unit.write(work, retry=False, durable=False)
+
     def _extend(self, sub_id: int) -> bool:
-        with self.db.write(durable=False) as session:
-            return queue.extend_claim(session, sub_id, self.node, now_ms() + self.lease_ms)
+        return self._lease(lambda repo: repo.queue.extend_claim(sub_id, self.node, now_ms() + self.lease_ms))
 
     def _release(self, sub_id: int, retry_at_ms: int | None) -> None:
-        with self.db.write(durable=False) as session:
-            queue.release_claim(session, sub_id, self.node, retry_at_ms=retry_at_ms)
+        self._lease(lambda repo: repo.queue.release_claim(sub_id, self.node, retry_at_ms=retry_at_ms))
 
     def _release_all(self) -> int:
-        with self.db.write() as session:
-            return queue.release_all_claims(session, self.node)
+        return self.unit.write(lambda repo: repo.queue.release_all_claims(self.node), retry=False)
 
     def _heads(self, sub_id: int) -> tuple[list[DeliveryJob], float]:
-        with self.db.read() as session:
-            return queue.heads_of_queue(session, sub_id, self.node, now_ms(), RUN)
+        return self.unit.read(lambda repo: repo.queue.heads_of_queue(sub_id, self.node, now_ms(), RUN))
 
     def _expire(self, job: DeliveryJob) -> None:
         """The file is too old: give it up (``exp retriesExhausted``)."""
-        with self.db.write() as session:
-            logs.insert_log(session, unsent_expiry(job, ExpiryReason.RETRIES_EXHAUSTED))
-            unused = queue.finish_delivery(session, job.delivery_id, job.file.row, self.node)
-        self._remove(unused)
+
+        def work(repo: Repositories) -> list[str]:
+            repo.logs.insert(unsent_expiry(job, ExpiryReason.RETRIES_EXHAUSTED))
+            return repo.queue.finish_delivery(job.delivery_id, job.file.row, self.node)
+
+        self._remove(self.unit.write(work, retry=False))
         self.metrics.outcomes.labels("expired").inc()
 
     def _record(self, job: DeliveryJob, attempt: Attempt, delay_s: float) -> bool:
@@ -307,11 +310,12 @@ class DeliveryEngine:
             self._refuse(job, attempt, attempt.refusal)
             return False
         verdict = self._verdict(job, attempt)
-        unused: list[str] = []
-        with self.db.write() as session:
-            logs.insert_log(session, _delivery_record(job, attempt))
-            unused = self._apply(session, job, attempt, verdict, delay_s)
-        self._remove(unused)
+
+        def work(repo: Repositories) -> list[str]:
+            repo.logs.insert(_delivery_record(job, attempt))
+            return self._apply(repo, job, attempt, verdict, delay_s)
+
+        self._remove(self.unit.write(work, retry=False))
         self.metrics.outcomes.labels(verdict.outcome.value).inc()
         return verdict.outcome is Outcome.RETRY
 
@@ -321,15 +325,17 @@ class DeliveryEngine:
         ended = [
             (job.delivery_id, job.file.row) for job, _ in delivered if not job.subscription.fields.privileged
         ]
-        job = delivered[0][0]
-        with self.db.write() as session:
-            logs.insert_logs(session, [_delivery_record(job, attempt) for job, attempt in delivered])
-            queue.reset_backoff(session, job.subscription.id, self.node)
+        sub_id = delivered[0][0].subscription.id
+
+        def work(repo: Repositories) -> list[str]:
+            repo.logs.insert_all([_delivery_record(job, attempt) for job, attempt in delivered])
+            repo.queue.reset_backoff(sub_id, self.node)
             for privileged, _ in kept:  # kept until acknowledged (DELETE /delete/...)
                 offer_again_ms = now_ms() + self.privileged_reoffer_ms
-                queue.await_acknowledgement(session, privileged.delivery_id, offer_again_ms)
-            unused = queue.finish_deliveries(session, ended, self.node)
-        self._remove(unused)
+                repo.queue.await_acknowledgement(privileged.delivery_id, offer_again_ms)
+            return repo.queue.finish_deliveries(ended, self.node)
+
+        self._remove(self.unit.write(work, retry=False))
         self.metrics.outcomes.labels(Outcome.DELIVERED.value).inc(len(delivered))
 
     @staticmethod
@@ -346,63 +352,62 @@ class DeliveryEngine:
         """Nothing was sent (the file inflates past the limits): ``exp decompressionLimit``, next file."""
         log.warning("%s not delivered to subscription %d: %s", job.file.publish_id, job.subscription.id, why)
         record = _expiry_record(job, attempt, ExpiryReason.DECOMPRESSION_LIMIT, job.attempts)
-        with self.db.write() as session:
-            logs.insert_log(session, record)
-            unused = queue.finish_delivery(session, job.delivery_id, job.file.row, self.node)
-        self._remove(unused)
+
+        def work(repo: Repositories) -> list[str]:
+            repo.logs.insert(record)
+            return repo.queue.finish_delivery(job.delivery_id, job.file.row, self.node)
+
+        self._remove(self.unit.write(work, retry=False))
         self.metrics.outcomes.labels(Outcome.REFUSED.value).inc()
 
     def _record_forward(self, job: DeliveryJob, attempt: Attempt, delay_s: float) -> bool:
         """Log the forward attempt; a 2xx ends this node's part, anything else pauses the queue."""
         sub_id = job.subscription.id
         forwarded = 200 <= attempt.status <= 299
-        unused: list[str] = []
-        with self.db.write() as session:
-            logs.insert_log(
-                session, _attempt_record(job, attempt, RecordType.FORWARD, status_code=attempt.status)
-            )
+
+        def work(repo: Repositories) -> list[str]:
+            repo.logs.insert(_attempt_record(job, attempt, RecordType.FORWARD, status_code=attempt.status))
             if forwarded:
-                queue.reset_backoff(session, sub_id, self.node)
-                unused = queue.finish_delivery(session, job.delivery_id, job.file.row, self.node)
-            else:
-                queue.count_attempt(session, job.delivery_id)
-                self._back_off(session, sub_id, delay_s)
-        self._remove(unused)
+                repo.queue.reset_backoff(sub_id, self.node)
+                return repo.queue.finish_delivery(job.delivery_id, job.file.row, self.node)
+            repo.queue.count_attempt(job.delivery_id)
+            self._back_off(repo, sub_id, delay_s)
+            return []
+
+        self._remove(self.unit.write(work, retry=False))
         self.metrics.outcomes.labels("forwarded" if forwarded else "retry").inc()
         return not forwarded
 
-    def _back_off(self, session: Session, sub_id: int, delay_s: float) -> None:
+    def _back_off(self, repo: Repositories, sub_id: int, delay_s: float) -> None:
         delay = next_delay(
             delay_s, self.settings.delivery_retry_initial_s, self.settings.delivery_retry_max_s
         )
-        queue.postpone(session, sub_id, self.node, now_ms() + int(delay * 1000), delay)
+        repo.queue.postpone(sub_id, self.node, now_ms() + int(delay * 1000), delay)
 
     def _apply(
-        self, session: Session, job: DeliveryJob, attempt: Attempt, verdict: Verdict, delay_s: float
+        self, repo: Repositories, job: DeliveryJob, attempt: Attempt, verdict: Verdict, delay_s: float
     ) -> list[str]:
         sub_id = job.subscription.id
         match verdict.outcome:
             case Outcome.DELIVERED:
-                queue.reset_backoff(session, sub_id, self.node)
+                repo.queue.reset_backoff(sub_id, self.node)
                 if job.subscription.fields.privileged:  # kept until acknowledged (DELETE /delete/...)
-                    queue.await_acknowledgement(
-                        session, job.delivery_id, now_ms() + self.privileged_reoffer_ms
-                    )
+                    repo.queue.await_acknowledgement(job.delivery_id, now_ms() + self.privileged_reoffer_ms)
                     return []
-                return queue.finish_delivery(session, job.delivery_id, job.file.row, self.node)
+                return repo.queue.finish_delivery(job.delivery_id, job.file.row, self.node)
             case Outcome.REDIRECTED:
-                queue.count_attempt(session, job.delivery_id)
-                queue.remember_redirect(session, sub_id, verdict.redirect_base)
+                repo.queue.count_attempt(job.delivery_id)
+                repo.queue.remember_redirect(sub_id, verdict.redirect_base)
                 return []
             case Outcome.REFUSED:
                 record = _expiry_record(job, attempt, ExpiryReason.NOT_RETRYABLE, job.attempts + 1)
-                logs.insert_log(session, record)
-                return queue.finish_delivery(session, job.delivery_id, job.file.row, self.node)
+                repo.logs.insert(record)
+                return repo.queue.finish_delivery(job.delivery_id, job.file.row, self.node)
             case Outcome.RETRY:
-                queue.count_attempt(session, job.delivery_id)
+                repo.queue.count_attempt(job.delivery_id)
                 if attempt.status == NO_STATUS and job.redirect_base:
-                    queue.remember_redirect(session, sub_id, None)
-                self._back_off(session, sub_id, delay_s)
+                    repo.queue.remember_redirect(sub_id, None)
+                self._back_off(repo, sub_id, delay_s)
                 return []
 
     def _remove(self, blob_names: list[str]) -> None:

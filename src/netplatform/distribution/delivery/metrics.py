@@ -9,14 +9,15 @@ from prometheus_client import CollectorRegistry, Counter, Gauge
 from sqlalchemy.exc import SQLAlchemyError
 
 from ...store.db import Database
-from ..repository.queue import queue_depth
+from ...store.unit_of_work import UnitOfWork
+from ..repository.queue import QueueRepository
 
 log = logging.getLogger("netplatform.distribution")
 
 
 class DeliveryMetrics:
     def __init__(self, registry: CollectorRegistry, db: Database, node: str) -> None:
-        self.db = db
+        self.unit = UnitOfWork(db, QueueRepository)
         self.node = node
         self.queue_depth = Gauge(
             "distribution_queue_depth",
@@ -40,8 +41,7 @@ class DeliveryMetrics:
 
     def _count_queued(self) -> float:
         try:
-            with self.db.read() as session:
-                return float(queue_depth(session, self.node))
+            return float(self.unit.read(lambda queue: queue.depth(self.node)))
         except SQLAlchemyError:
             log.warning("queue depth unavailable", exc_info=True)
             return math.nan

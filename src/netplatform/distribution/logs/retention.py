@@ -17,9 +17,9 @@ import logging
 from ...clock import now_ms
 from ...settings import Settings
 from ...store.db import Database
+from ...store.unit_of_work import UnitOfWork
 from ..periodic import Periodic
-from ..repository import logs
-from ..repository.logs import LogMark
+from ..repository.logs import LogMark, LogRepository, age_mark
 
 log = logging.getLogger("netplatform.distribution.retention")
 
@@ -29,7 +29,7 @@ BATCH = 500
 
 class LogRetention:
     def __init__(self, db: Database, settings: Settings) -> None:
-        self.db = db
+        self.unit = UnitOfWork(db, LogRepository)
         self.max_age_ms = int(settings.distribution_log_max_age_s * 1000)
         self.max_records = settings.distribution_log_max_records_per_feed
         self._job = Periodic(
@@ -46,31 +46,33 @@ class LogRetention:
         """One pass over every feed; the number of records deleted."""
         if not self.max_age_ms and not self.max_records:
             return 0
-        with self.db.read() as session:
-            feed_ids = logs.feed_ids(session)
-        age_mark = logs.age_mark(now_ms() - self.max_age_ms) if self.max_age_ms else None
-        removed = sum(self._prune_feed(feed_id, age_mark) for feed_id in feed_ids)
+        feed_ids = self.unit.read(lambda logs: logs.feed_ids())
+        by_age = age_mark(now_ms() - self.max_age_ms) if self.max_age_ms else None
+        removed = sum(self._prune_feed(feed_id, by_age) for feed_id in feed_ids)
         if removed:
             log.info("log retention removed %d records", removed)
         return removed
 
-    def _prune_feed(self, feed_id: int, age_mark: LogMark | None) -> int:
+    def _prune_feed(self, feed_id: int, by_age: LogMark | None) -> int:
         """Delete the feed's records up to the later of the two bounds' marks, a batch at a time."""
-        marks = [age_mark] if age_mark else []
+        marks = [by_age] if by_age else []
         if self.max_records:
-            with self.db.read() as session:
-                count_mark = logs.newest_past(session, feed_id, self.max_records)
+            count_mark = self.unit.read(lambda logs: logs.newest_past(feed_id, self.max_records))
             marks += [count_mark] if count_mark else []
         if not marks:
             return 0
         through = max(marks)
         removed = 0
         while True:
-            with self.db.read() as session:
-                ids = logs.prunable(session, feed_id, through, BATCH)
-            if ids:
-                with self.db.write() as session:
-                    logs.delete_logs(session, ids)
-            removed += len(ids)
-            if len(ids) < BATCH:
+            batch = self._prune_batch(feed_id, through)
+            removed += batch
+            if batch < BATCH:
                 return removed
+
+    def _prune_batch(self, feed_id: int, through: LogMark) -> int:
+        """Up to ``BATCH`` of the feed's records at or before ``through``: found by a read, deleted
+        by id in a write of their own; how many."""
+        ids = self.unit.read(lambda logs: logs.prunable(feed_id, through, BATCH))
+        if ids:
+            self.unit.write(lambda logs: logs.delete(ids), retry=False)
+        return len(ids)

@@ -11,13 +11,17 @@ FEED_COUNTER = "feed"
 SUBSCRIPTION_COUNTER = "subscription"
 
 
-def next_id(session: Session, counter: str) -> int:
-    """The next id of a counter; its row stays locked until commit, so creates are serialised.
+class CounterRepository:
+    def __init__(self, session: Session) -> None:
+        self.session = session
 
-    Ids are ``max(every id ever given) + 1`` and never reused, deleted objects included.
-    """
-    current = session.execute(
-        sa.select(counters.c.value).where(counters.c.name == counter).with_for_update()
-    ).scalar_one()
-    session.execute(sa.update(counters).where(counters.c.name == counter).values(value=current + 1))
-    return int(current) + 1
+    def next_id(self, counter: str) -> int:
+        """The next id of a counter; its row stays locked until commit, so creates are serialised.
+
+        Ids are ``max(every id ever given) + 1`` and never reused, deleted objects included.
+        """
+        current = self.session.execute(
+            sa.select(counters.c.value).where(counters.c.name == counter).with_for_update()
+        ).scalar_one()
+        self.session.execute(sa.update(counters).where(counters.c.name == counter).values(value=current + 1))
+        return int(current) + 1

@@ -13,16 +13,6 @@ from ..logs.records import ExpiryReason, LogRecord, RecordType
 from ..tables import feeds, logs
 
 
-def insert_log(session: Session, record: LogRecord) -> None:
-    insert_logs(session, [record])
-
-
-def insert_logs(session: Session, records: list[LogRecord]) -> None:
-    """Several records in one statement (a run of deliveries is recorded together)."""
-    if records:
-        session.connection().execute(sa.insert(logs), [_log_values(record) for record in records])
-
-
 def _log_values(record: LogRecord) -> dict[str, Any]:
     return {
         "type": str(record.type),
@@ -42,40 +32,6 @@ def _log_values(record: LogRecord) -> dict[str, Any]:
         "expiry_reason": str(record.expiry_reason) if record.expiry_reason else None,
         "attempts": record.attempts,
     }
-
-
-def feed_log(session: Session, feed_id: int, query: LogQuery) -> list[LogRecord]:
-    """The feed's publish records and the delivery and expiry records of all its subscriptions."""
-    return _select(session, logs.c.feed_id == feed_id, query)
-
-
-def subscription_log(session: Session, sub_id: int, feed_id: int, query: LogQuery) -> list[LogRecord]:
-    """The publish records of the subscription's feed and its own delivery and expiry records."""
-    scope = sa.or_(
-        sa.and_(logs.c.type == str(RecordType.PUBLISH), logs.c.feed_id == feed_id),
-        logs.c.sub_id == sub_id,
-    )
-    return _select(session, scope, query)
-
-
-def _select(session: Session, scope: sa.ColumnElement[bool], query: LogQuery) -> list[LogRecord]:
-    conditions = [
-        scope,
-        logs.c.type.in_([str(t) for t in query.types]),
-        logs.c.date_ms.between(query.start_ms, query.end_ms),
-    ]
-    if query.publish_id is not None:
-        conditions.append(logs.c.publish_id == query.publish_id)
-    if query.file_name is not None:
-        conditions.append(logs.c.file_name == query.file_name)
-    if query.expiry_reason is not None:
-        conditions.append(logs.c.expiry_reason == str(query.expiry_reason))
-    if query.status is not None:
-        conditions.append(logs.c.status_code >= query.status.lowest)
-        if query.status.highest is not None:
-            conditions.append(logs.c.status_code <= query.status.highest)
-    statement = sa.select(logs).where(*conditions).order_by(logs.c.date_ms, logs.c.id)
-    return [_record(row) for row in session.connection().execute(statement).mappings()]
 
 
 def _record(row: Any) -> LogRecord:
@@ -99,35 +55,9 @@ def _record(row: Any) -> LogRecord:
     )
 
 
-# --- retention -----------------------------------------------------------------------------
-
 LogMark = tuple[int, int]
 """A record's place in a feed's log order: ``(date_ms, id)``."""
 LAST_ID = (1 << 63) - 1
-
-
-def feed_ids(session: Session) -> list[int]:
-    """Every feed that may have log records (deleted feeds keep theirs)."""
-    return [
-        int(feed_id)
-        for feed_id in session.connection().execute(sa.select(feeds.c.id).order_by(feeds.c.id)).scalars()
-    ]
-
-
-def newest_past(session: Session, feed_id: int, keep: int) -> LogMark | None:
-    """The newest of the feed's records that are not among its ``keep`` newest; None when it has no more."""
-    row = (
-        session.connection()
-        .execute(
-            sa.select(logs.c.date_ms, logs.c.id)
-            .where(logs.c.feed_id == feed_id)
-            .order_by(logs.c.date_ms.desc(), logs.c.id.desc())
-            .offset(keep)
-            .limit(1)
-        )
-        .first()
-    )
-    return None if row is None else (int(row.date_ms), int(row.id))
 
 
 def age_mark(before_ms: int) -> LogMark:
@@ -135,20 +65,85 @@ def age_mark(before_ms: int) -> LogMark:
     return (before_ms - 1, LAST_ID)
 
 
-def prunable(session: Session, feed_id: int, through: LogMark, limit: int) -> list[int]:
-    """Up to ``limit`` ids of the feed's records at or before ``through``, oldest first."""
-    date_ms, row_id = through
-    statement = (
-        sa.select(logs.c.id)
-        # the first condition is a range of the (feed_id, date_ms) index; the second settles ties
-        .where(logs.c.feed_id == feed_id, logs.c.date_ms <= date_ms)
-        .where(sa.or_(logs.c.date_ms < date_ms, logs.c.id <= row_id))
-        .order_by(logs.c.date_ms, logs.c.id)
-        .limit(limit)
-    )
-    return [int(found) for found in session.connection().execute(statement).scalars()]
+class LogRepository:
+    def __init__(self, session: Session) -> None:
+        self.session = session
 
+    def insert(self, record: LogRecord) -> None:
+        self.insert_all([record])
 
-def delete_logs(session: Session, ids: list[int]) -> None:
-    """Remove these records; ids another instance removed first are simply gone already."""
-    session.connection().execute(sa.delete(logs).where(logs.c.id.in_(ids)))
+    def insert_all(self, records: list[LogRecord]) -> None:
+        """Several records in one statement (a run of deliveries is recorded together)."""
+        if records:
+            self.session.connection().execute(sa.insert(logs), [_log_values(record) for record in records])
+
+    def feed_log(self, feed_id: int, query: LogQuery) -> list[LogRecord]:
+        """The feed's publish records and the delivery and expiry records of all its subscriptions."""
+        return self._select(logs.c.feed_id == feed_id, query)
+
+    def subscription_log(self, sub_id: int, feed_id: int, query: LogQuery) -> list[LogRecord]:
+        """The publish records of the subscription's feed and its own delivery and expiry records."""
+        scope = sa.or_(
+            sa.and_(logs.c.type == str(RecordType.PUBLISH), logs.c.feed_id == feed_id),
+            logs.c.sub_id == sub_id,
+        )
+        return self._select(scope, query)
+
+    def _select(self, scope: sa.ColumnElement[bool], query: LogQuery) -> list[LogRecord]:
+        conditions = [
+            scope,
+            logs.c.type.in_([str(t) for t in query.types]),
+            logs.c.date_ms.between(query.start_ms, query.end_ms),
+        ]
+        if query.publish_id is not None:
+            conditions.append(logs.c.publish_id == query.publish_id)
+        if query.file_name is not None:
+            conditions.append(logs.c.file_name == query.file_name)
+        if query.expiry_reason is not None:
+            conditions.append(logs.c.expiry_reason == str(query.expiry_reason))
+        if query.status is not None:
+            conditions.append(logs.c.status_code >= query.status.lowest)
+            if query.status.highest is not None:
+                conditions.append(logs.c.status_code <= query.status.highest)
+        statement = sa.select(logs).where(*conditions).order_by(logs.c.date_ms, logs.c.id)
+        return [_record(row) for row in self.session.connection().execute(statement).mappings()]
+
+    # --- retention -------------------------------------------------------------------------
+
+    def feed_ids(self) -> list[int]:
+        """Every feed that may have log records (deleted feeds keep theirs)."""
+        found = self.session.connection().execute(sa.select(feeds.c.id).order_by(feeds.c.id))
+        return [int(feed_id) for feed_id in found.scalars()]
+
+    def newest_past(self, feed_id: int, keep: int) -> LogMark | None:
+        """The newest of the feed's records that are not among its ``keep`` newest; None when it has
+        no more."""
+        row = (
+            self.session.connection()
+            .execute(
+                sa.select(logs.c.date_ms, logs.c.id)
+                .where(logs.c.feed_id == feed_id)
+                .order_by(logs.c.date_ms.desc(), logs.c.id.desc())
+                .offset(keep)
+                .limit(1)
+            )
+            .first()
+        )
+        return None if row is None else (int(row.date_ms), int(row.id))
+
+    def prunable(self, feed_id: int, through: LogMark, limit: int) -> list[int]:
+        """Up to ``limit`` ids of the feed's records at or before ``through``, oldest first."""
+        date_ms, row_id = through
+        statement = (
+            sa.select(logs.c.id)
+            # the first condition is a range of the (feed_id, date_ms) index; the second settles ties
+            .where(logs.c.feed_id == feed_id, logs.c.date_ms <= date_ms)
+            .where(sa.or_(logs.c.date_ms < date_ms, logs.c.id <= row_id))
+            .order_by(logs.c.date_ms, logs.c.id)
+            .limit(limit)
+        )
+        return [int(found) for found in self.session.connection().execute(statement).scalars()]
+
+    def delete(self, ids: list[int]) -> None:
+        """Remove these records; ids another instance removed first are simply gone already."""
+        self.session.connection().execute(sa.delete(logs).where(logs.c.id.in_(ids)))

@@ -26,34 +26,35 @@ class NodeRecord:
         return self.stopped_ms is None and now_ms - self.heartbeat_ms <= down_after_ms
 
 
-def register_node(session: Session, name: str, site: str, url: str, now_ms: int) -> None:
-    """Insert or refresh the node's row (a restart may change its site or URL)."""
-    values = {"site": site, "url": url, "started_ms": now_ms, "heartbeat_ms": now_ms, "stopped_ms": None}
-    updated = cast(
-        CursorResult[Any], session.execute(sa.update(nodes).where(nodes.c.name == name).values(**values))
-    )
-    if updated.rowcount == 0:
-        session.execute(sa.insert(nodes).values(name=name, **values))
+class NodeRepository:
+    def __init__(self, session: Session) -> None:
+        self.session = session
 
+    def register(self, name: str, site: str, url: str, now_ms: int) -> None:
+        """Insert or refresh the node's row (a restart may change its site or URL)."""
+        values = {"site": site, "url": url, "started_ms": now_ms, "heartbeat_ms": now_ms, "stopped_ms": None}
+        updated = cast(
+            CursorResult[Any],
+            self.session.execute(sa.update(nodes).where(nodes.c.name == name).values(**values)),
+        )
+        if updated.rowcount == 0:
+            self.session.execute(sa.insert(nodes).values(name=name, **values))
 
-def beat(session: Session, name: str, now_ms: int) -> None:
-    session.execute(sa.update(nodes).where(nodes.c.name == name).values(heartbeat_ms=now_ms))
+    def beat(self, name: str, now_ms: int) -> None:
+        self.session.execute(sa.update(nodes).where(nodes.c.name == name).values(heartbeat_ms=now_ms))
 
+    def mark_stopped(self, name: str, now_ms: int) -> None:
+        self.session.execute(sa.update(nodes).where(nodes.c.name == name).values(stopped_ms=now_ms))
 
-def mark_stopped(session: Session, name: str, now_ms: int) -> None:
-    session.execute(sa.update(nodes).where(nodes.c.name == name).values(stopped_ms=now_ms))
+    def find(self, name: str) -> NodeRecord | None:
+        row = self.session.execute(sa.select(nodes).where(nodes.c.name == name)).mappings().first()
+        return _node(row) if row else None
 
-
-def find_node(session: Session, name: str) -> NodeRecord | None:
-    row = session.execute(sa.select(nodes).where(nodes.c.name == name)).mappings().first()
-    return _node(row) if row else None
-
-
-def list_nodes(session: Session, site: str | None = None) -> list[NodeRecord]:
-    query = sa.select(nodes).order_by(nodes.c.site, nodes.c.name)
-    if site is not None:
-        query = query.where(nodes.c.site == site)
-    return [_node(row) for row in session.execute(query).mappings()]
+    def all(self, site: str | None = None) -> list[NodeRecord]:
+        query = sa.select(nodes).order_by(nodes.c.site, nodes.c.name)
+        if site is not None:
+            query = query.where(nodes.c.site == site)
+        return [_node(row) for row in self.session.execute(query).mappings()]
 
 
 def _node(row: Any) -> NodeRecord:

@@ -9,15 +9,16 @@ SKIP LOCKED``; everywhere the claim itself is a conditional UPDATE that only suc
 unclaimed or expired queue. A crashed node's claims are freed when it restarts (at least once).
 
 A delivery to a privileged subscription that succeeded keeps its row until the subscriber
-acknowledges it (:func:`acknowledge`); meanwhile the row is offered again from ``offer_again_ms``
-and is not the head of its queue before then (:func:`await_acknowledgement`).
+acknowledges it (:meth:`QueueRepository.acknowledge`); meanwhile the row is offered again from
+``offer_again_ms`` and is not the head of its queue before then
+(:meth:`QueueRepository.await_acknowledgement`).
 
 A spooled file lives as long as one of its delivery rows does; whoever deletes the last row
 deletes the file row and, when the file is held by its own node, hands back the blob name to
 remove after commit. A file of another node that lost its last row (a subscription deleted
-elsewhere) is left for its holder, which sweeps such rows (:func:`sweep_unreferenced_files`).
-The file row is locked first, so two transactions ending deliveries of one file never both miss
-the last one.
+elsewhere) is left for its holder, which sweeps such rows
+(:meth:`QueueRepository.sweep_unreferenced_files`). The file row is locked first, so two
+transactions ending deliveries of one file never both miss the last one.
 
 Every statement runs on the session's connection (SQLAlchemy Core), and the ones every publish
 or delivery runs are built once with their values bound at execution: on a 1 KiB file, the
@@ -85,179 +86,8 @@ class DeliveryJob:
         return self.bound_to
 
 
-def _run(session: Session, statement: sa.Executable) -> CursorResult[Any]:
-    """An INSERT, UPDATE or DELETE: its result is a cursor result (row count, inserted key)."""
-    return session.connection().execute(statement)
-
-
 _INSERT_FILE = sa.insert(files)
 _INSERT_DELIVERIES = sa.insert(deliveries)
-
-
-def insert_file(session: Session, spooled: SpooledFile) -> int:
-    values = {
-        "node": spooled.node,
-        "publish_id": spooled.publish_id,
-        "feed_id": spooled.feed_id,
-        "file_id": spooled.file_id,
-        "method": spooled.method,
-        "blob": spooled.blob,
-        "content_length": spooled.content_length,
-        "headers": spooled.headers,
-        "published_ms": spooled.published_ms,
-    }
-    # Values as parameters, not in the statement: the compiled INSERT is cached across publishes.
-    result = session.connection().execute(_INSERT_FILE, values)
-    key = result.inserted_primary_key
-    assert key is not None  # a single-row INSERT always has one
-    return int(key[0])
-
-
-def find_file(session: Session, node: str, publish_id: str) -> int | None:
-    """The row of the file ``node`` holds under ``publish_id`` (a forward may arrive twice)."""
-    row = (
-        session.connection()
-        .execute(sa.select(files.c.id).where(files.c.node == node, files.c.publish_id == publish_id))
-        .scalar()
-    )
-    return None if row is None else int(row)
-
-
-def is_queued(session: Session, file_row: int, sub_id: int) -> bool:
-    found = (
-        session.connection()
-        .execute(
-            sa.select(deliveries.c.id).where(deliveries.c.file_row == file_row, deliveries.c.sub_id == sub_id)
-        )
-        .first()
-    )
-    return found is not None
-
-
-def enqueue(session: Session, file_row: int, node: str, sub_ids: Iterable[int]) -> None:
-    """Queue the file (held by ``node``) for each subscription, on that node's queues."""
-    chosen = list(sub_ids)
-    rows = [{"sub_id": sub_id, "file_row": file_row, "node": node, "attempts": 0} for sub_id in chosen]
-    if rows:
-        _ensure_queues(session, node, chosen)
-        session.connection().execute(_INSERT_DELIVERIES, rows)
-
-
-def _ensure_queues(session: Session, node: str, sub_ids: list[int]) -> None:
-    """A queue row per subscription at ``node``, made the first time the node holds work for it."""
-    dialect = session.get_bind().dialect.name
-    insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
-    values = [{"sub_id": sub_id, "node": node, "retry_at_ms": 0, "retry_delay_s": 0.0} for sub_id in sub_ids]
-    session.connection().execute(insert(queues).on_conflict_do_nothing(), values)
-
-
-def drop_deliveries(session: Session, sub_ids: list[int], node: str) -> list[str]:
-    """Remove every queued delivery of these subscriptions (at every node); ``node``'s blobs no
-    longer needed."""
-    if not sub_ids:
-        return []
-    file_rows = sorted(
-        int(row)
-        for row in session.connection()
-        .execute(sa.select(deliveries.c.file_row).where(deliveries.c.sub_id.in_(sub_ids)).distinct())
-        .scalars()
-    )
-    _lock_files(session, file_rows)
-    session.connection().execute(sa.delete(deliveries).where(deliveries.c.sub_id.in_(sub_ids)))
-    return _remove_unreferenced_files(session, file_rows, node)
-
-
-def finish_delivery(session: Session, delivery_id: int, file_row: int, node: str) -> list[str]:
-    """The delivery has ended (delivered, forwarded, refused or expired); the blobs no longer needed."""
-    return finish_deliveries(session, [(delivery_id, file_row)], node)
-
-
-def finish_deliveries(session: Session, ended: list[tuple[int, int]], node: str) -> list[str]:
-    """Several deliveries ended (their ids and file rows); the blobs no longer needed."""
-    if not ended:
-        return []
-    file_rows = sorted({file_row for _, file_row in ended})
-    _lock_files(session, file_rows)
-    session.connection().execute(
-        sa.delete(deliveries).where(deliveries.c.id.in_([delivery for delivery, _ in ended]))
-    )
-    return _remove_unreferenced_files(session, file_rows, node)
-
-
-def await_acknowledgement(session: Session, delivery_id: int, offer_again_ms: int) -> None:
-    """Delivered to a privileged subscription: kept, and offered again at ``offer_again_ms``."""
-    session.connection().execute(
-        sa.update(deliveries).where(deliveries.c.id == delivery_id).values(offer_again_ms=offer_again_ms)
-    )
-
-
-def acknowledge(session: Session, sub_id: int, publish_id: str, node: str) -> list[str] | None:
-    """The subscriber is done with the file: its deliveries for the subscription end (at whichever
-    node holds them). None when none is queued; else ``node``'s blobs no longer needed."""
-    query = (
-        sa.select(deliveries.c.id, deliveries.c.file_row)
-        .join(files, files.c.id == deliveries.c.file_row)
-        .where(deliveries.c.sub_id == sub_id, files.c.publish_id == publish_id)
-    )
-    found = session.connection().execute(query).all()
-    if not found:
-        return None
-    file_rows = sorted({int(row.file_row) for row in found})
-    _lock_files(session, file_rows)
-    session.connection().execute(sa.delete(deliveries).where(deliveries.c.id.in_([row.id for row in found])))
-    return _remove_unreferenced_files(session, file_rows, node)
-
-
-def count_attempt(session: Session, delivery_id: int) -> None:
-    session.connection().execute(
-        sa.update(deliveries).where(deliveries.c.id == delivery_id).values(attempts=deliveries.c.attempts + 1)
-    )
-
-
-def _lock_files(session: Session, file_rows: list[int]) -> None:
-    if file_rows:
-        session.connection().execute(
-            sa.select(files.c.id).where(files.c.id.in_(file_rows)).order_by(files.c.id).with_for_update()
-        ).all()
-
-
-def _remove_unreferenced_files(session: Session, file_rows: list[int], node: str) -> list[str]:
-    """Delete the rows of ``node``'s files no delivery needs; their blobs (another node's files
-    stay for their holder to sweep: no node touches another's spool)."""
-    if not file_rows:
-        return []
-    still_needed = sa.exists().where(deliveries.c.file_row == files.c.id)
-    unreferenced = (
-        session.connection()
-        .execute(
-            sa.select(files.c.id, files.c.blob).where(
-                files.c.id.in_(file_rows), files.c.node == node, ~still_needed
-            )
-        )
-        .all()
-    )
-    if not unreferenced:
-        return []
-    session.connection().execute(sa.delete(files).where(files.c.id.in_([row.id for row in unreferenced])))
-    return [row.blob for row in unreferenced if row.blob]
-
-
-def sweep_unreferenced_files(session: Session, node: str, limit: int = 500) -> list[str]:
-    """Rows of ``node``'s files that lost their last delivery elsewhere; their blobs to remove."""
-    still_needed = sa.exists().where(deliveries.c.file_row == files.c.id)
-    rows = (
-        session.connection()
-        .execute(
-            sa.select(files.c.id).where(files.c.node == node, ~still_needed).order_by(files.c.id).limit(limit)
-        )
-        .scalars()
-    )
-    file_rows = [int(row) for row in rows]
-    _lock_files(session, file_rows)
-    return _remove_unreferenced_files(session, file_rows, node)
-
-
-# --- claims --------------------------------------------------------------------------------
 
 
 def _is_free(now_ms: Millis) -> sa.ColumnElement[bool]:
@@ -302,110 +132,6 @@ _NODE = sa.bindparam("node", type_=sa.String)
 _NOW_MS = sa.bindparam("now_ms", type_=sa.BigInteger)
 _DUE_QUEUES = _due_queues(_NODE, _NOW_MS)
 _CLAIMABLE_QUEUE = _DUE_QUEUES.with_for_update(skip_locked=True, of=queues)
-
-
-def any_queue_due(session: Session, node: str, now_ms: int) -> bool:
-    """A read-only look first, so idle workers do not take the (SQLite) write lock to find nothing."""
-    return session.connection().execute(_DUE_QUEUES, {"node": node, "now_ms": now_ms}).first() is not None
-
-
-def claim_next_queue(session: Session, node: str, now_ms: int, lease_ms: int) -> int | None:
-    """Claim ``node``'s subscription queue that is due longest, has work and is free; its sub id.
-
-    The claimer is the node itself: only the node holding the files may work on them.
-    """
-    candidate = session.connection().execute(_CLAIMABLE_QUEUE, {"node": node, "now_ms": now_ms}).scalar()
-    if candidate is None:
-        return None
-    claimed = _run(
-        session,
-        sa.update(queues)
-        .where(_queue_of(candidate, node), _is_free(now_ms))
-        .values(claimed_by=node, claimed_until_ms=now_ms + lease_ms),
-    )
-    return int(candidate) if claimed.rowcount == 1 else None
-
-
-def extend_claim(session: Session, sub_id: int, node: str, until_ms: int) -> bool:
-    """Push the lease on; False when the claim was lost (lease ran out and it was claimed again)."""
-    result = _run(
-        session,
-        sa.update(queues)
-        .where(_queue_of(sub_id, node), queues.c.claimed_by == node)
-        .values(claimed_until_ms=until_ms),
-    )
-    return result.rowcount == 1
-
-
-def release_claim(session: Session, sub_id: int, node: str, *, retry_at_ms: int | None = None) -> None:
-    values: dict[str, Any] = {"claimed_by": None, "claimed_until_ms": None}
-    if retry_at_ms is not None:
-        values["retry_at_ms"] = retry_at_ms
-    session.connection().execute(
-        sa.update(queues).where(_queue_of(sub_id, node), queues.c.claimed_by == node).values(**values)
-    )
-
-
-def release_claims_except(session: Session, claimer: str, kept: Collection[int]) -> int:
-    """Free every queue held by ``claimer`` but those of ``kept`` (the sub ids its workers drain)."""
-    held = queues.c.claimed_by == claimer
-    condition = held if not kept else sa.and_(held, queues.c.sub_id.not_in(list(kept)))
-    result = _run(session, sa.update(queues).where(condition).values(claimed_by=None, claimed_until_ms=None))
-    return int(result.rowcount)
-
-
-def release_all_claims(session: Session, claimer: str) -> int:
-    """Free every queue held by ``claimer`` (a restarted node frees its crashed claims)."""
-    result = _run(
-        session,
-        sa.update(queues)
-        .where(queues.c.claimed_by == claimer)
-        .values(claimed_by=None, claimed_until_ms=None),
-    )
-    return int(result.rowcount)
-
-
-def postpone(session: Session, sub_id: int, node: str, retry_at_ms: int, delay_s: float) -> None:
-    """Pause the subscription queue at ``node`` until ``retry_at_ms`` (backoff after a failure)."""
-    session.connection().execute(
-        sa.update(queues)
-        .where(_queue_of(sub_id, node))
-        .values(retry_at_ms=retry_at_ms, retry_delay_s=delay_s)
-    )
-
-
-def reset_backoff(session: Session, sub_id: int, node: str) -> None:
-    session.connection().execute(sa.update(queues).where(_queue_of(sub_id, node)).values(retry_delay_s=0.0))
-
-
-def remember_redirect(session: Session, sub_id: int, base: str | None) -> None:
-    """A subscriber's redirect is the subscription's, whichever node learned it."""
-    session.connection().execute(
-        sa.update(queues).where(queues.c.sub_id == sub_id).values(redirect_base=base)
-    )
-
-
-# --- reading the queue ---------------------------------------------------------------------
-
-
-def head_of_queue(session: Session, sub_id: int, node: str, now_ms: int) -> tuple[DeliveryJob | None, float]:
-    """The oldest due delivery of the subscription at ``node``, and the queue's current backoff delay."""
-    jobs, delay_s = heads_of_queue(session, sub_id, node, now_ms, 1)
-    return (jobs[0] if jobs else None), delay_s
-
-
-def heads_of_queue(
-    session: Session, sub_id: int, node: str, now_ms: int, limit: int
-) -> tuple[list[DeliveryJob], float]:
-    """Up to ``limit`` of the oldest due deliveries of the subscription at ``node``, oldest first, and
-    the queue's current backoff delay."""
-    values = {"sub_id": sub_id, "node": node, "now_ms": now_ms, "limit": limit}
-    connection = session.connection()
-    queue = connection.execute(_QUEUE_STATE, values).first()
-    if queue is None:
-        return [], 0.0
-    rows = connection.execute(_HEADS, values).mappings()
-    return [_job(row, queue.redirect_base) for row in rows], float(queue.retry_delay_s)
 
 
 def _jobs() -> sa.Select[Any]:
@@ -472,65 +198,330 @@ def _spooled(row: Any) -> SpooledFile:
     )
 
 
-def queue_depth(session: Session, node: str | None = None) -> int:
-    """Deliveries and forwards waiting at ``node`` (None: at every node), in every subscription queue."""
-    statement = sa.select(sa.func.count()).select_from(deliveries)
-    if node is not None:
-        statement = statement.where(deliveries.c.node == node)
-    return int(session.connection().execute(statement).scalar_one())
+class QueueRepository:
+    def __init__(self, session: Session) -> None:
+        self.session = session
 
+    def _run(self, statement: sa.Executable) -> CursorResult[Any]:
+        """An INSERT, UPDATE or DELETE: its result is a cursor result (row count, inserted key)."""
+        return self.session.connection().execute(statement)
 
-def adopt_orphans(session: Session, node: str, blob_held: Callable[[str], bool]) -> int:
-    """Files spooled before nodes existed (node ``""``) whose blob this node holds become its own.
+    def insert_file(self, spooled: SpooledFile) -> int:
+        values = {
+            "node": spooled.node,
+            "publish_id": spooled.publish_id,
+            "feed_id": spooled.feed_id,
+            "file_id": spooled.file_id,
+            "method": spooled.method,
+            "blob": spooled.blob,
+            "content_length": spooled.content_length,
+            "headers": spooled.headers,
+            "published_ms": spooled.published_ms,
+        }
+        # Values as parameters, not in the statement: the compiled INSERT is cached across publishes.
+        result = self.session.connection().execute(_INSERT_FILE, values)
+        key = result.inserted_primary_key
+        assert key is not None  # a single-row INSERT always has one
+        return int(key[0])
 
-    Retractions (no blob) go to the first node that starts. The number adopted.
-    """
-    orphans = (
-        session.connection().execute(sa.select(files.c.id, files.c.blob).where(files.c.node == "")).all()
-    )
-    adopted = [row.id for row in orphans if row.blob is None or blob_held(row.blob)]
-    if not adopted:
-        return 0
-    session.connection().execute(sa.update(files).where(files.c.id.in_(adopted)).values(node=node))
-    session.connection().execute(
-        sa.update(deliveries).where(deliveries.c.file_row.in_(adopted)).values(node=node)
-    )
-    sub_ids = (
-        session.connection()
-        .execute(sa.select(deliveries.c.sub_id).where(deliveries.c.file_row.in_(adopted)).distinct())
-        .scalars()
-    )
-    chosen = [int(sub_id) for sub_id in sub_ids]
-    if chosen:
-        _ensure_queues(session, node, chosen)
-    return len(adopted)
+    def find_file(self, node: str, publish_id: str) -> int | None:
+        """The row of the file ``node`` holds under ``publish_id`` (a forward may arrive twice)."""
+        row = (
+            self.session.connection()
+            .execute(sa.select(files.c.id).where(files.c.node == node, files.c.publish_id == publish_id))
+            .scalar()
+        )
+        return None if row is None else int(row)
 
+    def is_queued(self, file_row: int, sub_id: int) -> bool:
+        found = (
+            self.session.connection()
+            .execute(
+                sa.select(deliveries.c.id).where(
+                    deliveries.c.file_row == file_row, deliveries.c.sub_id == sub_id
+                )
+            )
+            .first()
+        )
+        return found is not None
 
-# --- giving files up (spool space) ---------------------------------------------------------
+    def enqueue(self, file_row: int, node: str, sub_ids: Iterable[int]) -> None:
+        """Queue the file (held by ``node``) for each subscription, on that node's queues."""
+        chosen = list(sub_ids)
+        rows = [{"sub_id": sub_id, "file_row": file_row, "node": node, "attempts": 0} for sub_id in chosen]
+        if rows:
+            self._ensure_queues(node, chosen)
+            self.session.connection().execute(_INSERT_DELIVERIES, rows)
 
+    def _ensure_queues(self, node: str, sub_ids: list[int]) -> None:
+        """A queue row per subscription at ``node``, made the first time the node holds work for it."""
+        dialect = self.session.get_bind().dialect.name
+        insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
+        values = [
+            {"sub_id": sub_id, "node": node, "retry_at_ms": 0, "retry_delay_s": 0.0} for sub_id in sub_ids
+        ]
+        self.session.connection().execute(insert(queues).on_conflict_do_nothing(), values)
 
-def oldest_spooled(session: Session, node: str, limit: int) -> list[int]:
-    """Rows of up to ``limit`` of ``node``'s files that hold a blob, oldest first."""
-    statement = (
-        sa.select(files.c.id)
-        .where(files.c.node == node, files.c.blob.is_not(None))
-        .order_by(files.c.id)
-        .limit(limit)
-    )
-    return [int(row) for row in session.connection().execute(statement).scalars()]
+    def drop_deliveries(self, sub_ids: list[int], node: str) -> list[str]:
+        """Remove every queued delivery of these subscriptions (at every node); ``node``'s blobs no
+        longer needed."""
+        if not sub_ids:
+            return []
+        file_rows = sorted(
+            int(row)
+            for row in self.session.connection()
+            .execute(sa.select(deliveries.c.file_row).where(deliveries.c.sub_id.in_(sub_ids)).distinct())
+            .scalars()
+        )
+        self._lock_files(file_rows)
+        self.session.connection().execute(sa.delete(deliveries).where(deliveries.c.sub_id.in_(sub_ids)))
+        return self._remove_unreferenced_files(file_rows, node)
 
+    def finish_delivery(self, delivery_id: int, file_row: int, node: str) -> list[str]:
+        """The delivery has ended (delivered, forwarded, refused or expired); the blobs no longer needed."""
+        return self.finish_deliveries([(delivery_id, file_row)], node)
 
-def end_file(session: Session, file_row: int, node: str) -> tuple[list[DeliveryJob], list[str]]:
-    """Give up ``node``'s file: every delivery of it ends. The deliveries that were waiting (for
-    their log records), and the blobs no longer needed."""
-    _lock_files(session, [file_row])
-    statement = (
-        _jobs()
-        .add_columns(queues.c.redirect_base)
-        .outerjoin(queues, (queues.c.sub_id == deliveries.c.sub_id) & (queues.c.node == deliveries.c.node))
-        .where(deliveries.c.file_row == file_row)
-        .order_by(deliveries.c.id)
-    )
-    jobs = [_job(row, row["redirect_base"]) for row in session.connection().execute(statement).mappings()]
-    session.connection().execute(sa.delete(deliveries).where(deliveries.c.file_row == file_row))
-    return jobs, _remove_unreferenced_files(session, [file_row], node)
+    def finish_deliveries(self, ended: list[tuple[int, int]], node: str) -> list[str]:
+        """Several deliveries ended (their ids and file rows); the blobs no longer needed."""
+        if not ended:
+            return []
+        file_rows = sorted({file_row for _, file_row in ended})
+        self._lock_files(file_rows)
+        self.session.connection().execute(
+            sa.delete(deliveries).where(deliveries.c.id.in_([delivery for delivery, _ in ended]))
+        )
+        return self._remove_unreferenced_files(file_rows, node)
+
+    def await_acknowledgement(self, delivery_id: int, offer_again_ms: int) -> None:
+        """Delivered to a privileged subscription: kept, and offered again at ``offer_again_ms``."""
+        self.session.connection().execute(
+            sa.update(deliveries).where(deliveries.c.id == delivery_id).values(offer_again_ms=offer_again_ms)
+        )
+
+    def acknowledge(self, sub_id: int, publish_id: str, node: str) -> list[str] | None:
+        """The subscriber is done with the file: its deliveries for the subscription end (at whichever
+        node holds them). None when none is queued; else ``node``'s blobs no longer needed."""
+        query = (
+            sa.select(deliveries.c.id, deliveries.c.file_row)
+            .join(files, files.c.id == deliveries.c.file_row)
+            .where(deliveries.c.sub_id == sub_id, files.c.publish_id == publish_id)
+        )
+        found = self.session.connection().execute(query).all()
+        if not found:
+            return None
+        file_rows = sorted({int(row.file_row) for row in found})
+        self._lock_files(file_rows)
+        self.session.connection().execute(
+            sa.delete(deliveries).where(deliveries.c.id.in_([row.id for row in found]))
+        )
+        return self._remove_unreferenced_files(file_rows, node)
+
+    def count_attempt(self, delivery_id: int) -> None:
+        self.session.connection().execute(
+            sa.update(deliveries)
+            .where(deliveries.c.id == delivery_id)
+            .values(attempts=deliveries.c.attempts + 1)
+        )
+
+    def _lock_files(self, file_rows: list[int]) -> None:
+        if file_rows:
+            self.session.connection().execute(
+                sa.select(files.c.id).where(files.c.id.in_(file_rows)).order_by(files.c.id).with_for_update()
+            ).all()
+
+    def _remove_unreferenced_files(self, file_rows: list[int], node: str) -> list[str]:
+        """Delete the rows of ``node``'s files no delivery needs; their blobs (another node's files
+        stay for their holder to sweep: no node touches another's spool)."""
+        if not file_rows:
+            return []
+        still_needed = sa.exists().where(deliveries.c.file_row == files.c.id)
+        unreferenced = (
+            self.session.connection()
+            .execute(
+                sa.select(files.c.id, files.c.blob).where(
+                    files.c.id.in_(file_rows), files.c.node == node, ~still_needed
+                )
+            )
+            .all()
+        )
+        if not unreferenced:
+            return []
+        self.session.connection().execute(
+            sa.delete(files).where(files.c.id.in_([row.id for row in unreferenced]))
+        )
+        return [row.blob for row in unreferenced if row.blob]
+
+    def sweep_unreferenced_files(self, node: str, limit: int = 500) -> list[str]:
+        """Rows of ``node``'s files that lost their last delivery elsewhere; their blobs to remove."""
+        still_needed = sa.exists().where(deliveries.c.file_row == files.c.id)
+        rows = (
+            self.session.connection()
+            .execute(
+                sa.select(files.c.id)
+                .where(files.c.node == node, ~still_needed)
+                .order_by(files.c.id)
+                .limit(limit)
+            )
+            .scalars()
+        )
+        file_rows = [int(row) for row in rows]
+        self._lock_files(file_rows)
+        return self._remove_unreferenced_files(file_rows, node)
+
+    # --- claims ----------------------------------------------------------------------------
+
+    def any_due(self, node: str, now_ms: int) -> bool:
+        """A read-only look first, so idle workers do not take the (SQLite) write lock to find nothing."""
+        return (
+            self.session.connection().execute(_DUE_QUEUES, {"node": node, "now_ms": now_ms}).first()
+            is not None
+        )
+
+    def claim_next(self, node: str, now_ms: int, lease_ms: int) -> int | None:
+        """Claim ``node``'s subscription queue that is due longest, has work and is free; its sub id.
+
+        The claimer is the node itself: only the node holding the files may work on them.
+        """
+        candidate = (
+            self.session.connection().execute(_CLAIMABLE_QUEUE, {"node": node, "now_ms": now_ms}).scalar()
+        )
+        if candidate is None:
+            return None
+        claimed = self._run(
+            sa.update(queues)
+            .where(_queue_of(candidate, node), _is_free(now_ms))
+            .values(claimed_by=node, claimed_until_ms=now_ms + lease_ms),
+        )
+        return int(candidate) if claimed.rowcount == 1 else None
+
+    def extend_claim(self, sub_id: int, node: str, until_ms: int) -> bool:
+        """Push the lease on; False when the claim was lost (lease ran out and it was claimed again)."""
+        result = self._run(
+            sa.update(queues)
+            .where(_queue_of(sub_id, node), queues.c.claimed_by == node)
+            .values(claimed_until_ms=until_ms),
+        )
+        return result.rowcount == 1
+
+    def release_claim(self, sub_id: int, node: str, *, retry_at_ms: int | None = None) -> None:
+        values: dict[str, Any] = {"claimed_by": None, "claimed_until_ms": None}
+        if retry_at_ms is not None:
+            values["retry_at_ms"] = retry_at_ms
+        self.session.connection().execute(
+            sa.update(queues).where(_queue_of(sub_id, node), queues.c.claimed_by == node).values(**values)
+        )
+
+    def release_claims_except(self, claimer: str, kept: Collection[int]) -> int:
+        """Free every queue held by ``claimer`` but those of ``kept`` (the sub ids its workers drain)."""
+        held = queues.c.claimed_by == claimer
+        condition = held if not kept else sa.and_(held, queues.c.sub_id.not_in(list(kept)))
+        result = self._run(sa.update(queues).where(condition).values(claimed_by=None, claimed_until_ms=None))
+        return int(result.rowcount)
+
+    def release_all_claims(self, claimer: str) -> int:
+        """Free every queue held by ``claimer`` (a restarted node frees its crashed claims)."""
+        result = self._run(
+            sa.update(queues)
+            .where(queues.c.claimed_by == claimer)
+            .values(claimed_by=None, claimed_until_ms=None),
+        )
+        return int(result.rowcount)
+
+    def postpone(self, sub_id: int, node: str, retry_at_ms: int, delay_s: float) -> None:
+        """Pause the subscription queue at ``node`` until ``retry_at_ms`` (backoff after a failure)."""
+        self.session.connection().execute(
+            sa.update(queues)
+            .where(_queue_of(sub_id, node))
+            .values(retry_at_ms=retry_at_ms, retry_delay_s=delay_s)
+        )
+
+    def reset_backoff(self, sub_id: int, node: str) -> None:
+        self.session.connection().execute(
+            sa.update(queues).where(_queue_of(sub_id, node)).values(retry_delay_s=0.0)
+        )
+
+    def remember_redirect(self, sub_id: int, base: str | None) -> None:
+        """A subscriber's redirect is the subscription's, whichever node learned it."""
+        self.session.connection().execute(
+            sa.update(queues).where(queues.c.sub_id == sub_id).values(redirect_base=base)
+        )
+
+    # --- reading the queue -----------------------------------------------------------------
+
+    def heads_of_queue(
+        self, sub_id: int, node: str, now_ms: int, limit: int
+    ) -> tuple[list[DeliveryJob], float]:
+        """Up to ``limit`` of the oldest due deliveries of the subscription at ``node``, oldest first, and
+        the queue's current backoff delay."""
+        values = {"sub_id": sub_id, "node": node, "now_ms": now_ms, "limit": limit}
+        connection = self.session.connection()
+        queue = connection.execute(_QUEUE_STATE, values).first()
+        if queue is None:
+            return [], 0.0
+        rows = connection.execute(_HEADS, values).mappings()
+        return [_job(row, queue.redirect_base) for row in rows], float(queue.retry_delay_s)
+
+    def depth(self, node: str | None = None) -> int:
+        """Deliveries and forwards waiting at ``node`` (None: at every node), in every subscription queue."""
+        statement = sa.select(sa.func.count()).select_from(deliveries)
+        if node is not None:
+            statement = statement.where(deliveries.c.node == node)
+        return int(self.session.connection().execute(statement).scalar_one())
+
+    def adopt_orphans(self, node: str, blob_held: Callable[[str], bool]) -> int:
+        """Files spooled before nodes existed (node ``""``) whose blob this node holds become its own.
+
+        Retractions (no blob) go to the first node that starts. The number adopted.
+        """
+        orphans = (
+            self.session.connection()
+            .execute(sa.select(files.c.id, files.c.blob).where(files.c.node == ""))
+            .all()
+        )
+        adopted = [row.id for row in orphans if row.blob is None or blob_held(row.blob)]
+        if not adopted:
+            return 0
+        self.session.connection().execute(sa.update(files).where(files.c.id.in_(adopted)).values(node=node))
+        self.session.connection().execute(
+            sa.update(deliveries).where(deliveries.c.file_row.in_(adopted)).values(node=node)
+        )
+        sub_ids = (
+            self.session.connection()
+            .execute(sa.select(deliveries.c.sub_id).where(deliveries.c.file_row.in_(adopted)).distinct())
+            .scalars()
+        )
+        chosen = [int(sub_id) for sub_id in sub_ids]
+        if chosen:
+            self._ensure_queues(node, chosen)
+        return len(adopted)
+
+    # --- giving files up (spool space) -----------------------------------------------------
+
+    def oldest_spooled(self, node: str, limit: int) -> list[int]:
+        """Rows of up to ``limit`` of ``node``'s files that hold a blob, oldest first."""
+        statement = (
+            sa.select(files.c.id)
+            .where(files.c.node == node, files.c.blob.is_not(None))
+            .order_by(files.c.id)
+            .limit(limit)
+        )
+        return [int(row) for row in self.session.connection().execute(statement).scalars()]
+
+    def end_file(self, file_row: int, node: str) -> tuple[list[DeliveryJob], list[str]]:
+        """Give up ``node``'s file: every delivery of it ends. The deliveries that were waiting (for
+        their log records), and the blobs no longer needed."""
+        self._lock_files([file_row])
+        statement = (
+            _jobs()
+            .add_columns(queues.c.redirect_base)
+            .outerjoin(
+                queues, (queues.c.sub_id == deliveries.c.sub_id) & (queues.c.node == deliveries.c.node)
+            )
+            .where(deliveries.c.file_row == file_row)
+            .order_by(deliveries.c.id)
+        )
+        jobs = [
+            _job(row, row["redirect_base"]) for row in self.session.connection().execute(statement).mappings()
+        ]
+        self.session.connection().execute(sa.delete(deliveries).where(deliveries.c.file_row == file_row))
+        return jobs, self._remove_unreferenced_files([file_row], node)

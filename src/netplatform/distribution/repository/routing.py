@@ -29,70 +29,71 @@ class EgressRoute:
     node: str
 
 
-def _changed(session: Session, statement: sa.Executable) -> bool:
-    """Run a DELETE or UPDATE; whether it touched a row."""
-    return cast(CursorResult[Any], session.execute(statement)).rowcount > 0
-
-
-def set_ingress(session: Session, route: IngressRoute) -> bool:
-    """Store the route (replacing one for the same feed and publisher); True when it is new."""
-    key = sa.and_(ingress_routes.c.feed_id == route.feed_id, ingress_routes.c.publisher == route.publisher)
-    existed = session.execute(sa.select(ingress_routes.c.feed_id).where(key)).first() is not None
-    if existed:
-        session.execute(sa.update(ingress_routes).where(key).values(sites=list(route.sites)))
-    else:
-        session.execute(
-            sa.insert(ingress_routes).values(
-                feed_id=route.feed_id, publisher=route.publisher, sites=list(route.sites)
-            )
-        )
-    return not existed
-
-
-def delete_ingress(session: Session, feed_id: int, publisher: str) -> bool:
-    statement = sa.delete(ingress_routes).where(
-        ingress_routes.c.feed_id == feed_id, ingress_routes.c.publisher == publisher
-    )
-    return _changed(session, statement)
-
-
 _INGRESS_ROUTES = sa.select(ingress_routes).order_by(ingress_routes.c.feed_id, ingress_routes.c.publisher)
 # Built once: asked on every publish, where building and keying it cost more than running it.
 _INGRESS_ROUTES_OF_FEED = _INGRESS_ROUTES.where(ingress_routes.c.feed_id == sa.bindparam("feed_id"))
 
 
-def ingress_routes_of(session: Session, feed_id: int | None = None) -> list[IngressRoute]:
-    connection = session.connection()  # plain columns: no need for the ORM's execution path
-    if feed_id is None:
-        found = connection.execute(_INGRESS_ROUTES)
-    else:
-        found = connection.execute(_INGRESS_ROUTES_OF_FEED, {"feed_id": feed_id})
-    return [IngressRoute(row["feed_id"], row["publisher"], tuple(row["sites"])) for row in found.mappings()]
+class RouteRepository:
+    def __init__(self, session: Session) -> None:
+        self.session = session
 
+    def _changed(self, statement: sa.Executable) -> bool:
+        """Run a DELETE or UPDATE; whether it touched a row."""
+        return cast(CursorResult[Any], self.session.execute(statement)).rowcount > 0
 
-def ingress_for(session: Session, feed_id: int, publisher: str) -> IngressRoute | None:
-    """The route that applies to this publisher: its own, else the feed's any-publisher route."""
-    routes = {route.publisher: route for route in ingress_routes_of(session, feed_id)}
-    return routes.get(publisher) or routes.get(ANY_PUBLISHER)
+    def set_ingress(self, route: IngressRoute) -> bool:
+        """Store the route (replacing one for the same feed and publisher); True when it is new."""
+        key = sa.and_(
+            ingress_routes.c.feed_id == route.feed_id, ingress_routes.c.publisher == route.publisher
+        )
+        existed = self.session.execute(sa.select(ingress_routes.c.feed_id).where(key)).first() is not None
+        if existed:
+            self.session.execute(sa.update(ingress_routes).where(key).values(sites=list(route.sites)))
+        else:
+            self.session.execute(
+                sa.insert(ingress_routes).values(
+                    feed_id=route.feed_id, publisher=route.publisher, sites=list(route.sites)
+                )
+            )
+        return not existed
 
+    def delete_ingress(self, feed_id: int, publisher: str) -> bool:
+        statement = sa.delete(ingress_routes).where(
+            ingress_routes.c.feed_id == feed_id, ingress_routes.c.publisher == publisher
+        )
+        return self._changed(statement)
 
-def set_egress(session: Session, route: EgressRoute) -> bool:
-    """Bind the subscription to the node (replacing a binding); True when it is new."""
-    key = egress_routes.c.sub_id == route.sub_id
-    existed = session.execute(sa.select(egress_routes.c.sub_id).where(key)).first() is not None
-    if existed:
-        session.execute(sa.update(egress_routes).where(key).values(node=route.node))
-    else:
-        session.execute(sa.insert(egress_routes).values(sub_id=route.sub_id, node=route.node))
-    return not existed
+    def ingress_routes(self, feed_id: int | None = None) -> list[IngressRoute]:
+        connection = self.session.connection()  # plain columns: no need for the ORM's execution path
+        if feed_id is None:
+            found = connection.execute(_INGRESS_ROUTES)
+        else:
+            found = connection.execute(_INGRESS_ROUTES_OF_FEED, {"feed_id": feed_id})
+        return [
+            IngressRoute(row["feed_id"], row["publisher"], tuple(row["sites"])) for row in found.mappings()
+        ]
 
+    def ingress_for(self, feed_id: int, publisher: str) -> IngressRoute | None:
+        """The route that applies to this publisher: its own, else the feed's any-publisher route."""
+        routes = {route.publisher: route for route in self.ingress_routes(feed_id)}
+        return routes.get(publisher) or routes.get(ANY_PUBLISHER)
 
-def delete_egress(session: Session, sub_id: int) -> bool:
-    return _changed(session, sa.delete(egress_routes).where(egress_routes.c.sub_id == sub_id))
+    def set_egress(self, route: EgressRoute) -> bool:
+        """Bind the subscription to the node (replacing a binding); True when it is new."""
+        key = egress_routes.c.sub_id == route.sub_id
+        existed = self.session.execute(sa.select(egress_routes.c.sub_id).where(key)).first() is not None
+        if existed:
+            self.session.execute(sa.update(egress_routes).where(key).values(node=route.node))
+        else:
+            self.session.execute(sa.insert(egress_routes).values(sub_id=route.sub_id, node=route.node))
+        return not existed
 
+    def delete_egress(self, sub_id: int) -> bool:
+        return self._changed(sa.delete(egress_routes).where(egress_routes.c.sub_id == sub_id))
 
-def egress_routes_of(session: Session, sub_id: int | None = None) -> list[EgressRoute]:
-    query = sa.select(egress_routes).order_by(egress_routes.c.sub_id)
-    if sub_id is not None:
-        query = query.where(egress_routes.c.sub_id == sub_id)
-    return [EgressRoute(row["sub_id"], row["node"]) for row in session.execute(query).mappings()]
+    def egress_routes(self, sub_id: int | None = None) -> list[EgressRoute]:
+        query = sa.select(egress_routes).order_by(egress_routes.c.sub_id)
+        if sub_id is not None:
+            query = query.where(egress_routes.c.sub_id == sub_id)
+        return [EgressRoute(row["sub_id"], row["node"]) for row in self.session.execute(query).mappings()]

@@ -10,10 +10,80 @@ from sqlalchemy.orm import Session
 from ..subscription_model import DeliveryTarget, Subscription, SubscriptionFields
 from ..tables import egress_routes, queues, subscriptions
 
+# Built once: read by every group of publishes (see queue.py's prebuilt statements).
+_LIVE_OF_FEED = (
+    sa.select(subscriptions)
+    .where(subscriptions.c.feed_id == sa.bindparam("feed_id"), subscriptions.c.deleted.is_(False))
+    .order_by(subscriptions.c.id)
+)
 
-def count_live_subscriptions(session: Session) -> int:
-    query = sa.select(sa.func.count()).where(subscriptions.c.deleted.is_(False))
-    return int(session.execute(query).scalar_one())
+
+class SubscriptionRepository:
+    def __init__(self, session: Session) -> None:
+        self.session = session
+
+    def count_live(self) -> int:
+        query = sa.select(sa.func.count()).where(subscriptions.c.deleted.is_(False))
+        return int(self.session.execute(query).scalar_one())
+
+    def insert(
+        self, sub_id: int, feed_id: int, fields: SubscriptionFields, subscriber: str, now_ms: int
+    ) -> None:
+        """The subscription (its delivery queue rows are made per node as work arrives there)."""
+        self.session.execute(
+            sa.insert(subscriptions).values(
+                id=sub_id,
+                feed_id=feed_id,
+                authz_instance=fields.authz_instance,
+                subscriber=subscriber,
+                created_date=now_ms,
+                deleted=False,
+                **_subscription_values(fields),
+            )
+        )
+
+    def update(self, sub_id: int, fields: SubscriptionFields) -> None:
+        """Replace the updatable fields; a new delivery url forgets a learned redirect."""
+        old_url = self.session.execute(
+            sa.select(subscriptions.c.delivery_url).where(subscriptions.c.id == sub_id)
+        ).scalar_one()
+        self.session.execute(
+            sa.update(subscriptions)
+            .where(subscriptions.c.id == sub_id)
+            .values(**_subscription_values(fields))
+        )
+        if old_url != fields.delivery.url:
+            self.session.execute(
+                sa.update(queues).where(queues.c.sub_id == sub_id).values(redirect_base=None)
+            )
+
+    def find(self, sub_id: int, *, lock: bool = False, include_deleted: bool = False) -> Subscription | None:
+        query = sa.select(subscriptions).where(subscriptions.c.id == sub_id)
+        if not include_deleted:
+            query = query.where(subscriptions.c.deleted.is_(False))
+        if lock:
+            query = query.with_for_update()
+        row = self.session.execute(query).mappings().first()
+        return subscription_from_row(row) if row else None
+
+    def live_of(self, feed_id: int) -> list[Subscription]:
+        found = self.session.connection().execute(_LIVE_OF_FEED, {"feed_id": feed_id})
+        return [subscription_from_row(row) for row in found.mappings()]
+
+    def live_ids_of(self, feed_id: int) -> list[int]:
+        query = (
+            sa.select(subscriptions.c.id)
+            .where(subscriptions.c.feed_id == feed_id, subscriptions.c.deleted.is_(False))
+            .order_by(subscriptions.c.id)
+        )
+        return [int(sub_id) for sub_id in self.session.execute(query).scalars()]
+
+    def mark_deleted(self, sub_id: int) -> None:
+        """Soft-delete the subscription; its egress route goes with it."""
+        self.session.execute(
+            sa.update(subscriptions).where(subscriptions.c.id == sub_id).values(deleted=True)
+        )
+        self.session.execute(sa.delete(egress_routes).where(egress_routes.c.sub_id == sub_id))
 
 
 def _subscription_values(fields: SubscriptionFields) -> dict[str, Any]:
@@ -29,75 +99,6 @@ def _subscription_values(fields: SubscriptionFields) -> dict[str, Any]:
         "privileged": fields.privileged,
         "groupid": fields.groupid,
     }
-
-
-def insert_subscription(
-    session: Session, sub_id: int, feed_id: int, fields: SubscriptionFields, subscriber: str, now_ms: int
-) -> None:
-    """The subscription (its delivery queue rows are made per node as work arrives there)."""
-    session.execute(
-        sa.insert(subscriptions).values(
-            id=sub_id,
-            feed_id=feed_id,
-            authz_instance=fields.authz_instance,
-            subscriber=subscriber,
-            created_date=now_ms,
-            deleted=False,
-            **_subscription_values(fields),
-        )
-    )
-
-
-def update_subscription(session: Session, sub_id: int, fields: SubscriptionFields) -> None:
-    """Replace the updatable fields; a new delivery url forgets a learned redirect."""
-    old_url = session.execute(
-        sa.select(subscriptions.c.delivery_url).where(subscriptions.c.id == sub_id)
-    ).scalar_one()
-    session.execute(
-        sa.update(subscriptions).where(subscriptions.c.id == sub_id).values(**_subscription_values(fields))
-    )
-    if old_url != fields.delivery.url:
-        session.execute(sa.update(queues).where(queues.c.sub_id == sub_id).values(redirect_base=None))
-
-
-def find_subscription(
-    session: Session, sub_id: int, *, lock: bool = False, include_deleted: bool = False
-) -> Subscription | None:
-    query = sa.select(subscriptions).where(subscriptions.c.id == sub_id)
-    if not include_deleted:
-        query = query.where(subscriptions.c.deleted.is_(False))
-    if lock:
-        query = query.with_for_update()
-    row = session.execute(query).mappings().first()
-    return subscription_from_row(row) if row else None
-
-
-# Built once: read by every group of publishes (see queue.py's prebuilt statements).
-_LIVE_OF_FEED = (
-    sa.select(subscriptions)
-    .where(subscriptions.c.feed_id == sa.bindparam("feed_id"), subscriptions.c.deleted.is_(False))
-    .order_by(subscriptions.c.id)
-)
-
-
-def live_subscriptions_of(session: Session, feed_id: int) -> list[Subscription]:
-    found = session.connection().execute(_LIVE_OF_FEED, {"feed_id": feed_id})
-    return [subscription_from_row(row) for row in found.mappings()]
-
-
-def live_subscription_ids_of(session: Session, feed_id: int) -> list[int]:
-    query = (
-        sa.select(subscriptions.c.id)
-        .where(subscriptions.c.feed_id == feed_id, subscriptions.c.deleted.is_(False))
-        .order_by(subscriptions.c.id)
-    )
-    return [int(sub_id) for sub_id in session.execute(query).scalars()]
-
-
-def mark_subscription_deleted(session: Session, sub_id: int) -> None:
-    """Soft-delete the subscription; its egress route goes with it."""
-    session.execute(sa.update(subscriptions).where(subscriptions.c.id == sub_id).values(deleted=True))
-    session.execute(sa.delete(egress_routes).where(egress_routes.c.sub_id == sub_id))
 
 
 def subscription_from_row(row: Any) -> Subscription:
