@@ -14,8 +14,6 @@ BEGIN IMMEDIATE). ``retry=True`` (the default) runs work that lost a race again 
 serialization failure or deadlock) and raises :class:`~.errors.WriteConflict` after the last
 attempt; ``retry=False`` is one attempt, its failure raised as it is. With ``commits`` the writes
 are group-committed (:class:`~.group_commit.GroupCommit`), each in its own savepoint.
-``durable=False`` (one attempt, not group-committed) commits without waiting for the disk: state a
-restart rebuilds anyway, such as leases (:meth:`~.db.Database.write`).
 """
 
 from __future__ import annotations
@@ -48,18 +46,16 @@ class UnitOfWork(Generic[Repo]):
         with self.db.read() as session:
             return work(self.repository(session))
 
-    def write(self, work: Callable[[Repo], Result], *, retry: bool = True, durable: bool = True) -> Result:
-        """``work`` in a committed transaction (durable when this returns, unless ``durable`` is
-        False), run again on a lost race unless ``retry`` is False."""
+    def write(self, work: Callable[[Repo], Result], *, retry: bool = True) -> Result:
+        """``work`` in a committed transaction (durable when this returns), run again on a lost
+        race unless ``retry`` is False."""
 
         def run(session: Session) -> Result:
             return work(self.repository(session))
 
-        if not durable and (retry or self.commits is not None):
-            raise ValueError("a write that does not wait for the disk is one attempt, not group-committed")
         if self.commits is not None:
             return self.commits.run_with_retry(run) if retry else self.commits.run(run)
         if retry:
             return write_with_retry(self.db, run)
-        with self.db.write(durable=durable) as session:
+        with self.db.write() as session:
             return run(session)

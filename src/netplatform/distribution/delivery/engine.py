@@ -46,7 +46,7 @@ from ..forward_sender import ForwardSender
 from ..logs.records import NO_STATUS, ExpiryReason, LogRecord, RecordType
 from ..nodes import node_identity
 from ..repository import Repositories
-from ..repository.queue import DeliveryJob, NextHop
+from ..repository.queue import DeliveryJob, NextHop, QueueRepository
 from .body import DecompressionLimits
 from .doorbell import Doorbell
 from .metrics import DeliveryMetrics
@@ -75,6 +75,7 @@ class DeliveryEngine:
         decompression: DecompressionLimits | None = None,
         privileged_reoffer_s: float = 300.0,
     ) -> None:
+        self.db = db  # for the claims and leases (see _lease)
         self.unit = UnitOfWork(db, Repositories)
         self.decompression = decompression or DecompressionLimits()
         self.privileged_reoffer_ms = int(privileged_reoffer_s * 1000)
@@ -264,7 +265,7 @@ class DeliveryEngine:
         if not self.unit.read(lambda repo: repo.queue.any_due(self.node, now_ms())):
             return None
         with self._claim_lock:  # a claim is registered before an orphan release can see it
-            claimed = self._lease(lambda repo: repo.queue.claim_next(self.node, now_ms(), self.lease_ms))
+            claimed = self._lease(lambda queue: queue.claim_next(self.node, now_ms(), self.lease_ms))
             if claimed is not None:
                 self._draining.add(claimed)
             return claimed
@@ -272,21 +273,22 @@ class DeliveryEngine:
     def _release_orphans(self) -> None:
         """Free this node's claims that no worker here drains (raises while the database is down)."""
         with self._claim_lock:
-            freed = self._lease(lambda repo: repo.queue.release_claims_except(self.node, self._draining))
+            freed = self._lease(lambda queue: queue.release_claims_except(self.node, self._draining))
             self._claims_uncertain = False
         if freed:
             log.info("released %d delivery claims no worker held (a claim that failed had committed)", freed)
 
-    def _lease(self, work: Callable[[Repositories], Result]) -> Result:
+    def _lease(self, work: Callable[[QueueRepository], Result]) -> Result:
         """A claim or lease change: one attempt, committed without waiting for the disk (a restart
-        frees claims anyway)."""
-        return self.unit.write(work, retry=False, durable=False)
+        frees claims anyway), so not through the unit of work, whose writes are durable."""
+        with self.db.write(durable=False) as session:
+            return work(QueueRepository(session))
 
     def _extend(self, sub_id: int) -> bool:
-        return self._lease(lambda repo: repo.queue.extend_claim(sub_id, self.node, now_ms() + self.lease_ms))
+        return self._lease(lambda queue: queue.extend_claim(sub_id, self.node, now_ms() + self.lease_ms))
 
     def _release(self, sub_id: int, retry_at_ms: int | None) -> None:
-        self._lease(lambda repo: repo.queue.release_claim(sub_id, self.node, retry_at_ms=retry_at_ms))
+        self._lease(lambda queue: queue.release_claim(sub_id, self.node, retry_at_ms=retry_at_ms))
 
     def _release_all(self) -> int:
         return self.unit.write(lambda repo: repo.queue.release_all_claims(self.node), retry=False)

@@ -2,7 +2,8 @@
 
 Spooled files and deliveries now name the node that holds the file, and delivery queues are per
 subscription and node. Rows written before this revision name no node (``""``); a node adopts
-them when it starts and finds their blob in its own store (``repository.queue.adopt_orphans``).
+them when it starts and finds their blob in its own store
+(``repository.queue.QueueRepository.adopt_orphans``).
 
 Revision ID: distribution_0002
 Revises: distribution_0001
