@@ -81,7 +81,7 @@ def answers(
     if body is not None:
         entry["model"] = body
     if content is not None:
-        entry["content"] = copy.deepcopy(content)  # FastAPI adds the model's schema to it
+        entry["content"] = content
     if headers is not None:
         entry["headers"] = headers
     return {status: entry, **error_responses(spec, *errors)}
