@@ -72,10 +72,11 @@ def answers(
 ) -> dict[int | str, dict[str, Any]]:
     """``responses=`` of a route: its success entry, then the error statuses it can answer with.
 
-    ``body`` is the success body's model (or type: ``list[Feed]``), or ``None`` for an answer
-    without a body; ``content`` states media types beside (or, without a model, instead of) the
-    JSON one; ``description`` says more than success where the answer needs words (what a 207
-    or a 307 means).
+    ``body`` is the success body's model (or type: ``list[Feed]``), or ``None`` where there is
+    no model to name (no body, or ``content`` says what it is); ``content`` states media types
+    beside (or, without a model, instead of) the JSON one; ``description`` says more than
+    success where the answer needs words (what a 207 or a 307 means); ``headers`` documents the
+    headers the success carries.
     """
     entry: dict[str, Any] = {"description": description}
     if body is not None:
