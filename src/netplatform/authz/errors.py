@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import Response
 
+from ..web.answers import reply
 from ..web.errors import ApiError, BadRequest, Conflict, Forbidden, NotFound
 
 _FIELDS = {401: "Authentication", 403: "Authorization"}
@@ -26,7 +27,7 @@ class AuthzError(BaseModel):
 def render_error(request: Request, error: ApiError) -> Response:
     fields = str(error.fields or error.extra.get("fields") or _FIELDS.get(error.status, "Request"))
     body = AuthzError(code=error.status, message=error.message, fields=fields)
-    return JSONResponse(body.model_dump(), status_code=error.status, headers=error.headers)
+    return reply(body, error.status, headers=error.headers)
 
 
 def bad_request(message: str, field: str) -> ApiError:

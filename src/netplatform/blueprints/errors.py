@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import Response
 
 from ..clock import utc_now, wire_time
+from ..web.answers import reply
 from ..web.errors import ApiError, NotFound
 
 DESIGNER_DOMAIN = "platform.blueprints.designer.api"
@@ -93,4 +94,4 @@ def render_error(request: Request, error: ApiError) -> Response:
         message=f"Cause: {error.message} \n Action : {action}",
         subErrors=[SubError(**e) for e in error.extra.get("subErrors", [])],
     )
-    return JSONResponse(payload.model_dump(), status_code=error.status, headers=error.headers)
+    return reply(payload, error.status, headers=error.headers)

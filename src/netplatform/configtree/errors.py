@@ -11,8 +11,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import Response
 
+from ..web.answers import Reply
 from ..web.errors import (
     ApiError,
     BadRequest,
@@ -65,6 +66,9 @@ _DEFAULT_TAGS = {
     500: "operation-failed",
 }
 """The tag of an error raised without one (by the kernel or the framework), by HTTP status."""
+
+_REPLY = Reply(drop_none=True)
+"""An error body leaves out the members it has no value for (error-path, error-info)."""
 
 
 def restconf_error(
@@ -119,6 +123,4 @@ def render_error(request: Request, error: ApiError) -> Response:
         error_info=error.extra.get("error_info"),
     )
     body = RestconfErrors(errors=RestconfErrorList(error=[entry]))
-    return JSONResponse(
-        body.model_dump(by_alias=True, exclude_none=True), status_code=error.status, headers=error.headers
-    )
+    return _REPLY(body, error.status, headers=error.headers)

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import Response
 
+from ..web.answers import reply
 from ..web.errors import (
     ApiError,
     BadRequest,
@@ -60,7 +61,7 @@ def error_body(error: ApiError) -> RouterError:
 
 
 def render_error(request: Request, error: ApiError) -> Response:
-    return JSONResponse(error_body(error).model_dump(), status_code=error.status, headers=error.headers)
+    return reply(error_body(error), error.status, headers=error.headers)
 
 
 def _coded(error: type[ApiError], message: str, mrstatus: int) -> ApiError:

@@ -14,7 +14,7 @@ from contextlib import AbstractAsyncContextManager, asynccontextmanager
 
 from fastapi import APIRouter, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse, Response
+from fastapi.responses import Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.middleware import Middleware
 from starlette.types import Scope
@@ -25,6 +25,7 @@ from ..store.blobs import BlobStore
 from ..store.db import Database, database_for
 from ..store.errors import WriteConflict
 from . import errors
+from .answers import reply
 from .auth import PUBLIC
 from .health import HealthProbe, HealthShortcut
 from .looplag import probing, register_loop_lag_metrics
@@ -147,18 +148,18 @@ def _install_middleware(
     )
 
 
-async def _health_answer(spec: ServiceSpec, probe: HealthProbe) -> JSONResponse:
+async def _health_answer(spec: ServiceSpec, probe: HealthProbe) -> Response:
     health = await probe.health()
     answer = {"service": spec.name, "status": "UP" if health.down is None else "DOWN", **health.named}
     if health.down is not None:
         answer["reason"] = health.down
-    return JSONResponse(answer, status_code=200 if health.down is None else 503)
+    return reply(answer, 200 if health.down is None else 503)
 
 
 def _health_shortcut(app: FastAPI, spec: ServiceSpec, routes: RouteTable) -> Middleware:
     route = next(r for r in routes.routes if r.path == HEALTH_PATH and "GET" in (r.methods or ()))
 
-    async def answer(scope: Scope) -> JSONResponse:
+    async def answer(scope: Scope) -> Response:
         return await _health_answer(spec, app.state.health)
 
     return Middleware(HealthShortcut, path=HEALTH_PATH, route=route, answer=answer)
@@ -198,7 +199,7 @@ def _kernel_router(spec: ServiceSpec) -> APIRouter:
     router = APIRouter(tags=["operations"])
 
     @router.get(HEALTH_PATH, summary="Liveness and database reachability", openapi_extra=PUBLIC)
-    async def health(request: Request) -> JSONResponse:
+    async def health(request: Request) -> Response:
         return await _health_answer(spec, request.app.state.health)
 
     @router.get(
@@ -208,6 +209,6 @@ def _kernel_router(spec: ServiceSpec) -> APIRouter:
         openapi_extra=requires(ServicePermissions(spec.name).read("metrics")),
     )
     def metrics(request: Request) -> Response:
-        return Response(request.app.state.metrics.exposition(), media_type=CONTENT_TYPE_LATEST)
+        return reply(request.app.state.metrics.exposition(), media_type=CONTENT_TYPE_LATEST)
 
     return router

@@ -14,6 +14,8 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import Response
 
+from .answers import reply
+
 
 class ApiError(Exception):
     """A failure the client should see, with the HTTP status that says why.
@@ -138,4 +140,4 @@ ErrorRenderer = Callable[[Request, ApiError], Response]
 
 def plain_text_renderer(request: Request, error: ApiError) -> Response:
     """The simplest renderer: the message as text/plain (the file-distribution shape)."""
-    return Response(error.message, status_code=error.status, media_type="text/plain", headers=error.headers)
+    return reply(error.message, error.status, media_type="text/plain", headers=error.headers)

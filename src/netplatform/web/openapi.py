@@ -57,6 +57,37 @@ def _error_schema(spec: ServiceSpec, schemas: dict[str, Any]) -> dict[str, Any]:
     return schema
 
 
+SUCCESS = "Successful Response"
+"""How every success entry is described: FastAPI's own words, which it gives the entries it writes."""
+
+
+def answers(
+    spec: ServiceSpec,
+    body: Any,
+    *errors: int,
+    status: int = 200,
+    description: str = SUCCESS,
+    content: dict[str, Any] | None = None,
+    headers: dict[str, Any] | None = None,
+) -> dict[int | str, dict[str, Any]]:
+    """``responses=`` of a route: its success entry, then the error statuses it can answer with.
+
+    ``body`` is the success body's model (or type: ``list[Feed]``), or ``None`` where there is
+    no model to name (no body, or ``content`` says what it is); ``content`` states media types
+    beside (or, without a model, instead of) the JSON one; ``description`` says more than
+    success where the answer needs words (what a 207 or a 307 means); ``headers`` documents the
+    headers the success carries.
+    """
+    entry: dict[str, Any] = {"description": description}
+    if body is not None:
+        entry["model"] = body
+    if content is not None:
+        entry["content"] = content
+    if headers is not None:
+        entry["headers"] = headers
+    return {status: entry, **error_responses(spec, *errors)}
+
+
 def error_responses(spec: ServiceSpec, *statuses: int) -> dict[int | str, dict[str, Any]]:
     """``responses=`` entries for the error statuses a route can answer with, in the service's body.
 

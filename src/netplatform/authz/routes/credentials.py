@@ -9,15 +9,15 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, Path
-from fastapi.responses import JSONResponse
+from fastapi.responses import Response
 
+from ...web.answers import reply
 from ...web.errors import Forbidden
-from ...web.openapi import error_responses
+from ...web.openapi import answers
 from ...web.permissions import requires
 from ..deps import IdentitiesDep
 from ..schemas import ChangedCredential, IdentityAnswer, IdentityList, NewCredential, Validation
 from ..spec import PERMISSIONS, SPEC
-from ._common import reply
 
 router = APIRouter(prefix="/authn", tags=["credentials"])
 
@@ -28,10 +28,10 @@ WRITE = requires(PERMISSIONS.write("cred"))
 @router.get(
     "/cred",
     summary="Every identity: the configured ones (NETPLATFORM_USERS), then the stored ones",
-    responses={200: {"model": IdentityList}, **error_responses(SPEC, 403)},
+    responses=answers(SPEC, IdentityList, 403),
     openapi_extra=requires(PERMISSIONS.read("cred")),
 )
-def list_identities(identities: IdentitiesDep) -> JSONResponse:
+def list_identities(identities: IdentitiesDep) -> Response:
     return reply(IdentityList(user=identities.every()))
 
 
@@ -39,10 +39,10 @@ def list_identities(identities: IdentitiesDep) -> JSONResponse:
     "/cred",
     summary="Create an identity with its password (stored as an argon2id hash only)",
     status_code=201,
-    responses={201: {"model": IdentityAnswer}, **error_responses(SPEC, 403, 409)},
+    responses=answers(SPEC, IdentityAnswer, 403, 409, status=201),
     openapi_extra=WRITE,
 )
-def create_identity(body: NewCredential, identities: IdentitiesDep) -> JSONResponse:
+def create_identity(body: NewCredential, identities: IdentitiesDep) -> Response:
     identities.create(body.id, body.password)
     return reply(IdentityAnswer(id=body.id), 201)
 
@@ -50,10 +50,10 @@ def create_identity(body: NewCredential, identities: IdentitiesDep) -> JSONRespo
 @router.put(
     "/cred/{id}",
     summary="Change a stored identity's password (a configured identity's: 403)",
-    responses={200: {"model": IdentityAnswer}, **error_responses(SPEC, 403, 404)},
+    responses=answers(SPEC, IdentityAnswer, 403, 404),
     openapi_extra=WRITE,
 )
-def change_password(id: IdentityPath, body: ChangedCredential, identities: IdentitiesDep) -> JSONResponse:
+def change_password(id: IdentityPath, body: ChangedCredential, identities: IdentitiesDep) -> Response:
     identities.change_password(id, body.password, body.id)
     return reply(IdentityAnswer(id=id))
 
@@ -61,10 +61,10 @@ def change_password(id: IdentityPath, body: ChangedCredential, identities: Ident
 @router.delete(
     "/cred/{id}",
     summary="Delete a stored identity and its memberships (a configured identity: 403)",
-    responses={200: {"model": IdentityAnswer}, **error_responses(SPEC, 403, 404)},
+    responses=answers(SPEC, IdentityAnswer, 403, 404),
     openapi_extra=WRITE,
 )
-def delete_identity(id: IdentityPath, identities: IdentitiesDep) -> JSONResponse:
+def delete_identity(id: IdentityPath, identities: IdentitiesDep) -> Response:
     identities.delete(id)
     return reply(IdentityAnswer(id=id))
 
@@ -72,10 +72,10 @@ def delete_identity(id: IdentityPath, identities: IdentitiesDep) -> JSONResponse
 @router.post(
     "/validate",
     summary="Whether an identity's password is valid (200), or not (403): for other systems",
-    responses={200: {"model": IdentityAnswer}, **error_responses(SPEC, 403)},
+    responses=answers(SPEC, IdentityAnswer, 403),
     openapi_extra=requires(PERMISSIONS.read("validate")),
 )
-def validate(body: Validation, identities: IdentitiesDep) -> JSONResponse:
+def validate(body: Validation, identities: IdentitiesDep) -> Response:
     # A plain def: the hash check (tens of milliseconds) runs in the thread pool.
     if not identities.validate(body.id, body.password):
         raise Forbidden("Invalid identity or password", fields="Authentication")

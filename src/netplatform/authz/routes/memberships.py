@@ -5,14 +5,14 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, Path
-from fastapi.responses import JSONResponse
+from fastapi.responses import Response
 
-from ...web.openapi import error_responses
+from ...web.answers import reply
+from ...web.openapi import answers
 from ...web.permissions import requires
 from ..deps import MembershipsDep
 from ..schemas import MembershipAnswer, MembershipKey, NewMembership
 from ..spec import PERMISSIONS, SPEC
-from ._common import reply
 
 router = APIRouter(prefix="/authz/userRole", tags=["memberships"])
 
@@ -23,23 +23,23 @@ WRITE = requires(PERMISSIONS.write("userRole"))
     "",
     summary="Make an identity (configured or stored) a member of a role, optionally until a time",
     status_code=201,
-    responses={201: {"model": MembershipAnswer}, **error_responses(SPEC, 403, 404, 409)},
+    responses=answers(SPEC, MembershipAnswer, 403, 404, 409, status=201),
     openapi_extra=WRITE,
 )
-def add_membership(body: NewMembership, memberships: MembershipsDep) -> JSONResponse:
+def add_membership(body: NewMembership, memberships: MembershipsDep) -> Response:
     return reply(memberships.add(body.user, body.role, body.expires), 201)
 
 
 @router.delete(
     "/{user}/{role}",
     summary="Remove a stored membership (one from NETPLATFORM_USERS: 403)",
-    responses={200: {"model": MembershipKey}, **error_responses(SPEC, 403, 404)},
+    responses=answers(SPEC, MembershipKey, 403, 404),
     openapi_extra=WRITE,
 )
 def remove_membership(
     user: Annotated[str, Path(description="an identity")],
     role: Annotated[str, Path(description="a role")],
     memberships: MembershipsDep,
-) -> JSONResponse:
+) -> Response:
     memberships.remove(user, role)
     return reply(MembershipKey(user=user, role=role))

@@ -7,15 +7,15 @@ from typing import Annotated
 from urllib.parse import unquote
 
 from fastapi import APIRouter, Path, Request
-from fastapi.responses import JSONResponse
+from fastapi.responses import Response
 
-from ...web.openapi import error_responses
+from ...web.answers import reply
+from ...web.openapi import answers
 from ...web.permissions import Permission, requires
 from ..deps import RolesDep
 from ..errors import bad_request
 from ..schemas import Grant, GrantAnswer, NewRole, Perm, Role, RoleNameAnswer
 from ..spec import PERMISSIONS, SPEC
-from ._common import reply
 
 router = APIRouter(prefix="/authz/role", tags=["roles"])
 
@@ -34,20 +34,20 @@ def permission_of(type_: str, instance: str, action: str) -> Permission:
     "",
     summary="Create a role",
     status_code=201,
-    responses={201: {"model": Role}, **error_responses(SPEC, 403, 409)},
+    responses=answers(SPEC, Role, 403, 409, status=201),
     openapi_extra=requires(PERMISSIONS.write("role")),
 )
-def create_role(body: NewRole, roles: RolesDep) -> JSONResponse:
+def create_role(body: NewRole, roles: RolesDep) -> Response:
     return reply(roles.create(body.name, body.description), 201)
 
 
 @router.delete(
     "/{name}",
     summary="Delete a stored role, its grants and its memberships (a built-in role: 403)",
-    responses={200: {"model": RoleNameAnswer}, **error_responses(SPEC, 403, 404)},
+    responses=answers(SPEC, RoleNameAnswer, 403, 404),
     openapi_extra=requires(PERMISSIONS.write("role")),
 )
-def delete_role(name: RolePath, roles: RolesDep) -> JSONResponse:
+def delete_role(name: RolePath, roles: RolesDep) -> Response:
     roles.delete(name)
     return reply(RoleNameAnswer(name=name))
 
@@ -56,10 +56,10 @@ def delete_role(name: RolePath, roles: RolesDep) -> JSONResponse:
     "/perm",
     summary="Grant a permission to a stored role (a built-in role's are code: 403)",
     status_code=201,
-    responses={201: {"model": GrantAnswer}, **error_responses(SPEC, 403, 404, 409)},
+    responses=answers(SPEC, GrantAnswer, 403, 404, 409, status=201),
     openapi_extra=requires(PERMISSIONS.write("perm")),
 )
-def grant(body: Grant, roles: RolesDep) -> JSONResponse:
+def grant(body: Grant, roles: RolesDep) -> Response:
     permission = permission_of(body.perm.type, body.perm.instance, body.perm.action)
     roles.grant(body.role, permission)
     return reply(GrantAnswer(role=body.role, perm=Perm.of(permission)), 201)
@@ -68,12 +68,12 @@ def grant(body: Grant, roles: RolesDep) -> JSONResponse:
 @router.delete(
     "/{role}/perm/{type}/{instance:any_path}/{action}",
     summary="Ungrant a permission (an instance holding '/' may send it as %2F)",
-    responses={200: {"model": GrantAnswer}, **error_responses(SPEC, 403, 404)},
+    responses=answers(SPEC, GrantAnswer, 403, 404),
     openapi_extra=requires(PERMISSIONS.write("perm")),
 )
 def ungrant(
     request: Request, role: RolePath, type: PartPath, instance: PartPath, action: PartPath, roles: RolesDep
-) -> JSONResponse:
+) -> Response:
     role, permission = _grant_in_path(request, role, permission_of(type, instance, action))
     roles.ungrant(role, permission)
     return reply(GrantAnswer(role=role, perm=Perm.of(permission)))

@@ -6,13 +6,12 @@ import re
 from typing import Annotated, Any
 
 from fastapi import Depends, Path, Request
-from fastapi.responses import JSONResponse, Response
 
 from ...web.bodies import TextBody
 from ...web.errors import BadRequest, UnsupportedMediaType
 from ...web.media import parse_media_type
 from ...web.text import NO_NUL_PATTERN
-from ..formats import JSON, SUPPORTED, FormattedText
+from ..formats import JSON, SUPPORTED
 from ..names import MAX_NAME_LENGTH, NAME_DESCRIPTION, NAME_PATTERN
 
 Name = Annotated[
@@ -26,7 +25,8 @@ Name = Annotated[
 """A name in a path: bounded before any handler sees it."""
 
 MULTIPART = "multipart/form-data"
-EMPTY_OK: dict[int | str, dict[str, Any]] = {200: {"description": "Done (empty body)", "content": {}}}
+EMPTY: dict[str, Any] = {}
+"""The documented content of an answer without a body."""
 TEXT_BODY: dict[str, Any] = {
     "requestBody": {
         "required": False,  # an empty text is a text
@@ -66,23 +66,11 @@ def any_case(*words: str) -> dict[str, Any]:
     return {"pattern": "^(" + "|".join(letters(word) for word in words) + ")$"}
 
 
-def text_responses(description: str) -> dict[int | str, dict[str, Any]]:
-    """The 200 of a route that answers stored text in the format asked for: as JSON, the stored
-    document itself (any JSON value); as text or XML, a string."""
-    content = {media: {"schema": {} if media == JSON else {"type": "string"}} for media in SUPPORTED}
-    return {200: {"description": description, "content": content}}
-
-
-def ok(content: Any) -> JSONResponse:
-    return JSONResponse(content)
-
-
-def empty_ok() -> Response:
-    return Response(status_code=200)
-
-
-def formatted(text: FormattedText) -> Response:
-    return Response(text.text, media_type=text.media_type)
+TEXT_CONTENT: dict[str, Any] = {
+    media: {"schema": {} if media == JSON else {"type": "string"}} for media in SUPPORTED
+}
+"""The documented content of stored text answered in the format asked for: as JSON, the stored
+document itself (any JSON value); as text or XML, a string."""
 
 
 async def require_multipart(request: Request) -> None:

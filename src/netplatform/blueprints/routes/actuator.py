@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from fastapi import APIRouter
-from fastapi.responses import JSONResponse
+from fastapi.responses import Response
 
+from ...web.answers import reply
+from ...web.openapi import answers
 from ...web.permissions import requires
 from ..actuator import endpoint_listing
 from ..deps import RouteTableDep
 from ..schemas import EndpointListing
-from ..spec import PERMISSIONS
+from ..spec import PERMISSIONS, SPEC
 
 router = APIRouter(prefix="/actuator", tags=["actuator"])
 
@@ -18,8 +20,8 @@ router = APIRouter(prefix="/actuator", tags=["actuator"])
     "/mappings",
     summary="Every endpoint of this service",
     status_code=202,
-    response_model=EndpointListing,
+    responses=answers(SPEC, EndpointListing, status=202),
     openapi_extra=requires(PERMISSIONS.read("actuator")),
 )
-def mappings(routes: RouteTableDep) -> JSONResponse:
-    return JSONResponse(endpoint_listing(routes.routes), status_code=202)
+def mappings(routes: RouteTableDep) -> Response:
+    return reply(endpoint_listing(routes.routes), 202)

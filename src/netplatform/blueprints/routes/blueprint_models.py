@@ -4,14 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import replace
-from typing import IO, Annotated, Any
+from typing import IO, Annotated
 
 from fastapi import APIRouter, Depends, File, Query, UploadFile
-from fastapi.responses import JSONResponse, Response, StreamingResponse
+from fastapi.responses import Response, StreamingResponse
 
 from ...store.blobs import CHUNK_SIZE
+from ...web.answers import reply
 from ...web.errors import BadRequest
-from ...web.openapi import error_responses
+from ...web.openapi import answers
 from ...web.permissions import requires
 from ..blueprint_models import MODEL_SORTS, PageRequest, SaveMode
 from ..deps import REPLAYABLE, BlueprintModelsDep, StarterCatalogDep
@@ -26,14 +27,12 @@ from ..schemas import (
 )
 from ..spec import PERMISSIONS, SPEC
 from . import _response_bodies as bodies
-from ._common import EMPTY_OK, Name, any_case, empty_ok, ok, require_multipart
+from ._common import EMPTY, Name, any_case, require_multipart
 
 router = APIRouter(prefix="/api/v1/blueprint-model", tags=["blueprint models"])
 
 ZIP = "application/zip"
-ZIP_RESPONSE: dict[int | str, dict[str, Any]] = {
-    200: {"description": "The archive", "content": {ZIP: {"schema": {"type": "string", "format": "binary"}}}}
-}
+ZIP_CONTENT = {ZIP: {"schema": {"type": "string", "format": "binary"}}}
 UPLOAD = [Depends(require_multipart)]
 
 Archive = Annotated[UploadFile, File(description="The CBA, a zip archive")]
@@ -42,48 +41,46 @@ Archive = Annotated[UploadFile, File(description="The CBA, a zip archive")]
 @router.get(
     "",
     summary="All blueprint models",
-    response_model=list[BlueprintModelEnvelope],
+    responses=answers(SPEC, list[BlueprintModelEnvelope]),
     dependencies=[REPLAYABLE],
     openapi_extra=requires(PERMISSIONS.read("blueprint-model")),
 )
-def list_models(models: BlueprintModelsDep) -> JSONResponse:
-    return ok(bodies.wrapped_models(models.all()))
+def list_models(models: BlueprintModelsDep) -> Response:
+    return reply(bodies.wrapped_models(models.all()))
 
 
 @router.post(
     "",
     summary="Save an archive without validating it (published N)",
-    response_model=BlueprintModelEnvelope,
-    responses=error_responses(SPEC, 400, 413, 415),
+    responses=answers(SPEC, BlueprintModelEnvelope, 400, 413, 415),
     dependencies=UPLOAD,
     openapi_extra=requires(PERMISSIONS.write("blueprint-model")),
 )
-def save_model(file: Archive, models: BlueprintModelsDep) -> JSONResponse:
-    return ok(bodies.wrapped_model(models.save(file.file, SaveMode.SAVE)))
+def save_model(file: Archive, models: BlueprintModelsDep) -> Response:
+    return reply(bodies.wrapped_model(models.save(file.file, SaveMode.SAVE)))
 
 
 @router.post(
     "/publish",
     summary="Validate an (enriched) archive and store it (published Y)",
-    response_model=BlueprintModelEnvelope,
-    responses=error_responses(SPEC, 400, 413, 415),
+    responses=answers(SPEC, BlueprintModelEnvelope, 400, 413, 415),
     dependencies=UPLOAD,
     openapi_extra=requires(PERMISSIONS.write("blueprint-model")),
 )
-def publish_model(file: Archive, models: BlueprintModelsDep) -> JSONResponse:
-    return ok(bodies.wrapped_model(models.save(file.file, SaveMode.PUBLISH)))
+def publish_model(file: Archive, models: BlueprintModelsDep) -> Response:
+    return reply(bodies.wrapped_model(models.save(file.file, SaveMode.PUBLISH)))
 
 
 @router.post(
     "/enrich",
     summary="Complete an archive's type definitions from the catalog; nothing is stored",
     response_class=Response,
-    responses={**ZIP_RESPONSE, **error_responses(SPEC, 400, 413, 415)},
+    responses=answers(SPEC, None, 400, 413, 415, description="The archive", content=ZIP_CONTENT),
     dependencies=UPLOAD,
     openapi_extra=requires(PERMISSIONS.read("blueprint-model")),
 )
 def enrich_model(file: Archive, models: BlueprintModelsDep) -> Response:
-    return Response(
+    return reply(
         models.enrich(file.file),
         media_type=ZIP,
         headers={"Content-Disposition": 'attachment; filename="enhanced-cba.zip"'},
@@ -93,20 +90,19 @@ def enrich_model(file: Archive, models: BlueprintModelsDep) -> Response:
 @router.post(
     "/enrichandpublish",
     summary="Enrich, validate and store the enriched archive (published Y)",
-    response_model=BlueprintModelEnvelope,
-    responses=error_responses(SPEC, 400, 413, 415, 503),
+    responses=answers(SPEC, BlueprintModelEnvelope, 400, 413, 415, 503),
     dependencies=UPLOAD,
     openapi_extra=requires(PERMISSIONS.write("blueprint-model")),
 )
-def enrich_and_publish_model(file: Archive, models: BlueprintModelsDep) -> JSONResponse:
-    return ok(bodies.wrapped_model(models.save(file.file, SaveMode.ENRICH_AND_PUBLISH)))
+def enrich_and_publish_model(file: Archive, models: BlueprintModelsDep) -> Response:
+    return reply(bodies.wrapped_model(models.save(file.file, SaveMode.ENRICH_AND_PUBLISH)))
 
 
 @router.post(
     "/bootstrap",
     summary="Load the starter catalog: model types, resource dictionaries, sample blueprints",
     response_class=Response,
-    responses=EMPTY_OK,
+    responses=answers(SPEC, None, content=EMPTY),
     openapi_extra=requires(PERMISSIONS.write("blueprint-model")),
 )
 def bootstrap_catalog(body: BootstrapRequest, starter: StarterCatalogDep) -> Response:
@@ -115,18 +111,17 @@ def bootstrap_catalog(body: BootstrapRequest, starter: StarterCatalogDep) -> Res
         dictionaries=body.loadResourceDictionary,
         blueprints=body.loadCBA,
     )
-    return empty_ok()
+    return reply(None)
 
 
 @router.post(
     "/workflow-spec",
     summary="Inputs, outputs and data types of one workflow of a stored blueprint",
-    response_model=WorkflowSpec,
-    responses=error_responses(SPEC, 404),
+    responses=answers(SPEC, WorkflowSpec, 404),
     openapi_extra=requires(PERMISSIONS.read("blueprint-model")),
 )
-def get_workflow_spec(body: WorkflowSpecRequest, models: BlueprintModelsDep) -> JSONResponse:
-    return ok(models.workflow_spec(body.blueprintName, body.version, body.workflowName))
+def get_workflow_spec(body: WorkflowSpecRequest, models: BlueprintModelsDep) -> Response:
+    return reply(models.workflow_spec(body.blueprintName, body.version, body.workflowName))
 
 
 async def page_request(
@@ -162,66 +157,65 @@ Paging = Annotated[PageRequest, Depends(page_request)]
 @router.get(
     "/paged",
     summary="One page of blueprint models",
-    response_model=BlueprintModelPage,
+    responses=answers(SPEC, BlueprintModelPage),
     dependencies=[REPLAYABLE],
     openapi_extra=requires(PERMISSIONS.read("blueprint-model")),
 )
-def paged_models(models: BlueprintModelsDep, query: Paging) -> JSONResponse:
+def paged_models(models: BlueprintModelsDep, query: Paging) -> Response:
     records, total = models.page(query)
-    return ok(bodies.page(records, total, query.limit, query.page))
+    return reply(bodies.page(records, total, query.limit, query.page))
 
 
 @router.get(
     "/paged/meta-data/{keyword}",
     summary="One page of the models one of whose meta-data items is the keyword",
-    response_model=BlueprintModelPage,
+    responses=answers(SPEC, BlueprintModelPage),
     dependencies=[REPLAYABLE],
     openapi_extra=requires(PERMISSIONS.read("blueprint-model")),
 )
-def paged_models_with_keyword(models: BlueprintModelsDep, keyword: Name, query: Paging) -> JSONResponse:
+def paged_models_with_keyword(models: BlueprintModelsDep, keyword: Name, query: Paging) -> Response:
     records, total = models.page(replace(query, keyword=keyword))
-    return ok(bodies.page(records, total, query.limit, query.page))
+    return reply(bodies.page(records, total, query.limit, query.page))
 
 
 @router.get(
     "/meta-data/{keyword}",
     summary="Models one of whose meta-data items is the keyword (whole word, any case)",
-    response_model=list[BlueprintModelEnvelope],
+    responses=answers(SPEC, list[BlueprintModelEnvelope]),
     dependencies=[REPLAYABLE],
     openapi_extra=requires(PERMISSIONS.read("blueprint-model")),
 )
-def models_with_keyword(keyword: Name, models: BlueprintModelsDep) -> JSONResponse:
-    return ok(bodies.wrapped_models(models.with_keyword(keyword)))
+def models_with_keyword(keyword: Name, models: BlueprintModelsDep) -> Response:
+    return reply(bodies.wrapped_models(models.with_keyword(keyword)))
 
 
 @router.get(
     "/search/{tags}",
     summary="Models whose tags contain the text (any case)",
-    response_model=list[BlueprintModelEnvelope],
+    responses=answers(SPEC, list[BlueprintModelEnvelope]),
     dependencies=[REPLAYABLE],
     openapi_extra=requires(PERMISSIONS.read("blueprint-model")),
 )
-def models_with_tags(tags: Name, models: BlueprintModelsDep) -> JSONResponse:
-    return ok(bodies.wrapped_models(models.with_tag_text(tags)))
+def models_with_tags(tags: Name, models: BlueprintModelsDep) -> Response:
+    return reply(bodies.wrapped_models(models.with_tag_text(tags)))
 
 
 @router.get(
     "/by-name/{name}/version/{version}",
     summary="One model by name and version",
-    response_model=BlueprintModelEnvelope,
-    responses=error_responses(SPEC, 404),
+    responses=answers(SPEC, BlueprintModelEnvelope, 404),
     dependencies=[REPLAYABLE],
     openapi_extra=requires(PERMISSIONS.read("blueprint-model")),
 )
-def model_by_name(name: Name, version: Name, models: BlueprintModelsDep) -> JSONResponse:
-    return ok(bodies.wrapped_model(models.by_name(name, version)))
+def model_by_name(name: Name, version: Name, models: BlueprintModelsDep) -> Response:
+    return reply(bodies.wrapped_model(models.by_name(name, version)))
 
 
 @router.get(
     "/download/by-name/{name}/version/{version}",
     summary="The stored archive of a model, by name and version",
     response_class=Response,
-    responses={**ZIP_RESPONSE, **error_responses(SPEC, 404)},
+    responses=answers(SPEC, None, 404, description="The archive", content=ZIP_CONTENT),
     openapi_extra=requires(PERMISSIONS.read("blueprint-model")),
 )
 def download_by_name(name: Name, version: Name, models: BlueprintModelsDep) -> StreamingResponse:
@@ -233,7 +227,7 @@ def download_by_name(name: Name, version: Name, models: BlueprintModelsDep) -> S
     "/download/{id}",
     summary="The stored archive of a model, by id",
     response_class=Response,
-    responses={**ZIP_RESPONSE, **error_responses(SPEC, 404)},
+    responses=answers(SPEC, None, 404, description="The archive", content=ZIP_CONTENT),
     openapi_extra=requires(PERMISSIONS.read("blueprint-model")),
 )
 def download_by_id(id: Name, models: BlueprintModelsDep) -> StreamingResponse:
@@ -262,47 +256,45 @@ def _chunks(content: IO[bytes]) -> Iterator[bytes]:
 @router.get(
     "/workflows/blueprint-name/{name}/version/{version}",
     summary="The workflow names of a stored blueprint",
-    response_model=WorkflowList,
-    responses=error_responses(SPEC, 404),
+    responses=answers(SPEC, WorkflowList, 404),
     dependencies=[REPLAYABLE],
     openapi_extra=requires(PERMISSIONS.read("blueprint-model")),
 )
-def workflows_of_model(name: Name, version: Name, models: BlueprintModelsDep) -> JSONResponse:
+def workflows_of_model(name: Name, version: Name, models: BlueprintModelsDep) -> Response:
     record = models.by_name(name, version)
-    return ok({"blueprintName": name, "version": version, "workflows": record.workflows})
+    return reply({"blueprintName": name, "version": version, "workflows": record.workflows})
 
 
 @router.get(
     "/{id}",
     summary="One model by id",
-    response_model=BlueprintModelEnvelope,
-    responses=error_responses(SPEC, 404),
+    responses=answers(SPEC, BlueprintModelEnvelope, 404),
     dependencies=[REPLAYABLE],
     openapi_extra=requires(PERMISSIONS.read("blueprint-model")),
 )
-def model_by_id(id: Name, models: BlueprintModelsDep) -> JSONResponse:
-    return ok(bodies.wrapped_model(models.by_id(id)))
+def model_by_id(id: Name, models: BlueprintModelsDep) -> Response:
+    return reply(bodies.wrapped_model(models.by_id(id)))
 
 
 @router.delete(
     "/name/{name}/version/{version}",
     summary="Delete a model by name and version (also when absent)",
     response_class=Response,
-    responses=EMPTY_OK,
+    responses=answers(SPEC, None, content=EMPTY),
     openapi_extra=requires(PERMISSIONS.write("blueprint-model")),
 )
 def delete_by_name(name: Name, version: Name, models: BlueprintModelsDep) -> Response:
     models.delete_by_name(name, version)
-    return empty_ok()
+    return reply(None)
 
 
 @router.delete(
     "/{id}",
     summary="Delete a model by id",
     response_class=Response,
-    responses={**EMPTY_OK, **error_responses(SPEC, 404)},
+    responses=answers(SPEC, None, 404, content=EMPTY),
     openapi_extra=requires(PERMISSIONS.write("blueprint-model")),
 )
 def delete_by_id(id: Name, models: BlueprintModelsDep) -> Response:
     models.delete_by_id(id)
-    return empty_ok()
+    return reply(None)

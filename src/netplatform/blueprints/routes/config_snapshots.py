@@ -5,9 +5,10 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, Path, Query
-from fastapi.responses import JSONResponse, Response
+from fastapi.responses import Response
 
-from ...web.openapi import error_responses
+from ...web.answers import reply
+from ...web.openapi import answers
 from ...web.permissions import requires
 from ..config_snapshots import ANY_STATUS, SNAPSHOT_STATUSES
 from ..deps import ConfigSnapshotsDep
@@ -15,7 +16,7 @@ from ..formats import FORMAT_WORDS
 from ..schemas import ConfigSnapshot
 from ..spec import PERMISSIONS, SPEC
 from . import _response_bodies as bodies
-from ._common import EMPTY_OK, TEXT_BODY, Name, StoredText, any_case, empty_ok, formatted, ok, text_responses
+from ._common import EMPTY, TEXT_BODY, TEXT_CONTENT, Name, StoredText, any_case
 
 router = APIRouter(prefix="/api/v1/configs", tags=["configuration snapshots"])
 QueryName = Annotated[str, Query(max_length=255)]
@@ -39,14 +40,15 @@ Format = Annotated[
         json_schema_extra=any_case(*FORMAT_WORDS),
     ),
 ]
-TEXT_RESPONSES = text_responses("The snapshot in the requested format")
 
 
 @router.get(
     "",
     summary="One snapshot, as text, JSON or XML (converted when stored as the other)",
     response_class=Response,
-    responses={**TEXT_RESPONSES, **error_responses(SPEC, 404, 406)},
+    responses=answers(
+        SPEC, None, 404, 406, description="The snapshot in the requested format", content=TEXT_CONTENT
+    ),
     openapi_extra=requires(PERMISSIONS.read("configs")),
 )
 def get_config(
@@ -56,31 +58,32 @@ def get_config(
     status: QueryStatus = "RUNNING",
     format: Format = "text/plain",
 ) -> Response:
-    return formatted(configs.in_format(resourceType, resourceId, status, format))
+    snapshot = configs.in_format(resourceType, resourceId, status, format)
+    return reply(snapshot.text, media_type=snapshot.media_type)
 
 
 @router.get(
     "/allByID",
     summary="Every snapshot of one resource id, newest first",
-    response_model=list[ConfigSnapshot],
+    responses=answers(SPEC, list[ConfigSnapshot]),
     openapi_extra=requires(PERMISSIONS.read("configs")),
 )
-def configs_by_id(
-    configs: ConfigSnapshotsDep, resourceId: QueryName, status: AnyStatus = "ANY"
-) -> JSONResponse:
-    return ok([bodies.config(record) for record in configs.matching(resource_id=resourceId, status=status)])
+def configs_by_id(configs: ConfigSnapshotsDep, resourceId: QueryName, status: AnyStatus = "ANY") -> Response:
+    return reply(
+        [bodies.config(record) for record in configs.matching(resource_id=resourceId, status=status)]
+    )
 
 
 @router.get(
     "/allByType",
     summary="Every snapshot of one resource type, newest first",
-    response_model=list[ConfigSnapshot],
+    responses=answers(SPEC, list[ConfigSnapshot]),
     openapi_extra=requires(PERMISSIONS.read("configs")),
 )
 def configs_by_type(
     configs: ConfigSnapshotsDep, resourceType: QueryName, status: AnyStatus = "ANY"
-) -> JSONResponse:
-    return ok(
+) -> Response:
+    return reply(
         [bodies.config(record) for record in configs.matching(resource_type=resourceType, status=status)]
     )
 
@@ -88,25 +91,24 @@ def configs_by_type(
 @router.post(
     "/{resourceType}/{resourceId}/{status}",
     summary="Store (replace) the snapshot of a resource in one status; the body is the snapshot",
-    response_model=ConfigSnapshot,
-    responses=error_responses(SPEC, 400),
+    responses=answers(SPEC, ConfigSnapshot, 400),
     openapi_extra={**TEXT_BODY, **requires(PERMISSIONS.write("configs"))},
 )
 def save_config(
     configs: ConfigSnapshotsDep, resourceType: Name, resourceId: Name, status: Status, snapshot: StoredText
-) -> JSONResponse:
-    return ok(bodies.config(configs.save(resourceType, resourceId, status, snapshot)))
+) -> Response:
+    return reply(bodies.config(configs.save(resourceType, resourceId, status, snapshot)))
 
 
 @router.delete(
     "/{resourceType}/{resourceId}/{status}",
     summary="Delete the snapshot of a resource in one status (also when absent)",
     response_class=Response,
-    responses=EMPTY_OK,
+    responses=answers(SPEC, None, content=EMPTY),
     openapi_extra=requires(PERMISSIONS.write("configs")),
 )
 def delete_config(
     configs: ConfigSnapshotsDep, resourceType: Name, resourceId: Name, status: Status
 ) -> Response:
     configs.delete(resourceType, resourceId, status)
-    return empty_ok()
+    return reply(None)

@@ -5,10 +5,11 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, Body
-from fastapi.responses import JSONResponse, Response
+from fastapi.responses import Response
 from pydantic import StringConstraints
 
-from ...web.openapi import error_responses, stated_request
+from ...web.answers import reply
+from ...web.openapi import answers, stated_request
 from ...web.permissions import requires
 from ...web.text import NO_NUL_PATTERN
 from ..deps import REPLAYABLE, DictionariesDep
@@ -24,7 +25,7 @@ from ..schemas import (
 from ..spec import PERMISSIONS, SPEC
 from ..tosca import ResourceDefinition
 from . import _response_bodies as bodies
-from ._common import EMPTY_OK, Name, empty_ok, ok, refuse_nul
+from ._common import EMPTY, Name, refuse_nul
 
 router = APIRouter(prefix="/api/v1/dictionary", tags=["resource dictionaries"], dependencies=[REPLAYABLE])
 DictionaryName = Annotated[str, StringConstraints(max_length=255)]
@@ -40,32 +41,30 @@ NAMES_BODY = {
 @router.post(
     "",
     summary="Create or replace a resource dictionary",
-    response_model=ResourceDictionary,
-    responses=error_responses(SPEC, 400),
+    responses=answers(SPEC, ResourceDictionary, 400),
     openapi_extra={
         **stated_request(body=json_body(dictionary_body())),
         **requires(PERMISSIONS.write("dictionary")),
     },
 )
-def save_dictionary(body: ResourceDictionaryIn, dictionaries: DictionariesDep) -> JSONResponse:
+def save_dictionary(body: ResourceDictionaryIn, dictionaries: DictionariesDep) -> Response:
     if body.definition is not None:
         refuse_nul(*stored_texts(body.definition))
-    return ok(bodies.dictionary(dictionaries.save(body)))
+    return reply(bodies.dictionary(dictionaries.save(body)))
 
 
 @router.post(
     "/definition",
     summary="Create or replace a resource dictionary from a resource definition",
-    response_model=ResourceDictionary,
-    responses=error_responses(SPEC, 400),
+    responses=answers(SPEC, ResourceDictionary, 400),
     openapi_extra={
         **stated_request(body=json_body(dictionary_definition_body(in_envelope=False))),
         **requires(PERMISSIONS.write("dictionary")),
     },
 )
-def save_definition(body: ResourceDefinition, dictionaries: DictionariesDep) -> JSONResponse:
+def save_definition(body: ResourceDefinition, dictionaries: DictionariesDep) -> Response:
     refuse_nul(*stored_texts(body))
-    return ok(bodies.dictionary(dictionaries.save_definition(body)))
+    return reply(bodies.dictionary(dictionaries.save_definition(body)))
 
 
 def stored_texts(definition: ResourceDefinition) -> list[str | None]:
@@ -80,65 +79,63 @@ def stored_texts(definition: ResourceDefinition) -> list[str | None]:
 @router.post(
     "/by-names",
     summary="The dictionaries of the given names (unknown names are skipped)",
-    response_model=list[ResourceDictionary],
-    responses=error_responses(SPEC, 400),
+    responses=answers(SPEC, list[ResourceDictionary], 400),
     openapi_extra={**stated_request(body=json_body(NAMES_BODY)), **requires(PERMISSIONS.read("dictionary"))},
 )
 def dictionaries_by_names(
     names: Annotated[list[DictionaryName], Body(max_length=MAX_NAMES)], dictionaries: DictionariesDep
-) -> JSONResponse:
+) -> Response:
     refuse_nul(*names)
-    return ok([bodies.dictionary(record) for record in dictionaries.named(names)])
+    return reply([bodies.dictionary(record) for record in dictionaries.named(names)])
 
 
 @router.get(
     "/source-mapping",
     summary="Dictionary sources and their node types",
-    response_model=SourceMapping,
+    responses=answers(SPEC, SourceMapping),
     openapi_extra=requires(PERMISSIONS.read("dictionary")),
 )
-def source_mapping() -> JSONResponse:
-    return ok({"resourceSourceMappings": SOURCE_MAPPING})
+def source_mapping() -> Response:
+    return reply({"resourceSourceMappings": SOURCE_MAPPING})
 
 
 @router.get(
     "/resource_dictionary_group",
     summary="Every dictionary group in use",
-    response_model=list[str],
+    responses=answers(SPEC, list[str]),
     openapi_extra=requires(PERMISSIONS.read("dictionary")),
 )
-def dictionary_groups(dictionaries: DictionariesDep) -> JSONResponse:
-    return ok(dictionaries.groups())
+def dictionary_groups(dictionaries: DictionariesDep) -> Response:
+    return reply(dictionaries.groups())
 
 
 @router.get(
     "/search/{tags}",
     summary="Dictionaries whose tags contain the text",
-    response_model=list[ResourceDictionary],
+    responses=answers(SPEC, list[ResourceDictionary]),
     openapi_extra=requires(PERMISSIONS.read("dictionary")),
 )
-def dictionaries_with_tags(tags: Name, dictionaries: DictionariesDep) -> JSONResponse:
-    return ok([bodies.dictionary(record) for record in dictionaries.with_tag_text(tags)])
+def dictionaries_with_tags(tags: Name, dictionaries: DictionariesDep) -> Response:
+    return reply([bodies.dictionary(record) for record in dictionaries.with_tag_text(tags)])
 
 
 @router.get(
     "/{name}",
     summary="One resource dictionary",
-    response_model=ResourceDictionary,
-    responses=error_responses(SPEC, 404),
+    responses=answers(SPEC, ResourceDictionary, 404),
     openapi_extra=requires(PERMISSIONS.read("dictionary")),
 )
-def dictionary_by_name(name: Name, dictionaries: DictionariesDep) -> JSONResponse:
-    return ok(bodies.dictionary(dictionaries.by_name(name)))
+def dictionary_by_name(name: Name, dictionaries: DictionariesDep) -> Response:
+    return reply(bodies.dictionary(dictionaries.by_name(name)))
 
 
 @router.delete(
     "/{name}",
     summary="Delete a resource dictionary (also when absent)",
     response_class=Response,
-    responses=EMPTY_OK,
+    responses=answers(SPEC, None, content=EMPTY),
     openapi_extra=requires(PERMISSIONS.write("dictionary")),
 )
 def delete_dictionary(name: Name, dictionaries: DictionariesDep) -> Response:
     dictionaries.delete(name)
-    return empty_ok()
+    return reply(None)

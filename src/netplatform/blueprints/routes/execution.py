@@ -7,12 +7,13 @@ from typing import Annotated, Any
 
 import anyio
 from fastapi import APIRouter, Path, Query, Request
-from fastapi.responses import JSONResponse
+from fastapi.responses import Response
 
 from ...access.directory import AccessDirectory
+from ...web.answers import reply
 from ...web.bodies import RawBody
 from ...web.errors import Forbidden
-from ...web.openapi import error_responses, stated_request
+from ...web.openapi import answers, error_responses, stated_request
 from ...web.permissions import Permission, per_object, requires
 from ..deps import ExecutionAuditDep, ExecutionsDep
 from ..execution.audit import record_body
@@ -59,11 +60,11 @@ INPUT_SCHEMA: dict[str, Any] = {
 """The body the process route reads itself (ExecutionServiceInput, wire.py)."""
 
 
-def _answers(*statuses: int) -> dict[int | str, dict[str, Any]]:
+def _failures(*statuses: int) -> dict[int | str, dict[str, Any]]:
+    """Failures answered in the execution's own output, not in the service's error body."""
     return {
         status: {"description": text, "model": ExecutionServiceOutput}
         for status, text in (
-            (200, "Executed (or, async, accepted and processing)"),
             (400, "Not an ExecutionServiceInput, or no <actionName>-request block"),
             (404, "No such blueprint, version or workflow"),
             (500, "The workflow failed: status.errorMessage says why"),
@@ -105,7 +106,11 @@ def _refused(user: str, blueprint_name: str) -> Forbidden:
 @router.post(
     "/execution-service/process",
     summary="Run a workflow of a stored CBA (mode sync, or async: read the result from the audit)",
-    responses={**_answers(200, 400, 404, 500), **error_responses(SPEC, 403)},
+    responses={
+        **answers(SPEC, ExecutionServiceOutput, description="Executed (or, async, accepted and processing)"),
+        **_failures(400, 404, 500),
+        **error_responses(SPEC, 403),
+    },
     response_model=None,
     openapi_extra={
         **per_object(EXECUTE_RULE),
@@ -117,36 +122,36 @@ def _refused(user: str, blueprint_name: str) -> Forbidden:
         ),
     },
 )
-async def process(request: Request, executions: ExecutionsDep, body: RawBody) -> JSONResponse:
+async def process(request: Request, executions: ExecutionsDep, body: RawBody) -> Response:
     await Executors.check_caller(request)
     try:
         parsed: ExecutionRequest = read_request(body)
     except BadExecutionInput as bad:
-        return JSONResponse(output(bad.echo, 400, bad.echo.payload, bad.message), status_code=400)
+        return reply(output(bad.echo, 400, bad.echo.payload, bad.message), 400)
     await Executors.check_blueprint(request, parsed.blueprint_name)
     answer = await anyio.to_thread.run_sync(executions.process, parsed)
-    return JSONResponse(answer.body, status_code=answer.status)
+    return reply(answer.body, answer.status)
 
 
 @router.get(
     "/workflow/audit-status/{requestId}/{subRequestId}",
     summary="The execution records of a request (inputs marked log-protect masked)",
-    responses={200: {"description": "The records, oldest first ([] when none)"}},
+    responses=answers(SPEC, None, description="The records, oldest first ([] when none)"),
     openapi_extra=requires(PERMISSIONS.read("execution")),
 )
-def audit_status(audit: ExecutionAuditDep, requestId: Id, subRequestId: Id) -> JSONResponse:
-    return JSONResponse([record_body(record) for record in audit.records(requestId, subRequestId)])
+def audit_status(audit: ExecutionAuditDep, requestId: Id, subRequestId: Id) -> Response:
+    return reply([record_body(record) for record in audit.records(requestId, subRequestId)])
 
 
 @router.get(
     "/workflow/audit",
     summary="The latest execution records of every request, newest first (log-protect masked)",
-    responses={200: {"description": "Up to limit records after skipping offset, newest first"}},
+    responses=answers(SPEC, None, description="Up to limit records after skipping offset, newest first"),
     openapi_extra=requires(PERMISSIONS.read("execution")),
 )
 def audit_recent(
     audit: ExecutionAuditDep,
     limit: Annotated[int, Query(ge=1, le=AUDIT_PAGE_MAX)] = 20,
     offset: Annotated[int, Query(ge=0, le=AUDIT_OFFSET_MAX)] = 0,
-) -> JSONResponse:
-    return JSONResponse([record_body(record) for record in audit.recent(limit, offset)])
+) -> Response:
+    return reply([record_body(record) for record in audit.recent(limit, offset)])

@@ -5,16 +5,16 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, Body, Query
-from fastapi.responses import JSONResponse
+from fastapi.responses import Response
 
-from ...web.openapi import error_responses
+from ...web.answers import reply
+from ...web.openapi import answers
 from ...web.permissions import requires
 from ..deps import ResolvedResourcesDep
 from ..resolutions import deletion_query, named_value_query, values_query
 from ..schemas import DeletedEntries, ResolvedResource, ResolvedResourceIn
 from ..spec import PERMISSIONS, SPEC
 from . import _response_bodies as bodies
-from ._common import ok
 
 router = APIRouter(prefix="/api/v1/resources", tags=["resolved resources"])
 Required = Annotated[str, Query(max_length=255)]
@@ -25,22 +25,20 @@ MAX_VALUES = 1000
 @router.post(
     "",
     summary="Store resolved values (each replaces the value of the same name, key and occurrence)",
-    response_model=list[ResolvedResource],
-    responses=error_responses(SPEC, 400),
+    responses=answers(SPEC, list[ResolvedResource], 400),
     openapi_extra=requires(PERMISSIONS.write("resources")),
 )
 def store_values(
     resources: ResolvedResourcesDep,
     values: Annotated[list[ResolvedResourceIn], Body(min_length=1, max_length=MAX_VALUES)],
-) -> JSONResponse:
-    return ok([bodies.resource(record) for record in resources.store(values)])
+) -> Response:
+    return reply([bodies.resource(record) for record in resources.store(values)])
 
 
 @router.get(
     "",
     summary="Resolved values of a resolution key, or of a resource",
-    response_model=list[ResolvedResource],
-    responses=error_responses(SPEC, 400),
+    responses=answers(SPEC, list[ResolvedResource], 400),
     openapi_extra=requires(PERMISSIONS.read("resources")),
 )
 def find_values(
@@ -51,16 +49,15 @@ def find_values(
     resolutionKey: Optional = None,
     resourceType: Optional = None,
     resourceId: Optional = None,
-) -> JSONResponse:
+) -> Response:
     query = values_query(bpName, bpVersion, artifactName, resolutionKey, resourceType, resourceId)
-    return ok([bodies.resource(record) for record in resources.matching(query)])
+    return reply([bodies.resource(record) for record in resources.matching(query)])
 
 
 @router.delete(
     "",
     summary="Delete every resolved value of a resolution key (or of a resource)",
-    response_model=DeletedEntries,
-    responses=error_responses(SPEC, 400),
+    responses=answers(SPEC, DeletedEntries, 400),
     openapi_extra=requires(PERMISSIONS.write("resources")),
 )
 def delete_values(
@@ -71,16 +68,15 @@ def delete_values(
     resolutionKey: Optional = None,
     resourceType: Optional = None,
     resourceId: Optional = None,
-) -> JSONResponse:
+) -> Response:
     query = deletion_query(bpName, bpVersion, artifactName, resolutionKey, resourceType, resourceId)
-    return ok({"deletedEntries": resources.delete(query)})
+    return reply({"deletedEntries": resources.delete(query)})
 
 
 @router.get(
     "/resource",
     summary="One resolved value by name",
-    response_model=ResolvedResource,
-    responses=error_responses(SPEC, 404, 409),
+    responses=answers(SPEC, ResolvedResource, 404, 409),
     openapi_extra=requires(PERMISSIONS.read("resources")),
 )
 def find_value(
@@ -90,6 +86,6 @@ def find_value(
     artifactName: Required,
     resolutionKey: Required,
     name: Required,
-) -> JSONResponse:
+) -> Response:
     query = named_value_query(bpName, bpVersion, artifactName, resolutionKey, name)
-    return ok(bodies.resource(resources.one(query)))
+    return reply(bodies.resource(resources.one(query)))

@@ -5,9 +5,10 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, Query
-from fastapi.responses import JSONResponse, Response
+from fastapi.responses import Response
 
-from ...web.openapi import error_responses
+from ...web.answers import reply
+from ...web.openapi import answers
 from ...web.permissions import requires
 from ..deps import ResolvedTemplatesDep
 from ..formats import FORMAT_WORDS
@@ -15,7 +16,7 @@ from ..resolutions import template_key, template_query
 from ..schemas import TemplateResolution
 from ..spec import PERMISSIONS, SPEC
 from . import _response_bodies as bodies
-from ._common import TEXT_BODY, Name, StoredText, any_case, formatted, ok, text_responses
+from ._common import TEXT_BODY, TEXT_CONTENT, Name, StoredText, any_case
 
 router = APIRouter(prefix="/api/v1/template", tags=["resolved templates"])
 Format = Annotated[
@@ -27,13 +28,11 @@ Format = Annotated[
 ]
 BY_KEY = "/{bpName}/{bpVersion}/{artifactName}/{resolutionKey}"
 BY_RESOURCE = "/{bpName}/{bpVersion}/{artifactName}/{resourceType}/{resourceId}"
-STORED = error_responses(SPEC, 400)
 Query255 = Annotated[str, Query(max_length=255)]
 OptionalQuery = Annotated[str | None, Query(max_length=255)]
-FETCHED = {
-    **text_responses("The resolved template in the requested format"),
-    **error_responses(SPEC, 404, 406),
-}
+FETCHED = answers(
+    SPEC, None, 404, 406, description="The resolved template in the requested format", content=TEXT_CONTENT
+)
 
 
 @router.get(
@@ -55,14 +54,14 @@ def fetch_by_query(
     format: Format = "text/plain",
 ) -> Response:
     key = template_query(bpName, bpVersion, artifactName, resolutionKey, resourceType, resourceId, occurrence)
-    return formatted(templates.in_format(key, format))
+    fetched = templates.in_format(key, format)
+    return reply(fetched.text, media_type=fetched.media_type)
 
 
 @router.post(
     BY_KEY,
     summary="Store the resolved template of a resolution key; the body is the result",
-    response_model=TemplateResolution,
-    responses=STORED,
+    responses=answers(SPEC, TemplateResolution, 400),
     openapi_extra={**TEXT_BODY, **requires(PERMISSIONS.write("template"))},
 )
 def store_by_key(
@@ -72,16 +71,15 @@ def store_by_key(
     artifactName: Name,
     resolutionKey: Name,
     result: StoredText,
-) -> JSONResponse:
+) -> Response:
     key = template_key(bpName, bpVersion, artifactName, resolution_key=resolutionKey)
-    return ok(bodies.template(templates.store(key, result)))
+    return reply(bodies.template(templates.store(key, result)))
 
 
 @router.post(
     BY_RESOURCE,
     summary="Store the resolved template of a resource; the body is the result",
-    response_model=TemplateResolution,
-    responses=STORED,
+    responses=answers(SPEC, TemplateResolution, 400),
     openapi_extra={**TEXT_BODY, **requires(PERMISSIONS.write("template"))},
 )
 def store_by_resource(
@@ -92,9 +90,9 @@ def store_by_resource(
     resourceType: Name,
     resourceId: Name,
     result: StoredText,
-) -> JSONResponse:
+) -> Response:
     key = template_key(bpName, bpVersion, artifactName, resource_type=resourceType, resource_id=resourceId)
-    return ok(bodies.template(templates.store(key, result)))
+    return reply(bodies.template(templates.store(key, result)))
 
 
 @router.get(
@@ -113,7 +111,8 @@ def fetch_by_key(
     format: Format = "text/plain",
 ) -> Response:
     key = template_key(bpName, bpVersion, artifactName, resolution_key=resolutionKey)
-    return formatted(templates.in_format(key, format))
+    fetched = templates.in_format(key, format)
+    return reply(fetched.text, media_type=fetched.media_type)
 
 
 @router.get(
@@ -133,4 +132,5 @@ def fetch_by_resource(
     format: Format = "text/plain",
 ) -> Response:
     key = template_key(bpName, bpVersion, artifactName, resource_type=resourceType, resource_id=resourceId)
-    return formatted(templates.in_format(key, format))
+    fetched = templates.in_format(key, format)
+    return reply(fetched.text, media_type=fetched.media_type)

@@ -5,13 +5,14 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import Body, Query
-from fastapi.responses import JSONResponse
+from fastapi.responses import Response
 
+from ...web.openapi import answers
 from ...web.permissions import requires
 from ..deps import BridgesDep
 from ..schemas import BrTopic, MirrorMaker
-from ..spec import PERMISSIONS
-from ._common import answers, new_router, reply
+from ..spec import PERMISSIONS, SPEC
+from ._common import new_router, reply
 
 router = new_router("/bridge", "mirror bridges")
 
@@ -21,7 +22,7 @@ Agent = Annotated[str | None, Query(description="name of one mirror-maker agent"
 @router.get(
     "",
     summary="Bridge topic counts; one agent by mmagent or source+target",
-    responses=answers(list[BrTopic] | MirrorMaker, 404),
+    responses=answers(SPEC, list[BrTopic] | MirrorMaker, 404),
     openapi_extra=requires(PERMISSIONS.read("bridge")),
 )
 def report_bridges(
@@ -30,14 +31,14 @@ def report_bridges(
     detail: Annotated[bool, Query(description="list agents (or the agent's topics)")] = False,
     source: Annotated[str | None, Query(description="source cluster fqdn")] = None,
     target: Annotated[str | None, Query(description="target cluster fqdn")] = None,
-) -> JSONResponse:
+) -> Response:
     return reply(bridges.report(mmagent, source, target, detail))
 
 
 @router.put(
     "",
     summary="Replace, refresh or split one agent's whitelist",
-    responses=answers(MirrorMaker, 404),
+    responses=answers(SPEC, MirrorMaker, 404),
     openapi_extra=requires(PERMISSIONS.write("bridge")),
 )
 def edit_bridge(
@@ -46,5 +47,5 @@ def edit_bridge(
     mmagent: Agent = None,
     refresh: Annotated[bool, Query(description="keep the stored whitelist")] = False,
     split: Annotated[bool, Query(description="spread topics beyond the limit over overflow agents")] = False,
-) -> JSONResponse:
+) -> Response:
     return reply(bridges.edit(mmagent, body, refresh=refresh, split=split))

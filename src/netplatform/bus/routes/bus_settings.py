@@ -5,14 +5,15 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import Body
-from fastapi.responses import JSONResponse
+from fastapi.responses import Response
 
+from ...web.openapi import answers
 from ...web.permissions import requires
 from ..deps import BusSettingsDep
 from ..request_schemas import REQUIRED_BODY, BusSettingsRequest
 from ..schemas import BusSettings
-from ..spec import PERMISSIONS
-from ._common import answers, new_router, reply
+from ..spec import PERMISSIONS, SPEC
+from ._common import new_router, reply
 
 router = new_router("", "bus settings")
 
@@ -23,15 +24,15 @@ DEPRECATED_CREATE = (
 SettingsBody = Annotated[BusSettingsRequest, Body(default_factory=BusSettingsRequest)]
 
 
-def _get(service: BusSettingsDep) -> JSONResponse:
+def _get(service: BusSettingsDep) -> Response:
     return reply(service.get())
 
 
-def _create(service: BusSettingsDep, body: SettingsBody) -> JSONResponse:
+def _create(service: BusSettingsDep, body: SettingsBody) -> Response:
     return reply(service.create(body))
 
 
-def _replace(service: BusSettingsDep, body: SettingsBody) -> JSONResponse:
+def _replace(service: BusSettingsDep, body: SettingsBody) -> Response:
     return reply(service.replace(body))
 
 
@@ -41,7 +42,7 @@ for _path in ("/bus", "/bus_v2"):
         _get,
         methods=["GET"],
         summary="The bus settings",
-        responses=answers(BusSettings),
+        responses=answers(SPEC, BusSettings),
         openapi_extra=requires(PERMISSIONS.read("bus")),
     )
     router.add_api_route(
@@ -51,7 +52,7 @@ for _path in ("/bus", "/bus_v2"):
         summary="Initialise the bus settings (deprecated)",
         description=DEPRECATED_CREATE,
         deprecated=True,
-        responses=answers(BusSettings),
+        responses=answers(SPEC, BusSettings),
         openapi_extra={**REQUIRED_BODY, **requires(PERMISSIONS.write("bus"))},
     )
     router.add_api_route(
@@ -59,7 +60,7 @@ for _path in ("/bus", "/bus_v2"):
         _replace,
         methods=["PUT"],
         summary="Replace the bus settings",
-        responses=answers(BusSettings),
+        responses=answers(SPEC, BusSettings),
         openapi_extra={**REQUIRED_BODY, **requires(PERMISSIONS.write("bus"))},
     )
 
@@ -67,8 +68,8 @@ for _path in ("/bus", "/bus_v2"):
 @router.get(
     "/info",
     summary="Health info: the bus settings",
-    responses=answers(BusSettings),
+    responses=answers(SPEC, BusSettings),
     openapi_extra=requires(PERMISSIONS.read("info")),
 )
-def info(service: BusSettingsDep) -> JSONResponse:
+def info(service: BusSettingsDep) -> Response:
     return reply(service.get())

@@ -5,14 +5,15 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import Body
-from fastapi.responses import JSONResponse, Response
+from fastapi.responses import Response
 
+from ...web.openapi import answers
 from ...web.permissions import requires
 from ..deps import ClustersDep
 from ..request_schemas import REQUIRED_BODY, MrClusterReplacement, MrClusterRequest
 from ..schemas import MrCluster
-from ..spec import PERMISSIONS
-from ._common import DELETE_DONE, answers, new_router, no_content, reply
+from ..spec import PERMISSIONS, SPEC
+from ._common import DELETE_DONE, new_router, reply
 
 router = new_router("/mr_clusters", "message-router clusters")
 
@@ -20,56 +21,56 @@ router = new_router("/mr_clusters", "message-router clusters")
 @router.post(
     "",
     summary="Create a message-router cluster",
-    responses=answers(MrCluster, 409),
+    responses=answers(SPEC, MrCluster, 409),
     openapi_extra={**REQUIRED_BODY, **requires(PERMISSIONS.write("mr_clusters"))},
 )
 def create_cluster(
     clusters: ClustersDep, body: Annotated[MrClusterRequest, Body(default_factory=MrClusterRequest)]
-) -> JSONResponse:
+) -> Response:
     return reply(clusters.create(body))
 
 
 @router.get(
     "",
     summary="All message-router clusters",
-    responses=answers(list[MrCluster]),
+    responses=answers(SPEC, list[MrCluster]),
     openapi_extra=requires(PERMISSIONS.read("mr_clusters")),
 )
-def list_clusters(clusters: ClustersDep) -> JSONResponse:
+def list_clusters(clusters: ClustersDep) -> Response:
     return reply(clusters.all())
 
 
 @router.get(
     "/{clusterId}",
     summary="One message-router cluster",
-    responses=answers(MrCluster, 404),
+    responses=answers(SPEC, MrCluster, 404),
     openapi_extra=requires(PERMISSIONS.read("mr_clusters")),
 )
-def get_cluster(clusters: ClustersDep, clusterId: str) -> JSONResponse:
+def get_cluster(clusters: ClustersDep, clusterId: str) -> Response:
     return reply(clusters.get(clusterId))
 
 
 @router.put(
     "/{clusterId}",
     summary="Replace a message-router cluster",
-    responses=answers(MrCluster, 404),
+    responses=answers(SPEC, MrCluster, 404),
     openapi_extra={**REQUIRED_BODY, **requires(PERMISSIONS.write("mr_clusters"))},
 )
 def replace_cluster(
     clusters: ClustersDep,
     clusterId: str,
     body: Annotated[MrClusterReplacement, Body(default_factory=MrClusterReplacement)],
-) -> JSONResponse:
+) -> Response:
     return reply(clusters.replace(clusterId, body))
 
 
 @router.delete(
     "/{clusterId}",
     summary="Delete a message-router cluster",
-    responses=answers(None, 404, status=204),
+    responses=answers(SPEC, None, 404, status=204),
     openapi_extra=requires(PERMISSIONS.write("mr_clusters")),
     **DELETE_DONE,
 )
 def delete_cluster(clusters: ClustersDep, clusterId: str) -> Response:
     clusters.delete(clusterId)
-    return no_content()
+    return reply(None, 204)

@@ -5,14 +5,15 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import Body
-from fastapi.responses import JSONResponse, Response
+from fastapi.responses import Response
 
+from ...web.openapi import answers
 from ...web.permissions import requires
 from ..deps import DistributionNodesDep
 from ..request_schemas import REQUIRED_BODY, DrNodeRequest
 from ..schemas import DrNode
-from ..spec import PERMISSIONS
-from ._common import DELETE_DONE, answers, new_router, no_content, reply
+from ..spec import PERMISSIONS, SPEC
+from ._common import DELETE_DONE, new_router, reply
 
 router = new_router("/dr_nodes", "file-distribution nodes")
 Payload = Annotated[DrNode | None, Body()]
@@ -21,52 +22,52 @@ Payload = Annotated[DrNode | None, Body()]
 @router.post(
     "",
     summary="Create a file-distribution node",
-    responses=answers(DrNode, 409),
+    responses=answers(SPEC, DrNode, 409),
     openapi_extra={**REQUIRED_BODY, **requires(PERMISSIONS.write("dr_nodes"))},
 )
 def create_node(
     nodes: DistributionNodesDep, body: Annotated[DrNodeRequest, Body(default_factory=DrNodeRequest)]
-) -> JSONResponse:
+) -> Response:
     return reply(nodes.create(body))
 
 
 @router.get(
     "",
     summary="All file-distribution nodes",
-    responses=answers(list[DrNode]),
+    responses=answers(SPEC, list[DrNode]),
     openapi_extra=requires(PERMISSIONS.read("dr_nodes")),
 )
-def list_nodes(nodes: DistributionNodesDep) -> JSONResponse:
+def list_nodes(nodes: DistributionNodesDep) -> Response:
     return reply(nodes.all())
 
 
 @router.get(
     "/{fqdn}",
     summary="One file-distribution node",
-    responses=answers(DrNode, 404),
+    responses=answers(SPEC, DrNode, 404),
     openapi_extra=requires(PERMISSIONS.read("dr_nodes")),
 )
-def get_node(nodes: DistributionNodesDep, fqdn: str) -> JSONResponse:
+def get_node(nodes: DistributionNodesDep, fqdn: str) -> Response:
     return reply(nodes.get(fqdn))
 
 
 @router.put(
     "/{fqdn}",
     summary="Replace a file-distribution node",
-    responses=answers(DrNode, 404),
+    responses=answers(SPEC, DrNode, 404),
     openapi_extra=requires(PERMISSIONS.write("dr_nodes")),
 )
-def replace_node(nodes: DistributionNodesDep, fqdn: str, body: Payload = None) -> JSONResponse:
+def replace_node(nodes: DistributionNodesDep, fqdn: str, body: Payload = None) -> Response:
     return reply(nodes.replace(fqdn, body or DrNode()))
 
 
 @router.delete(
     "/{fqdn}",
     summary="Delete a file-distribution node",
-    responses=answers(None, 404, status=204),
+    responses=answers(SPEC, None, 404, status=204),
     openapi_extra=requires(PERMISSIONS.write("dr_nodes")),
     **DELETE_DONE,
 )
 def delete_node(nodes: DistributionNodesDep, fqdn: str) -> Response:
     nodes.delete(fqdn)
-    return no_content()
+    return reply(None, 204)

@@ -5,14 +5,15 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import Body, Query
-from fastapi.responses import JSONResponse, Response
+from fastapi.responses import Response
 
+from ...web.openapi import answers
 from ...web.permissions import requires
 from ..deps import FeedsDep
 from ..request_schemas import REQUIRED_BODY, FeedRequest
 from ..schemas import Feed
-from ..spec import PERMISSIONS
-from ._common import DELETE_DONE, answers, new_router, no_content, reply, use_existing
+from ..spec import PERMISSIONS, SPEC
+from ._common import DELETE_DONE, new_router, reply, use_existing
 
 router = new_router("/feeds", "feeds")
 Payload = Annotated[Feed | None, Body()]
@@ -21,7 +22,7 @@ Payload = Annotated[Feed | None, Body()]
 @router.post(
     "",
     summary="Create a feed (or retry one whose provisioning failed)",
-    responses=answers(Feed, 404, 409),
+    responses=answers(SPEC, Feed, 404, 409),
     openapi_extra={**REQUIRED_BODY, **requires(PERMISSIONS.write("feeds"))},
 )
 def create_feed(
@@ -30,14 +31,14 @@ def create_feed(
     useExisting: Annotated[
         str | None, Query(description="`true`: answer the stored feed instead of 409")
     ] = None,
-) -> JSONResponse:
+) -> Response:
     return reply(feeds.create(body, use_existing(useExisting)))
 
 
 @router.get(
     "",
     summary="Feeds, optionally filtered by name and version",
-    responses=answers(list[Feed]),
+    responses=answers(SPEC, list[Feed]),
     openapi_extra=requires(PERMISSIONS.read("feeds")),
 )
 def list_feeds(
@@ -45,37 +46,37 @@ def list_feeds(
     feedName: Annotated[str | None, Query(description="feed name to match")] = None,
     version: Annotated[str | None, Query(description="feed version, exact")] = None,
     match: Annotated[str | None, Query(description="`startsWith` or `contains`; otherwise exact")] = None,
-) -> JSONResponse:
+) -> Response:
     return reply(feeds.find(feedName, version, match))
 
 
 @router.get(
     "/{id}",
     summary="One feed by feedId",
-    responses=answers(Feed, 404),
+    responses=answers(SPEC, Feed, 404),
     openapi_extra=requires(PERMISSIONS.read("feeds")),
 )
-def get_feed(feeds: FeedsDep, id: str) -> JSONResponse:
+def get_feed(feeds: FeedsDep, id: str) -> Response:
     return reply(feeds.get(id))
 
 
 @router.put(
     "/{id}",
     summary="Update a feed's description, formatUuid and suspended",
-    responses=answers(Feed, 404),
+    responses=answers(SPEC, Feed, 404),
     openapi_extra=requires(PERMISSIONS.write("feeds")),
 )
-def update_feed(feeds: FeedsDep, id: str, body: Payload = None) -> JSONResponse:
+def update_feed(feeds: FeedsDep, id: str, body: Payload = None) -> Response:
     return reply(feeds.update(id, body or Feed()))
 
 
 @router.delete(
     "/{id}",
     summary="Delete a feed there and here",
-    responses=answers(None, 404, status=204),
+    responses=answers(SPEC, None, 404, status=204),
     openapi_extra=requires(PERMISSIONS.write("feeds")),
     **DELETE_DONE,
 )
 def delete_feed(feeds: FeedsDep, id: str) -> Response:
     feeds.delete(id)
-    return no_content()
+    return reply(None, 204)

@@ -5,14 +5,15 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import Body
-from fastapi.responses import JSONResponse, Response
+from fastapi.responses import Response
 
+from ...web.openapi import answers
 from ...web.permissions import requires
 from ..deps import PublishersDep
 from ..request_schemas import REQUIRED_BODY, DrPubRequest
 from ..schemas import DrPub
-from ..spec import PERMISSIONS
-from ._common import DELETE_DONE, answers, new_router, no_content, reply
+from ..spec import PERMISSIONS, SPEC
+from ._common import DELETE_DONE, new_router, reply
 
 router = new_router("/dr_pubs", "publishers")
 Payload = Annotated[DrPub | None, Body()]
@@ -21,52 +22,52 @@ Payload = Annotated[DrPub | None, Body()]
 @router.post(
     "",
     summary="Add a publisher to a feed",
-    responses=answers(DrPub, 404),
+    responses=answers(SPEC, DrPub, 404),
     openapi_extra={**REQUIRED_BODY, **requires(PERMISSIONS.write("dr_pubs"))},
 )
 def create_pub(
     publishers: PublishersDep, body: Annotated[DrPubRequest, Body(default_factory=DrPubRequest)]
-) -> JSONResponse:
+) -> Response:
     return reply(publishers.create(body))
 
 
 @router.get(
     "",
     summary="All publishers",
-    responses=answers(list[DrPub]),
+    responses=answers(SPEC, list[DrPub]),
     openapi_extra=requires(PERMISSIONS.read("dr_pubs")),
 )
-def list_pubs(publishers: PublishersDep) -> JSONResponse:
+def list_pubs(publishers: PublishersDep) -> Response:
     return reply(publishers.all())
 
 
 @router.get(
     "/{pubId}",
     summary="One publisher",
-    responses=answers(DrPub, 404),
+    responses=answers(SPEC, DrPub, 404),
     openapi_extra=requires(PERMISSIONS.read("dr_pubs")),
 )
-def get_pub(publishers: PublishersDep, pubId: str) -> JSONResponse:
+def get_pub(publishers: PublishersDep, pubId: str) -> Response:
     return reply(publishers.get(pubId))
 
 
 @router.put(
     "/{pubId}",
     summary="Change a publisher's credentials or location",
-    responses=answers(DrPub, 404),
+    responses=answers(SPEC, DrPub, 404),
     openapi_extra=requires(PERMISSIONS.write("dr_pubs")),
 )
-def replace_pub(publishers: PublishersDep, pubId: str, body: Payload = None) -> JSONResponse:
+def replace_pub(publishers: PublishersDep, pubId: str, body: Payload = None) -> Response:
     return reply(publishers.replace(pubId, body or DrPub()))
 
 
 @router.delete(
     "/{pubId}",
     summary="Remove a publisher",
-    responses=answers(None, 404, status=204),
+    responses=answers(SPEC, None, 404, status=204),
     openapi_extra=requires(PERMISSIONS.write("dr_pubs")),
     **DELETE_DONE,
 )
 def delete_pub(publishers: PublishersDep, pubId: str) -> Response:
     publishers.delete(pubId)
-    return no_content()
+    return reply(None, 204)

@@ -5,14 +5,15 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import Body
-from fastapi.responses import JSONResponse, Response
+from fastapi.responses import Response
 
+from ...web.openapi import answers
 from ...web.permissions import requires
 from ..deps import SubscribersDep
 from ..request_schemas import REQUIRED_BODY, DrSubReplacement, DrSubRequest
 from ..schemas import DrSub
-from ..spec import PERMISSIONS
-from ._common import DELETE_DONE, answers, new_router, no_content, reply
+from ..spec import PERMISSIONS, SPEC
+from ._common import DELETE_DONE, new_router, reply
 
 router = new_router("/dr_subs", "subscribers")
 
@@ -20,56 +21,56 @@ router = new_router("/dr_subs", "subscribers")
 @router.post(
     "",
     summary="Subscribe to a feed",
-    responses=answers(DrSub, 404, 409),
+    responses=answers(SPEC, DrSub, 404, 409),
     openapi_extra={**REQUIRED_BODY, **requires(PERMISSIONS.write("dr_subs"))},
 )
 def create_sub(
     subscribers: SubscribersDep, body: Annotated[DrSubRequest, Body(default_factory=DrSubRequest)]
-) -> JSONResponse:
+) -> Response:
     return reply(subscribers.create(body))
 
 
 @router.get(
     "",
     summary="All subscribers",
-    responses=answers(list[DrSub]),
+    responses=answers(SPEC, list[DrSub]),
     openapi_extra=requires(PERMISSIONS.read("dr_subs")),
 )
-def list_subs(subscribers: SubscribersDep) -> JSONResponse:
+def list_subs(subscribers: SubscribersDep) -> Response:
     return reply(subscribers.all())
 
 
 @router.get(
     "/{subId}",
     summary="One subscriber",
-    responses=answers(DrSub, 404),
+    responses=answers(SPEC, DrSub, 404),
     openapi_extra=requires(PERMISSIONS.read("dr_subs")),
 )
-def get_sub(subscribers: SubscribersDep, subId: str) -> JSONResponse:
+def get_sub(subscribers: SubscribersDep, subId: str) -> Response:
     return reply(subscribers.get(subId))
 
 
 @router.put(
     "/{subId}",
     summary="Replace a subscriber",
-    responses=answers(DrSub, 404),
+    responses=answers(SPEC, DrSub, 404),
     openapi_extra={**REQUIRED_BODY, **requires(PERMISSIONS.write("dr_subs"))},
 )
 def replace_sub(
     subscribers: SubscribersDep,
     subId: str,
     body: Annotated[DrSubReplacement, Body(default_factory=DrSubReplacement)],
-) -> JSONResponse:
+) -> Response:
     return reply(subscribers.replace(subId, body))
 
 
 @router.delete(
     "/{subId}",
     summary="Delete a subscriber",
-    responses=answers(None, 404, status=204),
+    responses=answers(SPEC, None, 404, status=204),
     openapi_extra=requires(PERMISSIONS.write("dr_subs")),
     **DELETE_DONE,
 )
 def delete_sub(subscribers: SubscribersDep, subId: str) -> Response:
     subscribers.delete(subId)
-    return no_content()
+    return reply(None, 204)

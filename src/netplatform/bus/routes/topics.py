@@ -5,14 +5,15 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import Body, Query
-from fastapi.responses import JSONResponse, Response
+from fastapi.responses import Response
 
+from ...web.openapi import answers
 from ...web.permissions import requires
 from ..deps import TopicsDep
 from ..request_schemas import REQUIRED_BODY, TokenPath, TopicRequest
 from ..schemas import Topic
-from ..spec import PERMISSIONS
-from ._common import DELETE_DONE, answers, new_router, no_content, reply, use_existing
+from ..spec import PERMISSIONS, SPEC
+from ._common import DELETE_DONE, new_router, reply, use_existing
 
 router = new_router("/topics", "topics")
 Payload = Annotated[Topic | None, Body()]
@@ -25,54 +26,54 @@ UseExisting = Annotated[
 @router.post(
     "",
     summary="Create a topic and its clients",
-    responses=answers(Topic, 404, 409),
+    responses=answers(SPEC, Topic, 404, 409),
     openapi_extra={**REQUIRED_BODY, **requires(PERMISSIONS.write("topics"))},
 )
 def create_topic(
     topics: TopicsDep,
     body: Annotated[TopicRequest, Body(default_factory=TopicRequest)],
     useExisting: UseExisting = None,
-) -> JSONResponse:
+) -> Response:
     return reply(topics.create(body, use_existing(useExisting)))
 
 
 @router.get(
     "",
     summary="All topics with their clients",
-    responses=answers(list[Topic]),
+    responses=answers(SPEC, list[Topic]),
     openapi_extra=requires(PERMISSIONS.read("topics")),
 )
-def list_topics(topics: TopicsDep) -> JSONResponse:
+def list_topics(topics: TopicsDep) -> Response:
     return reply(topics.all())
 
 
 @router.get(
     "/{topicId}",
     summary="One topic by fqtn",
-    responses=answers(Topic, 404),
+    responses=answers(SPEC, Topic, 404),
     openapi_extra=requires(PERMISSIONS.read("topics")),
 )
-def get_topic(topics: TopicsDep, topicId: TokenPath) -> JSONResponse:
+def get_topic(topics: TopicsDep, topicId: TokenPath) -> Response:
     return reply(topics.get(topicId))
 
 
 @router.put(
     "/{topicId}",
     summary="Update a topic's description and replication",
-    responses=answers(Topic, 404),
+    responses=answers(SPEC, Topic, 404),
     openapi_extra=requires(PERMISSIONS.write("topics")),
 )
-def update_topic(topics: TopicsDep, topicId: str, body: Payload = None) -> JSONResponse:
+def update_topic(topics: TopicsDep, topicId: str, body: Payload = None) -> Response:
     return reply(topics.update(topicId, body or Topic()))
 
 
 @router.delete(
     "/{topicId}",
     summary="Delete a topic and its clients",
-    responses=answers(None, 404, status=204),
+    responses=answers(SPEC, None, 404, status=204),
     openapi_extra=requires(PERMISSIONS.write("topics")),
     **DELETE_DONE,
 )
 def delete_topic(topics: TopicsDep, topicId: str) -> Response:
     topics.delete(topicId)
-    return no_content()
+    return reply(None, 204)

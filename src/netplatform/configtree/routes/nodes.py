@@ -8,14 +8,13 @@ document lists every node's path explicitly; it is generated from the same schem
 
 from __future__ import annotations
 
-import json
 from collections.abc import Awaitable, Callable
-from typing import Any
 
 from anyio.to_thread import run_sync
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
+from ...web.answers import reply
 from ...web.permissions import requires
 from ..deps import REPLAYABLE, ConfigTreeDep
 from ..edits import creations, replacement
@@ -55,7 +54,7 @@ async def read_node(request: Request, tree: ConfigTree) -> Response:
     target = _target(request, keyless_list_allowed=False)
     depth = _depth(request.query_params.get("depth"))
     body = await run_sync(tree.read, target, depth)
-    return Response(_json(body), media_type=media_type)
+    return reply(body, media_type=media_type)
 
 
 async def create_node(request: Request, tree: ConfigTree) -> Response:
@@ -70,7 +69,7 @@ async def create_node(request: Request, tree: ConfigTree) -> Response:
         return edits[0].addressable_target
 
     created = await run_sync(create)
-    return Response(status_code=201, headers={"Location": _url(request, created)})
+    return reply(None, 201, headers={"Location": _url(request, created)})
 
 
 async def replace_node(request: Request, tree: ConfigTree) -> Response:
@@ -79,14 +78,14 @@ async def replace_node(request: Request, tree: ConfigTree) -> Response:
     target = _target(request, keyless_list_allowed=False)
     body = await request.body()
     created = await run_sync(lambda: tree.replace(replacement(target, body)))
-    return Response(status_code=201 if created else 204)
+    return reply(None, 201 if created else 204)
 
 
 async def delete_node(request: Request, tree: ConfigTree) -> Response:
     response_media_type(request.headers.get("accept"))
     target = _target(request, keyless_list_allowed=False)
     await run_sync(tree.delete, target)
-    return Response(status_code=204)
+    return reply(None, 204)
 
 
 async def refuse_method(request: Request, tree: ConfigTree) -> Response:
@@ -129,7 +128,3 @@ def _depth(text: str | None) -> int | None:
 
 def _url(request: Request, target: Target) -> str:
     return str(request.base_url).rstrip("/") + target.uri_path()
-
-
-def _json(body: Any) -> bytes:
-    return json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8")

@@ -9,8 +9,9 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
+from ...web.answers import reply
 from ...web.auth import PUBLIC, parse_basic
-from ...web.openapi import error_responses
+from ...web.openapi import answers
 from ..deps import AcknowledgementsDep
 from ..spec import SPEC
 
@@ -20,10 +21,7 @@ router = APIRouter(prefix="", tags=["publish"])
 @router.delete(
     "/delete/{sub_id}/{publish_id}",
     summary="Acknowledge a file delivered to a privileged subscription (its delivery credentials)",
-    responses={
-        200: {"description": "Acknowledged: the file is no longer offered"},
-        **error_responses(SPEC, 401, 404),
-    },
+    responses=answers(SPEC, None, 401, 404, description="Acknowledged: the file is no longer offered"),
     openapi_extra=PUBLIC,
 )
 def acknowledge_file(
@@ -31,4 +29,4 @@ def acknowledge_file(
 ) -> Response:
     credentials = parse_basic(request.headers.get("authorization"))
     acknowledgements.acknowledge(sub_id, publish_id, credentials)
-    return Response(status_code=200)
+    return reply(None)

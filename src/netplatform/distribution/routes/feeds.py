@@ -6,10 +6,11 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, Query, Request
-from fastapi.responses import JSONResponse, Response
+from fastapi.responses import Response
 
+from ...web.answers import reply
 from ...web.bodies import RawBody
-from ...web.openapi import error_responses
+from ...web.openapi import answers
 from ...web.permissions import requires
 from ..deps import REPLAYABLE, CallerDep, ProvisioningDep, PublicBaseUrlDep
 from ..errors import FEED_NOT_FOUND
@@ -30,7 +31,7 @@ router = APIRouter(prefix="", tags=["feeds"])
 @router.post(
     "/",
     summary="Create a feed",
-    responses={200: {"model": FeedBody}, **error_responses(SPEC, 403, 409, 415)},
+    responses=answers(SPEC, FeedBody, 403, 409, 415),
     openapi_extra=json_request_body(FeedRequest, FEED_MEDIA_TYPE, **WRITE),
 )
 def create_feed(
@@ -41,14 +42,14 @@ def create_feed(
     provisioning.ensure_feed_capacity()
     feed = provisioning.create_feed(parse_feed(document, creating=True), caller)
     rendered = render_feed(feed, base)
-    return JSONResponse(rendered, headers={"Location": rendered["links"]["self"]})
+    return reply(rendered, headers={"Location": rendered["links"]["self"]})
 
 
 @router.get(
     "/",
     dependencies=[REPLAYABLE],
     summary="The feed of a name and version, else the URLs of the live feeds matching the filters",
-    responses={200: {"model": FeedBody | list[str]}, **error_responses(SPEC, 404)},
+    responses=answers(SPEC, FeedBody | list[str], 404),
     openapi_extra={**CALLER_STATED, **READ},
 )
 def list_feeds(
@@ -65,29 +66,29 @@ def list_feeds(
     # The reference's provisioning client finds a feed by name and version here (404 when none is live);
     # otherwise the feeds' self URLs, every given filter applied (reference: only the first of them).
     if name is not None and version is not None:
-        return JSONResponse(render_feed(provisioning.feed_named(name, version), base))
+        return reply(render_feed(provisioning.feed_named(name, version), base))
     feed_ids = provisioning.feed_ids(name=name, publisher=publisher, subscriber=subscriber)
-    return JSONResponse([feed_links(base, feed_id)["self"] for feed_id in feed_ids])
+    return reply([feed_links(base, feed_id)["self"] for feed_id in feed_ids])
 
 
 @router.get(
     "/feed/{feed_id}",
     dependencies=[REPLAYABLE],
     summary="Get a feed (endpoint passwords are not shown: only their hashes are stored)",
-    responses={200: {"model": FeedBody}, **error_responses(SPEC, 404)},
+    responses=answers(SPEC, FeedBody, 404),
     openapi_extra={**CALLER_STATED, **READ},
 )
 def get_feed(
     feed_id: FeedId, caller: CallerDep, provisioning: ProvisioningDep, base: PublicBaseUrlDep
 ) -> Response:
     feed = provisioning.feed(parse_object_id(feed_id, FEED_NOT_FOUND))
-    return JSONResponse(render_feed(feed, base))
+    return reply(render_feed(feed, base))
 
 
 @router.put(
     "/feed/{feed_id}",
     summary="Update a feed (updatable fields only; an endpoint without password keeps its own)",
-    responses={200: {"model": FeedBody}, **error_responses(SPEC, 403, 404, 415)},
+    responses=answers(SPEC, FeedBody, 403, 404, 415),
     openapi_extra=json_request_body(FeedUpdateRequest, FEED_MEDIA_TYPE, **WRITE),
 )
 def update_feed(
@@ -103,19 +104,19 @@ def update_feed(
     require_content_type(request.headers.get("content-type"), FEED_MEDIA_TYPE)
     fields = parse_feed(parse_object(body), creating=False)
     feed = provisioning.update_feed(number, fields, caller)
-    return JSONResponse(render_feed(feed, base))
+    return reply(render_feed(feed, base))
 
 
 @router.delete(
     "/feed/{feed_id}",
     summary="Delete a feed",
     status_code=204,
-    responses=error_responses(SPEC, 403, 404),
+    responses=answers(SPEC, None, 403, 404, status=204),
     openapi_extra={**CALLER_STATED, **WRITE},
 )
 def delete_feed(feed_id: FeedId, caller: CallerDep, provisioning: ProvisioningDep) -> Response:
     provisioning.delete_feed(parse_object_id(feed_id, FEED_NOT_FOUND), caller)
-    return Response(status_code=204)
+    return reply(None, 204)
 
 
 refuse_methods(router, "/", ["PUT", "DELETE"], "drFeedsURL")

@@ -17,8 +17,9 @@ from fastapi import APIRouter, Header, Request
 from fastapi.responses import Response
 from starlette.requests import ClientDisconnect
 
+from ...web.answers import reply
 from ...web.errors import BadRequest
-from ...web.openapi import error_responses
+from ...web.openapi import answers
 from ...web.permissions import requires
 from ...web.routes import STREAMED_BODY
 from ..deps import DeliveryEngineDep, ForwardingDep
@@ -43,10 +44,14 @@ _FILE_BODY: dict[str, Any] = {
     "/{publish_id}",
     summary="Take a file another node forwards for a subscription bound to this node",
     status_code=204,
-    responses={
-        204: {"description": "Held durably here and queued (or its subscription is gone)"},
-        **error_responses(SPEC, 409, 503),
-    },
+    responses=answers(
+        SPEC,
+        None,
+        409,
+        503,
+        status=204,
+        description="Held durably here and queued (or its subscription is gone)",
+    ),
     openapi_extra={**STREAMED_BODY, **_FILE_BODY, **requires(PERMISSIONS.internal("forward"))},
 )
 async def take_forwarded_file(
@@ -68,4 +73,4 @@ async def take_forwarded_file(
             raise BadRequest("Request body was not received completely") from None
     if await anyio.to_thread.run_sync(forwarding.accept, envelope, blob):
         delivery.wake()
-    return Response(status_code=204)
+    return reply(None, 204)

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from fastapi import APIRouter, Request
-from fastapi.responses import JSONResponse, Response
+from fastapi.responses import Response
 
 from ...clock import now_ms
-from ...web.openapi import error_responses, stated_request
+from ...web.answers import reply
+from ...web.openapi import answers, stated_request
 from ...web.permissions import requires
 from ..deps import LogbookDep
 from ..errors import FEED_NOT_FOUND, SUBSCRIPTION_NOT_FOUND
@@ -19,15 +20,13 @@ from ._common import FeedId, SubId, inline_schema, parse_object_id, refuse_metho
 
 router = APIRouter(prefix="", tags=["logs"])
 
-_LOG_LIST_RESPONSE = {
-    200: {
-        "description": "Log records, oldest first",
-        "content": {
-            LOG_LIST_MEDIA_TYPE: {"schema": {"type": "array", "items": inline_schema(LogRecordBody)}}
-        },
-    },
-    **error_responses(SPEC, 406),
-}
+_LOG_LIST_RESPONSE = answers(
+    SPEC,
+    None,
+    406,
+    description="Log records, oldest first",
+    content={LOG_LIST_MEDIA_TYPE: {"schema": {"type": "array", "items": inline_schema(LogRecordBody)}}},
+)
 
 
 _DATE = "(19|20)[0-9]{2}-(0[1-9]|1[0-2])-(0[1-9]|1[0-9]|2[0-8])"
@@ -76,7 +75,7 @@ _SUBSCRIPTION_LOG_FILTERS = {**stated_request(parameters=_FILTERS), **_READ}
 
 
 def _log_response(records: list[LogRecord]) -> Response:
-    return JSONResponse([record.wire() for record in records], media_type=LOG_LIST_CONTENT_TYPE)
+    return reply([record.wire() for record in records], media_type=LOG_LIST_CONTENT_TYPE)
 
 
 @router.get(

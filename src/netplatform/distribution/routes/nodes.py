@@ -6,11 +6,12 @@ from typing import Annotated
 from urllib.parse import urlsplit
 
 from fastapi import APIRouter, Query
-from fastapi.responses import JSONResponse, Response
+from fastapi.responses import Response
 
 from ...clock import wire_time_ms
+from ...web.answers import reply
 from ...web.errors import NotFound
-from ...web.openapi import error_responses
+from ...web.openapi import answers
 from ...web.permissions import requires
 from ..deps import NodeRegistryDep
 from ..nodes import NodeView
@@ -23,9 +24,9 @@ router = APIRouter(prefix="/internal/nodes", tags=["nodes"])
 _CALL = requires(PERMISSIONS.internal("nodes"))
 
 
-def render_node(view: NodeView) -> dict[str, object]:
+def node_body(view: NodeView) -> NodeBody:
     record = view.record
-    body = NodeBody(
+    return NodeBody(
         name=record.name,
         site=record.site,
         url=record.url,
@@ -34,30 +35,29 @@ def render_node(view: NodeView) -> dict[str, object]:
         heartbeat=wire_time_ms(record.heartbeat_ms),
         up=view.up,
     )
-    return body.model_dump()
 
 
 @router.get(
     "",
     summary="List the distribution nodes (all sites, or one)",
-    responses={200: {"model": list[NodeBody]}},
+    responses=answers(SPEC, list[NodeBody]),
     openapi_extra=_CALL,
 )
 def list_nodes(
     registry: NodeRegistryDep,
     site: Annotated[str | None, Query(description="Only the nodes of this site (svcLocationName)")] = None,
 ) -> Response:
-    return JSONResponse([render_node(view) for view in registry.nodes(site)])
+    return reply([node_body(view) for view in registry.nodes(site)])
 
 
 @router.get(
     "/{name}",
     summary="Get a distribution node",
-    responses={200: {"model": NodeBody}, **error_responses(SPEC, 404)},
+    responses=answers(SPEC, NodeBody, 404),
     openapi_extra=_CALL,
 )
 def get_node(name: str, registry: NodeRegistryDep) -> Response:
     view = registry.node(name)
     if view is None:
         raise NotFound(f"Unknown node {name}.")
-    return JSONResponse(render_node(view))
+    return reply(node_body(view))

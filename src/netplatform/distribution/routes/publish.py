@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from typing import Annotated, Any
+from typing import Annotated
 
 import anyio
 from fastapi import APIRouter, Header, Request
@@ -19,9 +19,10 @@ from fastapi.responses import Response
 from starlette.requests import ClientDisconnect
 
 from ...clock import now_ms
+from ...web.answers import reply
 from ...web.auth import PUBLIC
 from ...web.errors import BadRequest
-from ...web.openapi import error_responses
+from ...web.openapi import answers
 from ...web.requestid import current_request_id
 from ...web.routes import STREAMED_BODY
 from ..delivery.engine import DeliveryEngine
@@ -37,19 +38,26 @@ log = logging.getLogger("netplatform.distribution")
 
 router = APIRouter(prefix="/publish", tags=["publish"])
 
-_PUBLISH_RESPONSES: dict[int | str, dict[str, Any]] = {
-    204: {
-        "description": "Accepted: stored durably and queued for every subscription",
-        "headers": {
-            PUBLISH_ID_HEADER: {"description": "<epoch ms>.<instance>", "schema": {"type": "string"}}
-        },
-    },
-    307: {
-        "description": "This node's site is not one the publisher may publish at (ingress route): "
+_PUBLISH_RESPONSES = {
+    **answers(
+        SPEC,
+        None,
+        status=204,
+        description="Accepted: stored durably and queued for every subscription",
+        headers={PUBLISH_ID_HEADER: {"description": "<epoch ms>.<instance>", "schema": {"type": "string"}}},
+    ),
+    **answers(
+        SPEC,
+        None,
+        401,
+        403,
+        404,
+        503,
+        status=307,
+        description="This node's site is not one the publisher may publish at (ingress route): "
         "send the same request, with the same credentials, to the Location (a node of an allowed site)",
-        "headers": {"Location": {"description": "The same path on that node", "schema": {"type": "string"}}},
-    },
-    **error_responses(SPEC, 401, 403, 404, 503),
+        headers={"Location": {"description": "The same path on that node", "schema": {"type": "string"}}},
+    ),
 }
 _FILE_BODY = {
     "requestBody": {
@@ -176,14 +184,14 @@ def _redirect(request: Request, node_url: str) -> Response:
     location = node_url + raw_path.decode("latin-1")
     if request.url.query:
         location += "?" + request.url.query
-    return Response(status_code=307, headers={"Location": location})
+    return reply(None, 307, headers={"Location": location})
 
 
 def _accepted(publish_id: str, method: str, delivery: DeliveryEngine, metrics: DeliveryMetrics) -> Response:
     """The 204 of a committed publish; idle delivery workers are told at once."""
     delivery.wake()
     metrics.published.labels(method).inc()
-    return Response(status_code=204, headers={PUBLISH_ID_HEADER: publish_id})
+    return reply(None, 204, headers={PUBLISH_ID_HEADER: publish_id})
 
 
 async def _receive(

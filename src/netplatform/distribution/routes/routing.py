@@ -5,13 +5,14 @@ identity needs it too)."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, Path, Query
-from fastapi.responses import JSONResponse, Response
+from fastapi.responses import Response
 
+from ...web.answers import reply
 from ...web.errors import BadRequest
-from ...web.openapi import error_responses
+from ...web.openapi import answers
 from ...web.permissions import requires
 from ...web.text import is_storable
 from ..deps import RoutingDep
@@ -36,16 +37,15 @@ Publisher = Annotated[
         json_schema_extra={"pattern": f"^[^\\x00]{{1,{MAX_PUBLISHER_LENGTH}}}$"},
     ),
 ]
-_DELETED: dict[int | str, dict[str, Any]] = {204: {"description": "Removed"}}
 
 
-def render_ingress(route: IngressRoute) -> dict[str, object]:
+def ingress_body(route: IngressRoute) -> IngressRouteBody:
     publisher = None if route.publisher == ANY_PUBLISHER else route.publisher
-    return IngressRouteBody(feedId=route.feed_id, publisher=publisher, sites=list(route.sites)).model_dump()
+    return IngressRouteBody(feedId=route.feed_id, publisher=publisher, sites=list(route.sites))
 
 
-def render_egress(route: EgressRoute) -> dict[str, object]:
-    return EgressRouteBody(subId=route.sub_id, node=route.node).model_dump()
+def egress_body(route: EgressRoute) -> EgressRouteBody:
+    return EgressRouteBody(subId=route.sub_id, node=route.node)
 
 
 def parse_publisher(text: str) -> str:
@@ -61,7 +61,7 @@ def parse_publisher(text: str) -> str:
 @router.get(
     "/ingress",
     summary="List ingress routes",
-    responses={200: {"model": list[IngressRouteBody]}},
+    responses=answers(SPEC, list[IngressRouteBody]),
     openapi_extra=_CALL,
 )
 def list_ingress(
@@ -72,14 +72,11 @@ def list_ingress(
     ] = None,
 ) -> Response:
     number = None if feed_id is None else parse_object_id(feed_id, FEED_NOT_FOUND)
-    return JSONResponse([render_ingress(route) for route in routing.ingress_routes(number)])
+    return reply([ingress_body(route) for route in routing.ingress_routes(number)])
 
 
-_ROUTE_RESPONSES: dict[int | str, dict[str, Any]] = {
-    200: {"model": IngressRouteBody},
-    **error_responses(SPEC, 404),
-}
-_DELETE_RESPONSES = {**_DELETED, **error_responses(SPEC, 404)}
+_ROUTE_RESPONSES = answers(SPEC, IngressRouteBody, 404)
+_DELETE_RESPONSES = answers(SPEC, None, 404, status=204)
 
 
 @router.put(
@@ -112,7 +109,7 @@ def put_publisher_ingress(
 )
 def get_feed_ingress(feed_id: FeedId, routing: RoutingDep) -> Response:
     route = routing.ingress(parse_object_id(feed_id, FEED_NOT_FOUND), None)
-    return JSONResponse(render_ingress(route))
+    return reply(ingress_body(route))
 
 
 @router.get(
@@ -123,7 +120,7 @@ def get_feed_ingress(feed_id: FeedId, routing: RoutingDep) -> Response:
 )
 def get_publisher_ingress(feed_id: FeedId, publisher: Publisher, routing: RoutingDep) -> Response:
     route = routing.ingress(parse_object_id(feed_id, FEED_NOT_FOUND), parse_publisher(publisher))
-    return JSONResponse(render_ingress(route))
+    return reply(ingress_body(route))
 
 
 @router.delete(
@@ -135,7 +132,7 @@ def get_publisher_ingress(feed_id: FeedId, publisher: Publisher, routing: Routin
 )
 def delete_feed_ingress(feed_id: FeedId, routing: RoutingDep) -> Response:
     routing.delete_ingress(parse_object_id(feed_id, FEED_NOT_FOUND), None)
-    return Response(status_code=204)
+    return reply(None, 204)
 
 
 @router.delete(
@@ -147,7 +144,7 @@ def delete_feed_ingress(feed_id: FeedId, routing: RoutingDep) -> Response:
 )
 def delete_publisher_ingress(feed_id: FeedId, publisher: Publisher, routing: RoutingDep) -> Response:
     routing.delete_ingress(parse_object_id(feed_id, FEED_NOT_FOUND), parse_publisher(publisher))
-    return Response(status_code=204)
+    return reply(None, 204)
 
 
 def _put_ingress(
@@ -155,7 +152,7 @@ def _put_ingress(
 ) -> Response:
     number = parse_object_id(feed_id, FEED_NOT_FOUND)
     route, _created = routing.set_ingress(number, publisher, list(body.sites))
-    return JSONResponse(render_ingress(route))
+    return reply(ingress_body(route))
 
 
 # --- egress --------------------------------------------------------------------------------
@@ -164,41 +161,41 @@ def _put_ingress(
 @router.get(
     "/egress",
     summary="List egress routes",
-    responses={200: {"model": list[EgressRouteBody]}},
+    responses=answers(SPEC, list[EgressRouteBody]),
     openapi_extra=_CALL,
 )
 def list_egress(routing: RoutingDep) -> Response:
-    return JSONResponse([render_egress(route) for route in routing.egress_routes()])
+    return reply([egress_body(route) for route in routing.egress_routes()])
 
 
 @router.put(
     "/egress/{sub_id}",
     summary="Bind a subscription to the node that delivers its files",
-    responses={200: {"model": EgressRouteBody}, **error_responses(SPEC, 404)},
+    responses=answers(SPEC, EgressRouteBody, 404),
     openapi_extra=_CALL,
 )
 def put_egress(sub_id: SubId, body: EgressRouteRequest, routing: RoutingDep) -> Response:
     route, _created = routing.set_egress(parse_object_id(sub_id, SUBSCRIPTION_NOT_FOUND), body.node)
-    return JSONResponse(render_egress(route))
+    return reply(egress_body(route))
 
 
 @router.get(
     "/egress/{sub_id}",
     summary="Get the node a subscription is bound to",
-    responses={200: {"model": EgressRouteBody}, **error_responses(SPEC, 404)},
+    responses=answers(SPEC, EgressRouteBody, 404),
     openapi_extra=_CALL,
 )
 def get_egress(sub_id: SubId, routing: RoutingDep) -> Response:
-    return JSONResponse(render_egress(routing.egress(parse_object_id(sub_id, SUBSCRIPTION_NOT_FOUND))))
+    return reply(egress_body(routing.egress(parse_object_id(sub_id, SUBSCRIPTION_NOT_FOUND))))
 
 
 @router.delete(
     "/egress/{sub_id}",
     summary="Unbind a subscription (the receiving nodes deliver it again)",
     status_code=204,
-    responses={**_DELETED, **error_responses(SPEC, 404)},
+    responses=_DELETE_RESPONSES,
     openapi_extra=_CALL,
 )
 def delete_egress(sub_id: SubId, routing: RoutingDep) -> Response:
     routing.delete_egress(parse_object_id(sub_id, SUBSCRIPTION_NOT_FOUND))
-    return Response(status_code=204)
+    return reply(None, 204)

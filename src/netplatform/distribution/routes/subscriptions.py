@@ -4,10 +4,11 @@ GET/PUT/DELETE /subs/{subId} (spec 4.2)."""
 from __future__ import annotations
 
 from fastapi import APIRouter, Request
-from fastapi.responses import JSONResponse, Response
+from fastapi.responses import Response
 
+from ...web.answers import reply
 from ...web.bodies import RawBody
-from ...web.openapi import error_responses
+from ...web.openapi import answers
 from ...web.permissions import requires
 from ..deps import REPLAYABLE, CallerDep, ProvisioningDep, PublicBaseUrlDep
 from ..errors import FEED_NOT_FOUND, SUBSCRIPTION_NOT_FOUND
@@ -29,7 +30,7 @@ router = APIRouter(prefix="", tags=["subscriptions"])
     "/subscribe/{feed_id}",
     summary="Subscribe to a feed",
     status_code=201,
-    responses={201: {"model": SubscriptionBody}, **error_responses(SPEC, 403, 404, 409, 415)},
+    responses=answers(SPEC, SubscriptionBody, 403, 404, 409, 415, status=201),
     openapi_extra=json_request_body(SubscriptionRequest, SUBSCRIPTION_MEDIA_TYPE, **WRITE),
 )
 def create_subscription(
@@ -47,14 +48,14 @@ def create_subscription(
     provisioning.ensure_subscription_capacity()
     subscription = provisioning.create_subscription(number, parse_subscription(document), caller)
     rendered = render_subscription(subscription, base)
-    return JSONResponse(rendered, status_code=201, headers={"Location": rendered["links"]["self"]})
+    return reply(rendered, 201, headers={"Location": rendered["links"]["self"]})
 
 
 @router.get(
     "/subscribe/{feed_id}",
     dependencies=[REPLAYABLE],
     summary="The URLs of the feed's live subscriptions",
-    responses={200: {"model": list[str]}, **error_responses(SPEC, 404)},
+    responses=answers(SPEC, list[str], 404),
     openapi_extra={**CALLER_STATED, **READ},
 )
 def list_subscriptions(
@@ -62,27 +63,27 @@ def list_subscriptions(
 ) -> Response:
     number = parse_object_id(feed_id, FEED_NOT_FOUND)
     sub_ids = provisioning.subscription_ids(number)
-    return JSONResponse([subscription_links(base, sub_id, number)["self"] for sub_id in sub_ids])
+    return reply([subscription_links(base, sub_id, number)["self"] for sub_id in sub_ids])
 
 
 @router.get(
     "/subs/{sub_id}",
     dependencies=[REPLAYABLE],
     summary="Get a subscription",
-    responses={200: {"model": SubscriptionBody}, **error_responses(SPEC, 404)},
+    responses=answers(SPEC, SubscriptionBody, 404),
     openapi_extra={**CALLER_STATED, **READ},
 )
 def get_subscription(
     sub_id: SubId, caller: CallerDep, provisioning: ProvisioningDep, base: PublicBaseUrlDep
 ) -> Response:
     subscription = provisioning.subscription(parse_object_id(sub_id, SUBSCRIPTION_NOT_FOUND))
-    return JSONResponse(render_subscription(subscription, base))
+    return reply(render_subscription(subscription, base))
 
 
 @router.put(
     "/subs/{sub_id}",
     summary="Update a subscription",
-    responses={200: {"model": SubscriptionBody}, **error_responses(SPEC, 403, 404, 415)},
+    responses=answers(SPEC, SubscriptionBody, 403, 404, 415),
     openapi_extra=json_request_body(SubscriptionRequest, SUBSCRIPTION_MEDIA_TYPE, **WRITE),
 )
 def update_subscription(
@@ -98,19 +99,19 @@ def update_subscription(
     require_content_type(request.headers.get("content-type"), SUBSCRIPTION_MEDIA_TYPE)
     fields = parse_subscription(parse_object(body))
     subscription = provisioning.update_subscription(number, fields, caller)
-    return JSONResponse(render_subscription(subscription, base))
+    return reply(render_subscription(subscription, base))
 
 
 @router.delete(
     "/subs/{sub_id}",
     summary="Delete a subscription",
     status_code=204,
-    responses=error_responses(SPEC, 403, 404),
+    responses=answers(SPEC, None, 403, 404, status=204),
     openapi_extra={**CALLER_STATED, **WRITE},
 )
 def delete_subscription(sub_id: SubId, caller: CallerDep, provisioning: ProvisioningDep) -> Response:
     provisioning.delete_subscription(parse_object_id(sub_id, SUBSCRIPTION_NOT_FOUND), caller)
-    return Response(status_code=204)
+    return reply(None, 204)
 
 
 refuse_methods(router, "/subscribe/{feed_id}", ["PUT", "DELETE"], "subscribeURL")

@@ -11,7 +11,7 @@ from typing import Annotated, Any
 
 from fastapi import Path, Request
 
-from ...web.openapi import error_responses
+from ...web.openapi import answers
 from ..media_types import JSON_MEDIA_TYPE, YAML_MEDIA_TYPE
 from ..request_bodies import decode
 from ..schemas import NAME_SCHEMA, VERSION_SCHEMA
@@ -22,10 +22,13 @@ from ..versions import JSON_SELECTOR_PATTERN
 CREATE_ERRORS = (406, 409, 413, 415)
 
 
+ALSO_YAML: dict[str, Any] = {YAML_MEDIA_TYPE: {}}
+"""The media type every answer also comes in, beside JSON."""
+
+
 def documented(model: Any, *errors: int) -> dict[int | str, dict[str, Any]]:
     """The responses of a route: 200 with ``model`` and each error status, JSON or YAML."""
-    success = {"model": model, "description": "Success", "content": {YAML_MEDIA_TYPE: {}}}
-    return {200: success, **error_responses(SPEC, 400, 401, *errors)}
+    return answers(SPEC, model, 400, 401, *errors, content=ALSO_YAML)
 
 
 def template_body(schema: dict[str, Any], *media_types: str) -> dict[str, Any]:

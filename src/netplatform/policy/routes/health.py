@@ -16,21 +16,23 @@ from fastapi.routing import APIRoute
 from starlette.middleware import Middleware
 from starlette.types import Scope
 
+from ...web.answers import reply
 from ...web.health import HealthShortcut
+from ...web.openapi import answers
 from ...web.permissions import requires
 from ..deps import OBJECTS, HealthCheckDep
 from ..healthcheck import HealthCheck
-from ..media_types import YAML_MEDIA_TYPE, render
+from ..media_types import answer_format, encode
 from ..schemas import HealthReport
-from ..spec import PERMISSIONS
+from ..spec import PERMISSIONS, SPEC
 from ..statistics import PREFIX
-from ._common import documented
+from ._common import ALSO_YAML, documented
 
 router = APIRouter(prefix=PREFIX, tags=["policy design"])
 
 HEALTH_RESPONSES = {
     **documented(HealthReport),
-    503: {"model": HealthReport, "description": "Database unreachable", "content": {YAML_MEDIA_TYPE: {}}},
+    **answers(SPEC, HealthReport, status=503, description="Database unreachable", content=ALSO_YAML),
 }
 
 
@@ -47,7 +49,7 @@ async def healthcheck(request: Request, health: HealthCheckDep) -> Response:
 
 async def _answer(request: Request, health: HealthCheck) -> Response:
     report = await health.report()
-    return render(request, report.model_dump(), report.code)
+    return reply(encode(report.model_dump(), answer_format(request)), report.code)
 
 
 async def _shortcut_answer(scope: Scope) -> Response:

@@ -8,10 +8,11 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
+from ...web.answers import reply
 from ...web.bodies import RawBody
 from ...web.permissions import requires
 from ..deps import NodeTemplatesDep
-from ..media_types import JSON_MEDIA_TYPE, render
+from ..media_types import JSON_MEDIA_TYPE, answer_format, encode
 from ..schemas import NODE_TEMPLATES_REQUEST, ToscaEntity, ToscaServiceTemplate
 from ..spec import PERMISSIONS
 from ..statistics import PREFIX
@@ -28,7 +29,7 @@ router = APIRouter(prefix=PREFIX, tags=["policy design"])
     openapi_extra=requires(PERMISSIONS.read("nodetemplates")),
 )
 def get_node_templates(request: Request, node_templates: NodeTemplatesDep) -> Response:
-    return render(request, node_templates.all())
+    return reply(encode(node_templates.all(), answer_format(request)))
 
 
 @router.post(
@@ -42,7 +43,7 @@ def get_node_templates(request: Request, node_templates: NodeTemplatesDep) -> Re
 )
 def create_node_templates(request: Request, node_templates: NodeTemplatesDep, body: RawBody) -> Response:
     raw = read_template(request, body, yaml_allowed=False)
-    return render(request, node_templates.create(raw))
+    return reply(encode(node_templates.create(raw), answer_format(request)))
 
 
 @router.put(
@@ -56,7 +57,7 @@ def create_node_templates(request: Request, node_templates: NodeTemplatesDep, bo
 )
 def update_node_templates(request: Request, node_templates: NodeTemplatesDep, body: RawBody) -> Response:
     raw = read_template(request, body, yaml_allowed=False)
-    return render(request, node_templates.update(raw))
+    return reply(encode(node_templates.update(raw), answer_format(request)))
 
 
 @router.get(
@@ -68,7 +69,8 @@ def update_node_templates(request: Request, node_templates: NodeTemplatesDep, bo
 def get_node_template(
     request: Request, node_templates: NodeTemplatesDep, name: NamePath, version: VersionPath
 ) -> Response:
-    return render(request, node_templates.one(check_name(name), check_version(version)))
+    found = node_templates.one(check_name(name), check_version(version))
+    return reply(encode(found, answer_format(request)))
 
 
 @router.delete(
@@ -80,4 +82,5 @@ def get_node_template(
 def delete_node_template(
     request: Request, node_templates: NodeTemplatesDep, name: NamePath, version: VersionPath
 ) -> Response:
-    return render(request, node_templates.delete(check_name(name), check_version(version)))
+    deleted = node_templates.delete(check_name(name), check_version(version))
+    return reply(encode(deleted, answer_format(request)))

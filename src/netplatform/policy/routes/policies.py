@@ -7,10 +7,11 @@ from typing import Annotated
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
 
+from ...web.answers import reply
 from ...web.bodies import RawBody
 from ...web.permissions import requires
 from ..deps import REPLAYABLE, CatalogDep
-from ..media_types import answer_format, render, respond
+from ..media_types import answer_format, encode
 from ..schemas import POLICIES_REQUEST, ToscaServiceTemplate
 from ..spec import PERMISSIONS
 from ..statistics import PREFIX
@@ -69,7 +70,7 @@ async def get_policies_of_type(
 ) -> Response:
     policy_type = policy_type_of(policyTypeId, policyTypeVersion)
     form = answer_format(request)
-    return respond(await catalog.policies_of_type(policy_type, form, referenced=is_referenced(mode)))
+    return reply(await catalog.policies_of_type(policy_type, form, referenced=is_referenced(mode)))
 
 
 @router.post(
@@ -90,7 +91,8 @@ def create_policies_of_type(
 ) -> Response:
     policy_type = policy_type_of(policyTypeId, policyTypeVersion)
     raw = read_template(request, body)
-    return render(request, catalog.create(raw, Section.POLICIES, policy_type=policy_type))
+    created = catalog.create(raw, Section.POLICIES, policy_type=policy_type)
+    return reply(encode(created, answer_format(request)))
 
 
 @router.get(
@@ -110,7 +112,7 @@ def get_policy_versions_of_type(
 ) -> Response:
     policy_type = policy_type_of(policyTypeId, policyTypeVersion)
     found = catalog.policy_versions_of_type(policy_type, check_name(policyId), referenced=is_referenced(mode))
-    return render(request, found)
+    return reply(encode(found, answer_format(request)))
 
 
 @router.get(
@@ -133,7 +135,7 @@ def get_policy_of_type(
     found = catalog.policy_of_type(
         policy_type, check_name(policyId), check_selector(policyVersion), referenced=is_referenced(mode)
     )
-    return render(request, found)
+    return reply(encode(found, answer_format(request)))
 
 
 @router.delete(
@@ -154,7 +156,7 @@ def delete_policy_of_type(
     deleted = catalog.delete_policy(
         check_name(policyId), check_version(policyVersion), policy_type=policy_type
     )
-    return render(request, deleted)
+    return reply(encode(deleted, answer_format(request)))
 
 
 # --- policies of any type -------------------------------------------------------------------------
@@ -168,7 +170,7 @@ def delete_policy_of_type(
     openapi_extra=requires(PERMISSIONS.read("policies")),
 )
 async def get_policies(request: Request, catalog: CatalogDep, mode: Mode = "BARE") -> Response:
-    return respond(await catalog.policies(answer_format(request), referenced=is_referenced(mode)))
+    return reply(await catalog.policies(answer_format(request), referenced=is_referenced(mode)))
 
 
 @router.post(
@@ -182,7 +184,8 @@ async def get_policies(request: Request, catalog: CatalogDep, mode: Mode = "BARE
 )
 def create_policies(request: Request, catalog: CatalogDep, body: RawBody) -> Response:
     raw = read_template(request, body)
-    return render(request, catalog.create(raw, Section.POLICIES))
+    created = catalog.create(raw, Section.POLICIES)
+    return reply(encode(created, answer_format(request)))
 
 
 @router.get(
@@ -202,7 +205,7 @@ def get_policy(
     found = catalog.policy(
         check_name(policyId), check_selector(policyVersion), referenced=is_referenced(mode)
     )
-    return render(request, found)
+    return reply(encode(found, answer_format(request)))
 
 
 @router.delete(
@@ -214,4 +217,5 @@ def get_policy(
 def delete_policy(
     request: Request, catalog: CatalogDep, policyId: NamePath, policyVersion: VersionPath
 ) -> Response:
-    return render(request, catalog.delete_policy(check_name(policyId), check_version(policyVersion)))
+    deleted = catalog.delete_policy(check_name(policyId), check_version(policyVersion))
+    return reply(encode(deleted, answer_format(request)))

@@ -5,10 +5,11 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
+from ...web.answers import reply
 from ...web.bodies import RawBody
 from ...web.permissions import requires
 from ..deps import REPLAYABLE, CatalogDep
-from ..media_types import answer_format, render, respond
+from ..media_types import answer_format, encode
 from ..schemas import POLICY_TYPES_REQUEST, ToscaServiceTemplate
 from ..spec import PERMISSIONS
 from ..statistics import PREFIX
@@ -36,7 +37,7 @@ router = APIRouter(prefix=PREFIX, tags=["policy design"])
     openapi_extra=requires(PERMISSIONS.read("policytypes")),
 )
 async def get_policy_types(request: Request, catalog: CatalogDep) -> Response:
-    return respond(await catalog.policy_types(answer_format(request)))
+    return reply(await catalog.policy_types(answer_format(request)))
 
 
 @router.post(
@@ -50,7 +51,8 @@ async def get_policy_types(request: Request, catalog: CatalogDep) -> Response:
 )
 def create_policy_types(request: Request, catalog: CatalogDep, body: RawBody) -> Response:
     raw = read_template(request, body)
-    return render(request, catalog.create(raw, Section.POLICY_TYPES))
+    created = catalog.create(raw, Section.POLICY_TYPES)
+    return reply(encode(created, answer_format(request)))
 
 
 @router.get(
@@ -61,7 +63,7 @@ def create_policy_types(request: Request, catalog: CatalogDep, body: RawBody) ->
     openapi_extra=requires(PERMISSIONS.read("policytypes")),
 )
 async def get_policy_type_versions(request: Request, catalog: CatalogDep, policyTypeId: NamePath) -> Response:
-    return respond(await catalog.policy_type_versions(check_name(policyTypeId), answer_format(request)))
+    return reply(await catalog.policy_type_versions(check_name(policyTypeId), answer_format(request)))
 
 
 @router.get(
@@ -77,7 +79,7 @@ async def get_policy_type(
     found = await catalog.policy_type(
         check_name(policyTypeId), check_selector(versionId), answer_format(request)
     )
-    return respond(found)
+    return reply(found)
 
 
 @router.delete(
@@ -89,4 +91,5 @@ async def get_policy_type(
 def delete_policy_type(
     request: Request, catalog: CatalogDep, policyTypeId: NamePath, versionId: VersionPath
 ) -> Response:
-    return render(request, catalog.delete_policy_type(check_name(policyTypeId), check_version(versionId)))
+    deleted = catalog.delete_policy_type(check_name(policyTypeId), check_version(versionId))
+    return reply(encode(deleted, answer_format(request)))

@@ -5,9 +5,10 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
+from ...web.answers import reply
 from ...web.permissions import requires
 from ..deps import StatisticsDep
-from ..media_types import render
+from ..media_types import answer_format, encode
 from ..schemas import StatisticsReport
 from ..spec import PERMISSIONS
 from ..statistics import PREFIX
@@ -23,4 +24,4 @@ router = APIRouter(prefix=PREFIX, tags=["policy design"])
     openapi_extra=requires(PERMISSIONS.read("statistics")),
 )
 def statistics(request: Request, counters: StatisticsDep) -> Response:
-    return render(request, counters.report())
+    return reply(encode(counters.report(), answer_format(request)))

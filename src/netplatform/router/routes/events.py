@@ -7,11 +7,12 @@ import time
 from typing import Annotated
 
 from fastapi import APIRouter, Path, Query, Request
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 from starlette.types import Receive, Scope, Send
 
+from ...web.answers import reply
 from ...web.bodies import RawBody
-from ...web.openapi import error_responses
+from ...web.openapi import answers, error_responses
 from ...web.permissions import per_object
 from ..deps import CallerDep, EventsDep
 from ..engines.base import Claim
@@ -40,31 +41,33 @@ GroupPath = Annotated[str, Path(min_length=1, max_length=255)]
     "/{topic}",
     summary="Publish: a JSON object, a JSON array (one message per element) or text lines",
     responses={
-        200: {"model": PublishResult},
-        207: {"model": PartialPublishResult, "description": "Only the first `count` messages were stored"},
+        **answers(SPEC, PublishResult),
+        **answers(
+            SPEC, PartialPublishResult, status=207, description="Only the first `count` messages were stored"
+        ),
         **error_responses(SPEC, 403, 404, 413, 415, 503),
     },
     openapi_extra={**PUBLISH_BODY, **per_object(TOPIC_ACL)},
 )
 async def publish(
     topic: str, request: Request, body: RawBody, events: EventsDep, caller: CallerDep
-) -> JSONResponse:
+) -> Response:
     started = time.monotonic()
     messages = messages_of(request.headers.get("content-type"), body)
     published = await events.publish(topic, messages, caller)
     elapsed_ms = int((time.monotonic() - started) * 1000)
     if published.failure is None:
-        return JSONResponse(PublishResult(count=published.count, serverTimeMs=elapsed_ms).model_dump())
+        return reply(PublishResult(count=published.count, serverTimeMs=elapsed_ms))
     # Some stored, not all (docs/router.md, "Decisions"): 207, the count, and why the rest failed.
     error = error_body(published.failure)
     answer = PartialPublishResult(count=published.count, serverTimeMs=elapsed_ms, error=error)
-    return JSONResponse(answer.model_dump(), status_code=207)
+    return reply(answer, 207)
 
 
 @router.get(
     "/{topic}/{group}/{consumer}",
     summary="The group's next messages, oldest first; [] when the timeout passes with none",
-    responses={200: {"model": list[str]}, **error_responses(SPEC, 403, 404, 503)},
+    responses=answers(SPEC, list[str], 403, 404, 503),
     openapi_extra=per_object(TOPIC_ACL),
 )
 async def fetch(

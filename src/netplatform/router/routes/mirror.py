@@ -15,10 +15,11 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, Query
-from fastapi.responses import JSONResponse
+from fastapi.responses import Response
 
 from ...clock import wire_time_ms
-from ...web.openapi import error_responses
+from ...web.answers import reply
+from ...web.openapi import answers
 from ...web.permissions import per_object, requires
 from ..deps import CallerDep, EventsDep, MirrorsDep
 from ..mirror_agents import AgentStatus
@@ -42,24 +43,25 @@ router = APIRouter(prefix="/internal/mirror", tags=["mirror"])
 @router.get(
     "/{topic}",
     summary="Messages after sequence `after`, oldest first, with their sequence numbers; moves nothing",
-    responses={
-        200: {
-            "model": list[MirroredMessage],
-            "headers": {
-                HEAD_HEADER: {
-                    "description": "the topic's last sequence number when the router answered "
-                    "(0: none yet): a reader's lag is this minus the last seq it holds",
-                    "schema": {"type": "integer", "minimum": 0},
-                },
-                ROUTER_ID_HEADER: {
-                    "description": "this router's id, the same on every instance over its database: "
-                    "a mirror agent refuses its own router as a source",
-                    "schema": {"type": "string"},
-                },
+    responses=answers(
+        SPEC,
+        list[MirroredMessage],
+        403,
+        404,
+        503,
+        headers={
+            HEAD_HEADER: {
+                "description": "the topic's last sequence number when the router answered "
+                "(0: none yet): a reader's lag is this minus the last seq it holds",
+                "schema": {"type": "integer", "minimum": 0},
+            },
+            ROUTER_ID_HEADER: {
+                "description": "this router's id, the same on every instance over its database: "
+                "a mirror agent refuses its own router as a source",
+                "schema": {"type": "string"},
             },
         },
-        **error_responses(SPEC, 403, 404, 503),
-    },
+    ),
     openapi_extra=requires(PERMISSIONS.internal("mirror")),
 )
 async def read(
@@ -71,11 +73,11 @@ async def read(
         int, Query(alias="timeout", ge=0, le=MAX_TIMEOUT_MS, description="long poll, milliseconds")
     ] = 0,
     limit: Annotated[int, Query(ge=1, le=MAX_LIMIT, description="most messages returned")] = DEFAULT_LIMIT,
-) -> JSONResponse:
+) -> Response:
     read = await events.read(topic, after=after, limit=limit, timeout_s=timeout_ms / 1000)
     head = await events.head(topic)  # after the read: never behind what it answers
     headers = {HEAD_HEADER: str(head), ROUTER_ID_HEADER: await mirrors.settings.router_id()}
-    return JSONResponse([{"seq": seq, "message": message} for seq, message in read], headers=headers)
+    return reply([{"seq": seq, "message": message} for seq, message in read], headers=headers)
 
 
 agents_router = APIRouter(prefix="/internal/mirror-agents", tags=["mirror"])
@@ -84,16 +86,16 @@ agents_router = APIRouter(prefix="/internal/mirror-agents", tags=["mirror"])
 @agents_router.get(
     "",
     summary="The mirror agents this router runs: name, source, whitelist and state of each",
-    responses={200: {"model": MirrorAgentList}, **error_responses(SPEC, 403)},
+    responses=answers(SPEC, MirrorAgentList, 403),
     openapi_extra=requires(PERMISSIONS.internal("mirror")),
 )
-async def agents(mirrors: MirrorsDep) -> JSONResponse:
+async def agents(mirrors: MirrorsDep) -> Response:
     """What the bus controller checks before it calls an agent VALID: the definitions the
     router applied from its bridge-admin topic, whether an instance holds each, and how its
     copies go."""
     admin_topic, statuses = await mirrors.running()
     listing = MirrorAgentList(adminTopic=admin_topic or None, agents=[_body(status) for status in statuses])
-    return JSONResponse(listing.model_dump())
+    return reply(listing)
 
 
 def _body(status: AgentStatus) -> MirrorAgentBody:
@@ -131,23 +133,23 @@ settings_router = APIRouter(prefix="/internal/mirror-settings", tags=["mirror"])
 @settings_router.get(
     "",
     summary="The mirror settings this router follows: the bridge-admin topic and the source identity",
-    responses={200: {"model": MirrorSettingsBody}, **error_responses(SPEC, 403)},
+    responses=answers(SPEC, MirrorSettingsBody, 403),
     openapi_extra=requires(PERMISSIONS.internal("mirror")),
 )
-async def get_settings(mirrors: MirrorsDep) -> JSONResponse:
-    return JSONResponse(_settings(await mirrors.settings.effective()).model_dump())
+async def get_settings(mirrors: MirrorsDep) -> Response:
+    return reply(_settings(await mirrors.settings.effective()))
 
 
 @settings_router.put(
     "",
     summary="Store the bridge-admin topic and the credential mirror agents present to sources "
     "(the bus controller's); a router administrator only",
-    responses={200: {"model": MirrorSettingsBody}, **error_responses(SPEC, 403)},
+    responses=answers(SPEC, MirrorSettingsBody, 403),
     openapi_extra=per_object("a router administrator"),
 )
-async def put_settings(body: MirrorSettingsRequest, mirrors: MirrorsDep, caller: CallerDep) -> JSONResponse:
+async def put_settings(body: MirrorSettingsRequest, mirrors: MirrorsDep, caller: CallerDep) -> Response:
     wanted = StoredSettings(body.adminTopic, body.sourceUser, body.sourcePassword)
-    return JSONResponse(_settings(await mirrors.configure(wanted, caller)).model_dump())
+    return reply(_settings(await mirrors.configure(wanted, caller)))
 
 
 def _settings(effective: EffectiveSettings) -> MirrorSettingsBody:

@@ -10,9 +10,10 @@ from __future__ import annotations
 from typing import Annotated, Literal
 
 from fastapi import APIRouter, Path
-from fastapi.responses import JSONResponse, Response
+from fastapi.responses import Response
 
-from ...web.openapi import error_responses
+from ...web.answers import reply
+from ...web.openapi import answers
 from ...web.permissions import per_object, requires
 from ..deps import CallerDep, GranterDep, TopicsDep
 from ..schemas import GroupLag, GroupList, Identity, TopicBody, TopicList, TopicRequest, render_topic
@@ -32,75 +33,73 @@ IdentityPath = Annotated[Identity, Path(description="a user, or a role every hol
 @router.post(
     "/create",
     summary="Create a topic (its creator becomes its owner)",
-    responses={200: {"model": TopicBody}, **error_responses(SPEC, 403, 409, 503)},
+    responses=answers(SPEC, TopicBody, 403, 409, 503),
     openapi_extra=WRITE,
 )
-async def create_topic(body: TopicRequest, topics: TopicsDep, caller: CallerDep) -> JSONResponse:
-    return JSONResponse(render_topic(await topics.create(body.topic(caller.identity))))
+async def create_topic(body: TopicRequest, topics: TopicsDep, caller: CallerDep) -> Response:
+    return reply(render_topic(await topics.create(body.topic(caller.identity))))
 
 
-@router.get(
-    "", summary="Names of every topic", responses={200: {"model": TopicList}}, openapi_extra=OPEN_READ
-)
-async def list_topics(topics: TopicsDep) -> JSONResponse:
-    return JSONResponse(TopicList(topics=await topics.names()).model_dump())
+@router.get("", summary="Names of every topic", responses=answers(SPEC, TopicList), openapi_extra=OPEN_READ)
+async def list_topics(topics: TopicsDep) -> Response:
+    return reply(TopicList(topics=await topics.names()))
 
 
 @router.get(
     "/{topic}",
     summary="A topic and its ACLs",
-    responses={200: {"model": TopicBody}, **error_responses(SPEC, 404)},
+    responses=answers(SPEC, TopicBody, 404),
     openapi_extra=OPEN_READ,
 )
-async def get_topic(topic: str, topics: TopicsDep) -> JSONResponse:
-    return JSONResponse(render_topic(await topics.get(topic)))
+async def get_topic(topic: str, topics: TopicsDep) -> Response:
+    return reply(render_topic(await topics.get(topic)))
 
 
 @router.get(
     "/{topic}/groups",
     summary="The topic's consumer groups and how many messages each has still to fetch",
-    responses={200: {"model": GroupList}, **error_responses(SPEC, 404, 503)},
+    responses=answers(SPEC, GroupList, 404, 503),
     openapi_extra=OPEN_READ,
 )
-async def list_groups(topic: str, topics: TopicsDep) -> JSONResponse:
+async def list_groups(topic: str, topics: TopicsDep) -> Response:
     # Readable by whoever may read the topic itself: anyone (as GET /topics/{topic}).
     lags = await topics.group_lags(topic)
-    return JSONResponse(GroupList(groups=[GroupLag(name=n, lag=lag) for n, lag in lags]).model_dump())
+    return reply(GroupList(groups=[GroupLag(name=n, lag=lag) for n, lag in lags]))
 
 
 @router.delete(
     "/{topic}",
     summary="Delete a topic and its messages (router.writer, and the owner or a router admin)",
     status_code=204,
-    responses=error_responses(SPEC, 403, 404, 503),
+    responses=answers(SPEC, None, 403, 404, 503, status=204),
     openapi_extra=WRITE,
 )
 async def delete_topic(topic: str, topics: TopicsDep, caller: CallerDep) -> Response:
     await topics.delete(topic, caller)
-    return Response(status_code=204)
+    return reply(None, 204)
 
 
 @router.put(
     "/{topic}/{kind}/{identity}",
     summary="Permit an identity or role to publish (producers) or consume (consumers)",
-    responses={200: {"model": TopicBody}, **error_responses(SPEC, 403, 404)},
+    responses=answers(SPEC, TopicBody, 403, 404),
     openapi_extra=GRANTERS,
 )
 async def grant(
     topic: str, kind: GrantKind, identity: IdentityPath, topics: TopicsDep, caller: GranterDep
-) -> JSONResponse:
-    return JSONResponse(render_topic(await topics.grant(topic, KINDS[kind], identity, caller)))
+) -> Response:
+    return reply(render_topic(await topics.grant(topic, KINDS[kind], identity, caller)))
 
 
 @router.delete(
     "/{topic}/{kind}/{identity}",
     summary="Revoke a grant; the ACL stays enabled",
     status_code=204,
-    responses=error_responses(SPEC, 403, 404),
+    responses=answers(SPEC, None, 403, 404, status=204),
     openapi_extra=GRANTERS,
 )
 async def revoke(
     topic: str, kind: GrantKind, identity: IdentityPath, topics: TopicsDep, caller: GranterDep
 ) -> Response:
     await topics.revoke(topic, KINDS[kind], identity, caller)
-    return Response(status_code=204)
+    return reply(None, 204)
