@@ -10,11 +10,8 @@ from pydantic import BaseModel
 from starlette.requests import Request
 from starlette.responses import Response
 
-from ..web.answers import Reply
 from ..web.errors import ApiError, BadRequest
-
-_REPLY = Reply(drop_none=True)
-"""Bus bodies leave their null members out (its answers too: ``routes/_common.py``)."""
+from .answers import reply
 
 NO_WHITESPACE = r"^\S+$"
 
@@ -43,7 +40,7 @@ def render_error(request: Request, error: ApiError) -> Response:
     elif error.status == 403 and fields is None:  # the kernel's refusal (reference authz.md 3.3)
         fields = "Authorization"
     body = ApiErrorBody(code=error.status, message=message, fields=fields, is2xx=200 <= error.status < 300)
-    return _REPLY(body, error.status, headers=error.headers)
+    return reply(body, error.status, headers=error.headers)
 
 
 def missing_field(name: str) -> BadRequest:

@@ -14,8 +14,9 @@ from pydantic import BaseModel
 from starlette.requests import Request
 from starlette.responses import Response
 
+from ..web.answers import reply
 from ..web.errors import ApiError, NotAcceptable
-from .media_types import render
+from .media_types import answer_format, encode
 
 ERROR_DESCRIPTIONS = {
     400: "Invalid Body or parameter",
@@ -43,7 +44,8 @@ def version_headers(request_id: str) -> Iterable[tuple[str, str]]:
 
 def render_error(request: Request, error: ApiError) -> Response:
     body = ErrorResponse(code=error.reason, error=error.message, details=error.details or [error.message])
-    return render(request, body.model_dump(exclude_none=True), error.status, headers=error.headers)
+    rendered = encode(body.model_dump(exclude_none=True), answer_format(request))
+    return reply(rendered, error.status, headers=error.headers)
 
 
 def invalid_items(lines: list[str]) -> NotAcceptable:

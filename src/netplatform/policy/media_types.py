@@ -15,7 +15,6 @@ from typing import Any
 
 import yaml
 from starlette.requests import Request
-from starlette.responses import Response
 
 from ..web.errors import UnsupportedMediaType
 from ..web.media import accept_ranges, parse_media_type, quality_of
@@ -74,12 +73,3 @@ def encode(data: Any, form: BodyFormat) -> Rendered:
         return Rendered(text.encode("utf-8"), YAML_MEDIA_TYPE)
     body = json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
     return Rendered(body, JSON_MEDIA_TYPE)
-
-
-def respond(rendered: Rendered, status: int = 200, headers: dict[str, str] | None = None) -> Response:
-    return Response(rendered.body, status, headers=headers, media_type=rendered.media_type)
-
-
-def render(request: Request, data: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
-    """``data`` as the response body, in the media type the client prefers."""
-    return respond(encode(data, answer_format(request)), status, headers)

@@ -1,4 +1,5 @@
-"""What every route module of the bus controller uses: router construction and replies."""
+"""What every route module of the bus controller uses: router construction (answers go through
+:data:`netplatform.bus.answers.reply`)."""
 
 from __future__ import annotations
 
@@ -7,13 +8,9 @@ from typing import Any
 from fastapi import APIRouter
 from fastapi.responses import Response
 
-from ...web.answers import Reply
 from ..deps import REPLAYABLE
 
 DELETE_DONE: dict[str, Any] = {"status_code": 204, "response_class": Response}
-
-reply = Reply(drop_none=True)
-"""The bus's answers leave their null members out (its error bodies too)."""
 
 
 def new_router(prefix: str, tag: str) -> APIRouter:

@@ -9,10 +9,11 @@ from fastapi.responses import Response
 
 from ...web.openapi import answers
 from ...web.permissions import requires
+from ..answers import reply
 from ..deps import BridgesDep
 from ..schemas import BrTopic, MirrorMaker
 from ..spec import PERMISSIONS, SPEC
-from ._common import new_router, reply
+from ._common import new_router
 
 router = new_router("/bridge", "mirror bridges")
 

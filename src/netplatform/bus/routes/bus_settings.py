@@ -9,11 +9,12 @@ from fastapi.responses import Response
 
 from ...web.openapi import answers
 from ...web.permissions import requires
+from ..answers import reply
 from ..deps import BusSettingsDep
 from ..request_schemas import REQUIRED_BODY, BusSettingsRequest
 from ..schemas import BusSettings
 from ..spec import PERMISSIONS, SPEC
-from ._common import new_router, reply
+from ._common import new_router
 
 router = new_router("", "bus settings")
 

@@ -9,11 +9,12 @@ from fastapi.responses import Response
 
 from ...web.openapi import answers
 from ...web.permissions import requires
+from ..answers import reply
 from ..deps import ClientsDep
 from ..request_schemas import REQUIRED_BODY, MrClientRequest
 from ..schemas import MrClient
 from ..spec import PERMISSIONS, SPEC
-from ._common import DELETE_DONE, new_router, reply
+from ._common import DELETE_DONE, new_router
 
 router = new_router("/mr_clients", "message-router clients")
 

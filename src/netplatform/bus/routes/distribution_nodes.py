@@ -9,11 +9,12 @@ from fastapi.responses import Response
 
 from ...web.openapi import answers
 from ...web.permissions import requires
+from ..answers import reply
 from ..deps import DistributionNodesDep
 from ..request_schemas import REQUIRED_BODY, DrNodeRequest
 from ..schemas import DrNode
 from ..spec import PERMISSIONS, SPEC
-from ._common import DELETE_DONE, new_router, reply
+from ._common import DELETE_DONE, new_router
 
 router = new_router("/dr_nodes", "file-distribution nodes")
 Payload = Annotated[DrNode | None, Body()]

@@ -9,11 +9,12 @@ from fastapi.responses import Response
 
 from ...web.openapi import answers
 from ...web.permissions import requires
+from ..answers import reply
 from ..deps import FeedsDep
 from ..request_schemas import REQUIRED_BODY, FeedRequest
 from ..schemas import Feed
 from ..spec import PERMISSIONS, SPEC
-from ._common import DELETE_DONE, new_router, reply, use_existing
+from ._common import DELETE_DONE, new_router, use_existing
 
 router = new_router("/feeds", "feeds")
 Payload = Annotated[Feed | None, Body()]

@@ -9,11 +9,12 @@ from fastapi.responses import Response
 
 from ...web.openapi import answers
 from ...web.permissions import requires
+from ..answers import reply
 from ..deps import TopicsDep
 from ..request_schemas import REQUIRED_BODY, TokenPath, TopicRequest
 from ..schemas import Topic
 from ..spec import PERMISSIONS, SPEC
-from ._common import DELETE_DONE, new_router, reply, use_existing
+from ._common import DELETE_DONE, new_router, use_existing
 
 router = new_router("/topics", "topics")
 Payload = Annotated[Topic | None, Body()]
