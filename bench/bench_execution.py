@@ -43,7 +43,6 @@ from sqlalchemy.engine import make_url
 
 from common import (
     AUTH,
-    FRAGMENTS,
     RESULTS,
     TABLE_HEADER,
     LoadResult,
@@ -295,17 +294,6 @@ def measure_tree(tag: str, env: dict[str, str], seconds: float) -> tuple[list[Lo
     return runs, cpu
 
 
-ANALYSIS_MARKER = "<!-- analysis: kept by bench_execution.py when it rewrites the figures above -->"
-
-
-def kept_analysis() -> str:
-    """The hand-written analysis below the marker survives a re-measure."""
-    path = FRAGMENTS / "execution.md"
-    text = path.read_text() if path.exists() else ""
-    at = text.find(ANALYSIS_MARKER)
-    return "" if at < 0 else "\n" + text[at:]
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("seconds", nargs="?", type=float, default=5.0, help="seconds per row")
@@ -354,7 +342,7 @@ The bare app (one Starlette JSON route, `bench/bare_starlette.py`) in the same r
 {TABLE_HEADER}
 {chr(10).join(r.row() for r in bare)}
 """
-    path = write_fragment("execution", "Blueprint execution", body + kept_analysis())
+    path = write_fragment("execution", "Blueprint execution", body)
     write_results("execution", [replace(r, label=f"execution, {r.label}") for r in runs])
     print(f"wrote {path}")
 

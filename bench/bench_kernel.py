@@ -19,7 +19,6 @@ from pathlib import Path
 from bench_goals import seed
 from common import (
     CONCURRENCY_LEVELS,
-    FRAGMENTS,
     ROOT,
     TABLE_HEADER,
     LoadResult,
@@ -97,17 +96,6 @@ def ratio_table(bare: LoadResult, rows: list[LoadResult]) -> str:
     return "\n".join(lines)
 
 
-ANALYSIS_MARKER = "<!-- analysis: kept by bench_kernel.py when it rewrites the figures above -->"
-
-
-def kept_analysis() -> str:
-    """The hand-written profile analysis below the marker survives a re-measure."""
-    path = FRAGMENTS / "kernel.md"
-    text = path.read_text() if path.exists() else ""
-    at = text.find(ANALYSIS_MARKER)
-    return "" if at < 0 else "\n" + text[at:]
-
-
 def main(seconds: float = 5.0, against: Path | None = None) -> None:
     baseline = hello_baseline(seconds)
     with bare_app() as url:
@@ -139,7 +127,7 @@ figures are conservative; compare ratios within one run.
 | resident memory, all five services at rest | {rss / 1024:.0f} MiB |
 | resident memory, policy and configtree services after the load above | {rss_after / 1024:.0f} MiB |
 """
-    write_fragment("kernel", "Kernel and framework ceiling", body + kept_analysis())
+    write_fragment("kernel", "Kernel and framework ceiling", body)
     write_results("kernel", [*baseline, bare, *kernel, *before])
     print(body)
 

@@ -227,11 +227,21 @@ def machine() -> str:
     )
 
 
+ANALYSIS_MARKER = "<!-- analysis: kept when the figures above are measured again -->"
+"""A fragment's hand-written analysis goes below this line: write_fragment keeps it."""
+
+
 def write_fragment(name: str, title: str, body: str) -> Path:
+    """docs/performance/<name>.md anew: the title, when and where measured, ``body``, then the
+    analysis kept from the fragment it replaces (ANALYSIS_MARKER and what follows it): the
+    figures change, the reading of them is written by hand."""
     FRAGMENTS.mkdir(parents=True, exist_ok=True)
     path = FRAGMENTS / f"{name}.md"
     stamp = time.strftime("%Y-%m-%d")
-    path.write_text(f"## {title}\n\nMeasured {stamp} on {machine()}.\n\n{body.strip()}\n")
+    text = path.read_text() if path.exists() else ""
+    at = text.find(ANALYSIS_MARKER)
+    kept = "" if at < 0 else "\n" + text[at:]
+    path.write_text(f"## {title}\n\nMeasured {stamp} on {machine()}.\n\n{body.strip()}\n{kept}")
     return path
 
 
