@@ -29,6 +29,7 @@ import threading
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -107,9 +108,21 @@ class Subscriber:
         self.thread.join(timeout=30)
 
 
-def provision(url: str, subscriber_url: str) -> int:
+@contextmanager
+def subscriber_running(folder: Path) -> Iterator[Subscriber]:
+    """A started Subscriber (its certificates in ``folder``), stopped when the block ends."""
+    subscriber = Subscriber(folder)
+    subscriber.start()
+    try:
+        yield subscriber
+    finally:
+        subscriber.stop()
+
+
+def provision(url: str, subscriber_url: str, name: str = "bench") -> int:
+    """A feed ``name`` published by PUBLISHER and one subscription delivering it to the subscriber."""
     feed = {
-        "name": "bench",
+        "name": name,
         "version": "1",
         "authorization": {
             "classification": "bench",
@@ -260,6 +273,14 @@ def large_file(
     }
 
 
+def rss_kib(status: Path) -> int:
+    """The resident set size (KiB) in a /proc/<pid>/status file."""
+    for line in status.read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    return 0
+
+
 class PeakMemory:
     """The highest resident set size of a process, sampled from /proc while a block runs."""
 
@@ -271,10 +292,7 @@ class PeakMemory:
         self._thread = threading.Thread(target=self._sample, daemon=True)
 
     def _rss_kib(self) -> int:
-        for line in self.path.read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-        return 0
+        return rss_kib(self.path)
 
     def _sample(self) -> None:
         while not self._done.wait(0.02):
@@ -500,14 +518,12 @@ def main() -> None:
     load = os.getloadavg()[0]
     with tempfile.TemporaryDirectory(prefix="bench-distribution-") as temp:
         folder = Path(temp)
-        subscriber = Subscriber(folder)
-        subscriber.start()
-        env = {
-            "NETPLATFORM_DELIVERY_CA_BUNDLE": str(subscriber.ca_bundle),
-            "NETPLATFORM_DELIVERY_WORKERS": str(args.workers),
-            "NETPLATFORM_INSTANCE_NAME": "bench",
-        }
-        try:
+        with subscriber_running(folder) as subscriber:
+            env = {
+                "NETPLATFORM_DELIVERY_CA_BUNDLE": str(subscriber.ca_bundle),
+                "NETPLATFORM_DELIVERY_WORKERS": str(args.workers),
+                "NETPLATFORM_INSTANCE_NAME": "bench",
+            }
             with serve(["distribution"], env) as served:
                 url = served.url("distribution")
                 feed_id = provision(url, subscriber.url)
@@ -522,8 +538,6 @@ def main() -> None:
                 feed_id = provision(url, subscriber.url)
                 pid = served.process.pid
                 small2 = small_files(url, feed_id, subscriber, args.files, args.threads, pid, prefix="w2")
-        finally:
-            subscriber.stop()
     body = report(small, small2, large, huge, args.workers, load)
     print(body)
     print(f"written to {write_fragment('distribution', 'File distribution: publish to delivery', body)}")

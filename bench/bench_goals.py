@@ -50,9 +50,11 @@ ON_BEHALF = {"X-BUS-DR-ON-BEHALF-OF": "bench"}
 CONFIG_ROOT = "/config/GENERIC-RESOURCE-API:brg-allotted-resources/"
 
 
-def measure(label: str, request: Request, clients: int = CLIENTS, per_call: int = 1) -> LoadResult:
-    """``request`` driven for SECONDS; ``per_call``: HTTP requests each call makes (counted)."""
-    result = asyncio.run(drive(label, request, clients, SECONDS))
+def measure(
+    label: str, request: Request, clients: int = CLIENTS, per_call: int = 1, seconds: float = SECONDS
+) -> LoadResult:
+    """``request`` driven for ``seconds``; ``per_call``: HTTP requests each call makes (counted)."""
+    result = asyncio.run(drive(label, request, clients, seconds))
     return dataclasses.replace(result, requests=result.requests * per_call, errors=result.errors)
 
 

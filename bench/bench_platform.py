@@ -1,4 +1,4 @@
-"""The hot reads as users run the platform: `make run`, every service in one process, access log on.
+"""The hot reads and the writes as users run the platform: `make run`, every service in one process.
 
 `make run` is ``netplatform serve``: every service (and the console) in one process on one event
 loop, the access log on. This benchmark starts exactly that on free ports and a throwaway data
@@ -8,12 +8,33 @@ at 32 keep-alive connections; then the same with the access log off; the bare St
 the bare app, p99, and the event-loop lag the process itself measured during the row (its
 ``event_loop_lag_seconds`` histogram on /metrics, before and after the row).
 
+After the reads, the same `make run` process (access log on) takes the writes of issue 26's
+table, in a second table with each goal beside it:
+
+* policy create+delete at 8 clients (bench_goals.create_delete: POST a policy type, DELETE it;
+  both counted), for SECONDS;
+* FILES files of 1 KiB published by 8 threads to a feed whose subscription delivers to a local
+  HTTPS subscriber (trustme certificates; the platform is given their CA with
+  ``NETPLATFORM_DELIVERY_CA_BUNDLE``), publish → delivered files/s and the publish p50
+  (bench_distribution.small_files);
+* one LARGE_MIB file: the publish leg (until the 204) and publish → delivered, each as a ratio to
+  a plain ``curl -T`` PUT of the same file to the same subscriber in the same run
+  (bench_distribution.large_file);
+* the resident memory (VmRSS) of the serving process after all of that load.
+
 Run by hand, on a quiet machine (the figures are meaningless while other work shares the cores):
-``.venv/bin/python bench/bench_platform.py [SECONDS] [--only SERVICE ...] [--postgres URL]``.
-``--only policy`` runs that service alone (``netplatform serve --only policy``); ``--postgres``
-serves from a throwaway database made on that PostgreSQL server (one per configuration,
-dropped afterwards), e.g. ``--postgres postgresql://postgres@127.0.0.1:5432/postgres``. Writes
-docs/performance/platform.md and bench/results/platform.json.
+``.venv/bin/python bench/bench_platform.py [SECONDS] [--only SERVICE ...] [--postgres URL]
+[--files N] [--large-mib M]``. ``--only policy`` runs that service alone (``netplatform serve
+--only policy``; the file rows then are not measured); ``--postgres`` serves from a throwaway
+database made on that PostgreSQL server (one per configuration, dropped afterwards). Writes
+docs/performance/platform.md and bench/results/platform.json. The measurement for the
+document, every row at its full size (5 s rows, 500 files, 100 MiB):
+
+    .venv/bin/python bench/bench_platform.py
+    .venv/bin/python bench/bench_platform.py --postgres postgresql://postgres@127.0.0.1:5432/postgres
+
+(``make bench`` runs the first through run_all.py). A check that it works, in about a minute:
+``.venv/bin/python bench/bench_platform.py 1 --files 50 --large-mib 10``.
 """
 
 from __future__ import annotations
@@ -34,7 +55,8 @@ import aiohttp
 import httpx
 from prometheus_client.parser import text_string_to_metric_families
 
-from bench_goals import ON_BEHALF, seed
+from bench_distribution import Subscriber, large_file, provision, rss_kib, small_files, subscriber_running
+from bench_goals import ON_BEHALF, create_delete, measure, seed
 from common import (
     AUTH,
     LoadResult,
@@ -62,19 +84,27 @@ HOT_READS = (
     "policy healthcheck",
 )
 VARIANTS = {"make run (access log on)": "true", "access log off": "false"}
+WRITES_VARIANT = "make run (access log on)"
+"""The variant whose process also takes the writes (the issue's figures are of `make run` as shipped)."""
+WRITERS = 8
 
 
 @dataclass(frozen=True)
 class Platform:
     ports: dict[str, int]
+    pid: int
+    data_dir: Path
 
     def url(self, service: str) -> str:
         return f"http://127.0.0.1:{self.ports[service]}"
 
 
 @contextmanager
-def platform(services: list[str], access_log: str, database_url: str | None) -> Iterator[Platform]:
-    """``netplatform serve`` as `make run` starts it (or ``--only`` those services)."""
+def platform(
+    services: list[str], access_log: str, database_url: str | None, env: dict[str, str] | None = None
+) -> Iterator[Platform]:
+    """``netplatform serve`` as `make run` starts it (or ``--only`` those services); ``env`` adds
+    settings (the CA of the writes' subscriber)."""
     data_dir = Path(tempfile.mkdtemp(prefix="netplatform-bench-"))
     ports = {name: free_port() for name in services}
     env = {
@@ -84,6 +114,7 @@ def platform(services: list[str], access_log: str, database_url: str | None) -> 
         "NETPLATFORM_USERS": "admin:admin",
         **{f"NETPLATFORM_{name.upper()}_PORT": str(port) for name, port in ports.items()},
         **({"NETPLATFORM_DATABASE_URL": database_url} if database_url else {}),
+        **(env or {}),
     }
     only = [] if services == list(SERVED_NAMES) else [arg for name in services for arg in ("--only", name)]
     with open(data_dir / "serve.log", "wb") as log:
@@ -91,7 +122,7 @@ def platform(services: list[str], access_log: str, database_url: str | None) -> 
             [sys.executable, "-m", "netplatform", "serve", *only], env=env, stdout=log, stderr=log
         )
         with served_until_stopped(process, ports.values(), data_dir):
-            yield Platform(ports)
+            yield Platform(ports, process.pid, data_dir)
 
 
 def lag_buckets(metrics_url: str) -> dict[float, float]:
@@ -136,11 +167,39 @@ def database(postgres: str | None) -> Iterator[str | None]:
         yield url
 
 
+@dataclass(frozen=True)
+class WriteLoad:
+    """What the writes need: the HTTPS subscriber files are delivered to, a folder for the large
+    file, and the sizes."""
+
+    subscriber: Subscriber
+    folder: Path
+    files: int
+    large_mib: int
+
+
+@dataclass(frozen=True)
+class Writes:
+    """The writes' figures (None: the service was not served) and the RSS after all the load."""
+
+    create_delete: LoadResult | None
+    small: dict[str, float] | None
+    large: dict[str, float] | None
+    rss_mib: float
+
+
 def measure_variant(
-    variant: str, access_log: str, services: list[str], seconds: float, postgres: str | None
-) -> list[Row]:
+    variant: str,
+    access_log: str,
+    services: list[str],
+    seconds: float,
+    postgres: str | None,
+    load: WriteLoad | None = None,
+) -> tuple[list[Row], Writes | None]:
+    """The hot reads of one configuration; then, given ``load``, the writes in the same process."""
     rows = []
-    with database(postgres) as database_url, platform(services, access_log, database_url) as served:
+    env = {"NETPLATFORM_DELIVERY_CA_BUNDLE": str(load.subscriber.ca_bundle)} if load else None
+    with database(postgres) as database_url, platform(services, access_log, database_url, env) as served:
         targets = seed({name: served.url(name) for name in services})
         if "policy" in services:
             targets["policy healthcheck"] = served.url("policy") + "/policy/api/v1/healthcheck"
@@ -151,7 +210,31 @@ def measure_variant(
             before = lag_buckets(metrics)
             result = asyncio.run(drive(label, read(label, targets[label]), CLIENTS, seconds))
             rows.append(Row(variant, result, longest_lag(before, lag_buckets(metrics))))
-    return rows
+        writes = measure_writes(served, services, seconds, load) if load else None
+    return rows, writes
+
+
+def measure_writes(served: Platform, services: list[str], seconds: float, load: WriteLoad) -> Writes:
+    """Policy create+delete, small files and one large file published and delivered, then the RSS."""
+    pairs = None
+    if "policy" in services:
+        pairs = measure(
+            "policy create+delete", create_delete(served.url("policy")), WRITERS, per_call=2, seconds=seconds
+        )
+    small = large = None
+    if "distribution" in services:
+        url = served.url("distribution")
+        feed_id = provision(url, load.subscriber.url, name="bench-writes")  # seed's feed is "bench"
+        small = small_files(url, feed_id, load.subscriber, load.files, WRITERS, served.pid)
+        large = large_file(url, feed_id, load.subscriber, load.large_mib, load.folder, served.data_dir)
+    return Writes(pairs, small, large, rss_kib(Path(f"/proc/{served.pid}/status")) / 1024)
+
+
+@contextmanager
+def write_load(files: int, large_mib: int) -> Iterator[WriteLoad]:
+    """A running HTTPS subscriber and a throwaway folder for the writes."""
+    with tempfile.TemporaryDirectory(prefix="bench-platform-") as temp, subscriber_running(Path(temp)) as sub:
+        yield WriteLoad(sub, Path(temp), files, large_mib)
 
 
 def read(label: str, url: str) -> Request:
@@ -188,16 +271,58 @@ def table(bare: LoadResult, rows: list[Row]) -> str:
     return "\n".join(lines)
 
 
-def main(seconds: float, only: list[str], postgres: str | None) -> None:
+def met(passed: bool) -> str:
+    return "✔" if passed else "✘"
+
+
+def writes_table(writes: Writes) -> str:
+    """The issue's write rows and the RSS: this run's figure, the goal, whether it is met."""
+    lines = ["| figure | this run | goal | met |", "|---|---|---|:-:|"]
+    if pairs := writes.create_delete:
+        lines.append(
+            f"| policy create+delete, {pairs.concurrency} client threads | {pairs.rps:,.0f} requests/s "
+            f"(a pair: p50 {pairs.p50_ms:.1f} ms, p99 {pairs.p99_ms:.1f} ms; {pairs.errors} errors) "
+            f"| ≥ 1,000 requests/s | {met(pairs.rps >= 1000 and not pairs.errors)} |"
+        )
+    if small := writes.small:
+        lines.append(
+            f"| 1 KiB files ({small['files']:.0f}), {small['threads']:.0f} publishers, publish → delivered "
+            f"| {small['delivered_per_s']:,.0f} files/s, publish p50 {small['latency_p50_ms']:.1f} ms "
+            f"| ≥ 500 files/s, publish p50 < 20 ms "
+            f"| {met(small['delivered_per_s'] >= 500 and small['latency_p50_ms'] < 20)} |"
+        )
+    if large := writes.large:
+        mib, curl = large["mib"], large["curl_mb_s"]
+        upload, delivered = large["upload_mb_s"] / curl, large["end_to_end_mb_s"] / curl
+        lines += [
+            f"| {mib:.0f} MiB publish leg, ratio to curl PUT of the same file to the subscriber "
+            f"| {upload:.2f} ({large['upload_mb_s']:,.0f} MB/s; curl {curl:,.0f} MB/s) | ≥ 0.5 "
+            f"| {met(upload >= 0.5)} |",
+            f"| {mib:.0f} MiB published → delivered, ratio to that curl PUT "
+            f"| {delivered:.2f} ({large['end_to_end_mb_s']:,.0f} MB/s) | ≥ 0.3 | {met(delivered >= 0.3)} |",
+        ]
+    lines.append(
+        f"| RSS after load (the serving process) | {writes.rss_mib:.0f} MiB | < 200 MiB "
+        f"| {met(writes.rss_mib < 200)} |"
+    )
+    return "\n".join(lines)
+
+
+def main(seconds: float, only: list[str], postgres: str | None, files: int, large_mib: int) -> None:
     services = only or list(SERVED_NAMES)
     load = os.getloadavg()
     with bare_app() as url:
         bare = asyncio.run(drive("bare Starlette app, one JSON route", get(url), CLIENTS, seconds))
-    rows = [
-        row
-        for variant, access_log in VARIANTS.items()
-        for row in measure_variant(variant, access_log, services, seconds, postgres)
-    ]
+    rows: list[Row] = []
+    writes = None
+    with write_load(files, large_mib) as writing:
+        for variant, access_log in VARIANTS.items():
+            given = writing if variant == WRITES_VARIANT else None
+            measured, wrote = measure_variant(variant, access_log, services, seconds, postgres, given)
+            rows += measured
+            writes = writes or wrote
+    assert writes is not None
+    check = busy(load[0]) or seconds < 5 or files < 500 or large_mib < 100
     served = "every service in one process" if not only else f"`--only {' --only '.join(only)}`"
     body = f"""
 `bench/bench_platform.py` starts the platform as `make run` does ({served},
@@ -211,13 +336,28 @@ every 50 ms; see docs/operations.md).
 These figures must be taken on a quiet machine: client and server share the cores, and any
 other load shows up as lag and as a lower ratio. The run below was taken with a load average of
 {load[0]:.2f} / {load[1]:.2f} / {load[2]:.2f} (1 / 5 / 15 min), {seconds:g} s per row
-{"(a check that the benchmark works, not a measurement)" if busy(load[0]) or seconds < 5 else ""}.
+{"(a check that the benchmark works, not a measurement)" if check else ""}.
 
 {table(bare, rows)}
+
+Then the writes, in the same `make run` process (access log on) right after its reads:
+policy create+delete at {WRITERS} clients for {seconds:g} s (a POST of a policy type, then its
+removal; both requests counted, latencies are the pair's); {files} files of 1 KiB published by
+{WRITERS} threads to a feed whose subscription delivers to a local HTTPS endpoint (trustme
+certificate, its CA given to the platform), first publish to last delivery; one {large_mib} MiB
+file streamed off the disk, its publish leg (until the 204) and publish → delivered each divided by
+a plain `curl -T` PUT of the same file to the same endpoint in the same run; then the resident
+memory of the serving process.
+
+{writes_table(writes)}
 """
     write_fragment("platform", "As users run it", body)
     # The plot tells the variants apart by label: the same read is measured in each.
     labelled = [dataclasses.replace(row.result, label=f"{row.variant}: {row.result.label}") for row in rows]
+    if writes.create_delete:
+        labelled.append(
+            dataclasses.replace(writes.create_delete, label=f"{WRITES_VARIANT}: policy create+delete")
+        )
     write_results("platform", [bare, *labelled])
     print(body)
 
@@ -229,5 +369,7 @@ if __name__ == "__main__":
     parser.add_argument(
         "--postgres", metavar="URL", help="serve from a throwaway database on this PostgreSQL server"
     )
+    parser.add_argument("--files", type=int, default=500, help="1 KiB files published (default 500)")
+    parser.add_argument("--large-mib", type=int, default=100, help="size of the large file (default 100)")
     args = parser.parse_args()
-    main(args.seconds, args.only, args.postgres)
+    main(args.seconds, args.only, args.postgres, args.files, args.large_mib)
