@@ -67,7 +67,7 @@ def nats_url_or_skip() -> str:
     if not _answers(DEFAULT_NATS_URL):
         pytest.skip(f"jetstream engine: no NATS server at {DEFAULT_NATS_URL} and {NATS_URL_ENV} unset")
     if importlib.util.find_spec("netplatform.router.engines.jetstream") is None:
-        pytest.skip("jetstream engine: netplatform/router/engines/jetstream.py does not exist yet")
+        pytest.skip("jetstream engine: netplatform/router/engines/jetstream/ does not exist yet")
     return DEFAULT_NATS_URL
 
 
