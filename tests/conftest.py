@@ -14,9 +14,8 @@ import pytest
 from netplatform.services import create_service_app
 from netplatform.settings import Settings
 from netplatform.store.db import forget_database
-from netplatform.store.migrate import upgrade
 
-from .support.databases import temporary_database
+from .support.databases import migrate, temporary_database
 from .support.receiver import Receiver
 from .support.servers import LiveServer, http_client
 from .support.slow import mark_slow
@@ -90,7 +89,7 @@ def service_on_fresh_store(name: str, data_dir: Path, users: str = TEST_USERS) -
         settings = Settings(
             data_dir=data_dir, database_url=url, users=users, access_log=False, instance_name="test"
         )
-        upgrade(settings)
+        migrate(settings)
         with LiveServer(create_service_app(name, settings)) as server:
             yield RunningService(name, server.url, settings, server)
         forget_database(settings)
@@ -105,7 +104,7 @@ def start_service(settings: Settings) -> Iterator[ServiceStarter]:
         name: str, service_settings: Settings | None = None, also_on: Sequence[str] = ()
     ) -> RunningService:
         chosen = service_settings or settings
-        upgrade(chosen)
+        migrate(chosen)
         server = LiveServer(create_service_app(name, chosen), also_on=also_on).start()
         service = RunningService(name, server.url, chosen, server)
         running.append(service)

@@ -15,7 +15,6 @@ from starlette.responses import JSONResponse
 
 from netplatform.logs import configure_logging, stop_logging
 from netplatform.settings import Settings
-from netplatform.store.migrate import upgrade
 from netplatform.web.app import build_app
 from netplatform.web.errors import ApiError
 from netplatform.web.middleware.kernel import AccessLog
@@ -23,6 +22,7 @@ from netplatform.web.permissions import per_object
 from netplatform.web.requestid import REQUEST_ID_HEADER
 from netplatform.web.service import ServiceSpec
 
+from .support.databases import migrate
 from .support.servers import LiveServer, ServeProcess, free_port, http_client
 
 router = APIRouter()
@@ -53,7 +53,7 @@ def restored_logging() -> Iterator[None]:
 
 def test_every_request_of_a_live_service_has_its_json_line(make_settings: Callable[..., Settings]) -> None:
     settings = make_settings(access_log=True, log_format="json")
-    upgrade(settings)
+    migrate(settings)
     stream = io.StringIO()
     configure_logging(settings, stream)
     with LiveServer(build_app(SPEC, settings, [router])) as server, http_client(server.url) as client:

@@ -14,7 +14,8 @@ from starlette.types import Receive, Scope, Send
 
 from netplatform import server
 from netplatform.settings import Settings
-from netplatform.store.migrate import upgrade
+
+from .support.databases import migrate
 
 
 @pytest.fixture
@@ -30,7 +31,7 @@ def restored_gc() -> Iterator[None]:
 def test_serve_freezes_the_heap_once_its_servers_have_started(
     settings: Settings, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    upgrade(settings)
+    migrate(settings)
     gc.unfreeze()
     seen: list[tuple[int, tuple[int, int, int]]] = []
 

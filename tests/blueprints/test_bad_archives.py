@@ -20,9 +20,9 @@ import pytest
 from netplatform.blueprints import create_app
 from netplatform.blueprints.deps import OBJECTS
 from netplatform.blueprints.starter_catalog import STARTER, StarterCatalog
-from netplatform.store.migrate import upgrade
 
 from ..conftest import ADMIN, RunningService, ServiceStarter, SettingsFactory
+from ..support.databases import migrate
 from ..support.servers import LiveServer, http_client
 from .conftest import (
     MODELS,
@@ -321,7 +321,7 @@ def test_bootstrap_holds_starter_blueprints_to_the_archive_bounds(
     meta.write_text(meta.read_text().replace("Template-Name: edge-router-cfg", "Template-Name: huge-cfg"))
     (huge / "Templates" / "big.txt").write_bytes(os.urandom(512 * 1024))
     settings = make_settings(archive_max_uncompressed_bytes=256 * 1024)
-    upgrade(settings)
+    migrate(settings)
     app = create_app(settings)
     objects = OBJECTS.of(app)
     starter = StarterCatalog(objects.blueprint_models, objects.model_types, objects.dictionaries, root)

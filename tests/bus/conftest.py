@@ -20,11 +20,10 @@ import pytest
 from netplatform.router import create_app as create_router
 from netplatform.settings import Settings
 from netplatform.store.db import forget_database
-from netplatform.store.migrate import upgrade
 
 from ..conftest import RunningService, ServiceStarter
 from ..support.answers import ok
-from ..support.databases import temporary_database
+from ..support.databases import migrate, temporary_database
 from ..support.servers import LiveServer
 
 NS_ROOT = "org.example.bus"
@@ -117,7 +116,7 @@ def router_of_its_own(data_dir: Path, users: str, **overrides: Any) -> Iterator[
     """Another cluster's router, served (see :func:`own_router_settings`)."""
     with temporary_database() as url:
         settings = own_router_settings(data_dir, users, url, **overrides)
-        upgrade(settings)
+        migrate(settings)
         try:
             with LiveServer(create_router(settings)) as server:
                 yield RunningService("router", server.url, settings, server)

@@ -24,11 +24,10 @@ from netplatform.server import bind_socket
 from netplatform.services import create_service_app
 from netplatform.settings import Settings
 from netplatform.store.db import forget_database
-from netplatform.store.migrate import upgrade
 
 from ..conftest import RunningService, ServiceStarter, SettingsFactory
 from ..support.answers import ok
-from ..support.databases import temporary_database
+from ..support.databases import migrate, temporary_database
 from ..support.servers import LiveServer, free_port, http_client
 from ..support.waiting import wait_until
 from .conftest import BUS_SETTINGS, ROUTER_ALIASES, own_router_settings, router_of_its_own, site, using
@@ -504,7 +503,7 @@ def test_a_bridge_whose_target_is_down_is_invalid_and_retried(
     assert agent()["status"] == "INVALID" and "unreachable" in agent()["statusReason"]
     with temporary_database() as url:  # the central router, on a database of its own
         central = own_router_settings(tmp_path / "central", USERS, url)
-        upgrade(central)
+        migrate(central)
         try:
             up_again(bus, agent, central, port)
         finally:

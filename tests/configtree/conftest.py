@@ -14,11 +14,10 @@ import pytest
 from netplatform.configtree import create_app
 from netplatform.settings import Settings
 from netplatform.store.db import forget_database
-from netplatform.store.migrate import upgrade
 
 from ..conftest import ADMIN, TEST_USERS
 from ..support.configtree_paths import ROOT
-from ..support.databases import temporary_database
+from ..support.databases import migrate, temporary_database
 from ..support.servers import LiveServer, http_client
 
 
@@ -32,7 +31,7 @@ def config_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             access_log=False,
             instance_name="test",
         )
-        upgrade(settings)
+        migrate(settings)
         with LiveServer(create_app(settings)) as server:
             yield server.url
         forget_database(settings)

@@ -30,9 +30,8 @@ import pytest
 from netplatform.router import create_app
 from netplatform.settings import Settings
 from netplatform.store.db import forget_database
-from netplatform.store.migrate import upgrade
 
-from ..support.databases import temporary_database
+from ..support.databases import migrate, temporary_database
 from ..support.servers import LiveServer, http_client
 
 NATS_URL_ENV = "NETPLATFORM_TEST_NATS_URL"
@@ -67,7 +66,7 @@ def nats_url_or_skip() -> str:
     if not _answers(DEFAULT_NATS_URL):
         pytest.skip(f"jetstream engine: no NATS server at {DEFAULT_NATS_URL} and {NATS_URL_ENV} unset")
     if importlib.util.find_spec("netplatform.router.engines.jetstream") is None:
-        pytest.skip("jetstream engine: netplatform/router/engines/jetstream.py does not exist yet")
+        pytest.skip("jetstream engine: netplatform/router/engines/jetstream/ does not exist yet")
     return DEFAULT_NATS_URL
 
 
@@ -115,7 +114,7 @@ def router(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
     """One router per module and engine, on a fresh database."""
     with temporary_database() as database_url:
         settings = router_settings(request.param, tmp_path_factory.mktemp("router"), database_url)
-        upgrade(settings)
+        migrate(settings)
         with LiveServer(create_app(settings)) as server:
             yield Router(server.url, request.param)
             delete_every_topic(server.url)
@@ -136,7 +135,7 @@ def live_router(engine: str, data_dir: Path, **overrides: Any) -> Iterator[Route
     """A router of a test's own (its own database), for tests that need settings of their own."""
     with temporary_database() as database_url:
         settings = router_settings(engine, data_dir, database_url, **overrides)
-        upgrade(settings)
+        migrate(settings)
         try:
             with LiveServer(create_app(settings)) as server:
                 yield Router(server.url, engine)

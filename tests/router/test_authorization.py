@@ -18,8 +18,8 @@ import pytest
 
 from netplatform.services import create_service_app
 from netplatform.settings import Settings
-from netplatform.store.migrate import upgrade
 
+from ..support.databases import migrate
 from ..support.receiver import RecordingServer
 from ..support.router_calls import drain, publish, router_error
 from ..support.servers import LiveServer, http_client
@@ -190,7 +190,7 @@ def test_an_acl_names_configured_and_stored_roles(make_settings: Callable[..., S
     if not authz_available():
         pytest.skip("the authz service's routes do not exist yet")
     settings = make_settings(users="admin:admin,carol:carol-pw:team.a,dave:dave-pw")
-    upgrade(settings)
+    migrate(settings)
     carol, dave = ("carol", "carol-pw"), ("dave", "dave-pw")
     with (
         LiveServer(create_service_app("router", settings)) as router_server,

@@ -7,8 +7,8 @@ from pathlib import Path
 
 from netplatform.router import create_app
 from netplatform.store.db import forget_database
-from netplatform.store.migrate import upgrade
 
+from ..support.databases import migrate
 from ..support.router_calls import drain, publish
 from ..support.servers import LiveServer, http_client
 from .conftest import ADMIN, delete_every_topic, router_settings, topic_name
@@ -18,7 +18,7 @@ def test_a_group_continues_where_it_stopped_after_a_restart(
     engine: str, tmp_path: Path, database_url: str | None
 ) -> None:
     settings = router_settings(engine, tmp_path / "var", database_url)
-    upgrade(settings)
+    migrate(settings)
     name = topic_name()
     sent = [f"m{i}" for i in range(10)]
     with LiveServer(create_app(settings)) as first, http_client(first.url, auth=ADMIN) as client:
@@ -37,7 +37,7 @@ def test_a_group_continues_where_it_stopped_after_a_restart(
 
 def test_messages_older_than_the_retention_are_removed(tmp_path: Path, database_url: str | None) -> None:
     settings = router_settings("embedded", tmp_path / "var", database_url, router_retention_s=1.0)
-    upgrade(settings)
+    migrate(settings)
     name = topic_name()
     try:
         with LiveServer(create_app(settings)) as server, http_client(server.url, auth=ADMIN) as client:

@@ -24,8 +24,8 @@ from netplatform.router.engines.base import Engine, EngineUnavailable, MessageTo
 from netplatform.router.engines.jetstream import JetStreamEngine, stream_name
 from netplatform.settings import Settings
 from netplatform.store.db import database_for
-from netplatform.store.migrate import upgrade
 
+from ..support.databases import migrate
 from ..support.servers import free_port
 from .conftest import nats_url_or_skip
 
@@ -56,7 +56,7 @@ def _embedded_factory(request: pytest.FixtureRequest) -> EngineFactory:
         pytest.skip("netplatform.router has no __init__.py yet, so its tables are not migrated")
     settings: Settings = request.getfixturevalue("settings")
     embedded_engine = importlib.import_module(EMBEDDED_MODULE).EmbeddedEngine
-    upgrade(settings)
+    migrate(settings)
     database = database_for(settings)
     return lambda: cast(Engine, embedded_engine(database, retention_s=RETENTION_S))
 

@@ -22,8 +22,8 @@ from netplatform.router.mirror_agents import ADMIN_READER, MirrorAgents
 from netplatform.router.repository.mirrors import CopyStatus, MirrorAgent, TopicProgress
 from netplatform.settings import Settings
 from netplatform.store.db import database_for
-from netplatform.store.migrate import upgrade
 
+from ..support.databases import migrate
 from ..support.router_calls import drain, publish
 from ..support.servers import free_port
 from ..support.waiting import wait_until
@@ -55,7 +55,7 @@ def anyio_backend() -> str:
 async def test_admin_messages_define_agents_in_order(
     settings: Settings, caplog: pytest.LogCaptureFixture
 ) -> None:
-    upgrade(settings)
+    migrate(settings)
     agents = MirrorAgents(database_for(settings), "test", lease_s=15)
     caplog.set_level(logging.INFO, "netplatform.router")
     outcomes = [
@@ -80,7 +80,7 @@ async def test_admin_messages_define_agents_in_order(
 
 @pytest.mark.anyio
 async def test_a_new_source_starts_the_agents_topics_afresh(settings: Settings) -> None:
-    upgrade(settings)
+    migrate(settings)
     agents = MirrorAgents(database_for(settings), "test", lease_s=15)
     await agents.apply(ADMIN_TOPIC, 1, create("A", "http://one:8086"))
     await agents.apply(ADMIN_TOPIC, 2, whitelist("A", "t"))
@@ -96,7 +96,7 @@ async def test_a_new_source_starts_the_agents_topics_afresh(settings: Settings) 
 
 @pytest.mark.anyio
 async def test_one_instance_holds_an_agent_at_a_time(settings: Settings) -> None:
-    upgrade(settings)
+    migrate(settings)
     database = database_for(settings)
     first, second = (
         MirrorAgents(database, "node-a", lease_s=0.5),
@@ -117,7 +117,7 @@ async def test_one_instance_holds_an_agent_at_a_time(settings: Settings) -> None
 
 @pytest.mark.anyio
 async def test_statuses_say_which_instance_runs_each_agent(settings: Settings) -> None:
-    upgrade(settings)
+    migrate(settings)
     database = database_for(settings)
     node_a, node_b = (
         MirrorAgents(database, "node-a", lease_s=15),

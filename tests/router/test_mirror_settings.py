@@ -13,8 +13,8 @@ import pytest
 
 from netplatform.router import create_app
 from netplatform.store.db import forget_database
-from netplatform.store.migrate import upgrade
 
+from ..support.databases import migrate
 from ..support.router_calls import drain, publish, router_error
 from ..support.servers import LiveServer, http_client
 from ..support.waiting import wait_until
@@ -123,7 +123,7 @@ def test_a_router_admin_stores_the_settings_and_no_one_else(tmp_path: Path) -> N
 def test_the_settings_survive_a_restart(tmp_path: Path, database_url: str | None) -> None:
     admin_topic = topic_name("bridge-admin")
     settings = router_settings("embedded", tmp_path / "var", database_url, **FAST)
-    upgrade(settings)
+    migrate(settings)
     try:
         with LiveServer(create_app(settings)) as first, http_client(first.url, auth=ADMIN) as admin:
             put(admin, told(admin_topic, "node", "node-pw"))

@@ -13,8 +13,8 @@ import httpx
 
 from netplatform.router import create_app
 from netplatform.store.db import forget_database
-from netplatform.store.migrate import upgrade
 
+from ..support.databases import migrate
 from ..support.router_calls import publish
 from ..support.servers import LiveServer, free_port, http_client
 from ..support.waiting import wait_until
@@ -42,7 +42,7 @@ def test_an_unreachable_source_is_failing_on_every_instance_until_it_answers(
             settings = router_settings(
                 engine, tmp_path / "central", database_url, instance_name=instance, **FAST
             )
-            upgrade(settings)
+            migrate(settings)
             stack.callback(forget_database, settings)
             server = stack.enter_context(LiveServer(create_app(settings)))
             centrals.append(stack.enter_context(http_client(server.url, auth=ADMIN)))

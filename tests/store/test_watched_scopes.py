@@ -22,8 +22,9 @@ from netplatform.configtree import tables as configtree_tables
 from netplatform.distribution import tables as distribution_tables
 from netplatform.settings import Settings
 from netplatform.store.db import Database, database_for, new_metadata
-from netplatform.store.generations import Generation, generations_table, unwatching, watching
+from netplatform.store.generations import Generation, generations_table
 from netplatform.store.migrate import alembic_config, upgrade
+from netplatform.store.migrations.watched_scopes import unwatching, watching
 
 WATCHED = [
     (bus_tables.generations, bus_tables.TOPOLOGY_SCOPE, bus_tables.TOPOLOGY_TABLES),

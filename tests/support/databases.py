@@ -3,16 +3,23 @@
 Set NETPLATFORM_TEST_DATABASE_URL (e.g. postgresql://postgres@127.0.0.1:5432/postgres) to run
 the suite against PostgreSQL; each test then gets its own database on that server, cloned from
 a template that was migrated once per test process, and dropped afterwards.
+
+:func:`migrate` brings a test's database to the newest revision. A SQLite file that does not
+exist yet starts as a copy of one migrated once per test process (running every service's
+migrations takes one to two seconds, the copy a millisecond); one that exists is upgraded.
 """
 
 from __future__ import annotations
 
 import atexit
 import os
+import shutil
+import tempfile
 import threading
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 from sqlalchemy import Engine, create_engine, text
 from sqlalchemy.engine import make_url
@@ -79,3 +86,34 @@ def temporary_database() -> Iterator[str | None]:
             connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
     finally:
         admin.dispose()
+
+
+_sqlite_template_lock = threading.Lock()
+_sqlite_template: Path | None = None
+
+
+def migrate(settings: Settings) -> None:
+    """``upgrade(settings)``; a SQLite database not created yet is copied from a migrated one."""
+    if settings.database_url is None and not settings.sqlite_path.exists():
+        settings.data_dir.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(_migrated_sqlite_template(), settings.sqlite_path)
+        return
+    upgrade(settings)
+
+
+def _migrated_sqlite_template() -> Path:
+    """One SQLite database per test process, migrated to the newest revision and closed (so its
+    file holds everything: no write-ahead log beside it)."""
+    global _sqlite_template
+    with _sqlite_template_lock:
+        if _sqlite_template is None:
+            folder = Path(tempfile.mkdtemp(prefix="np_sqlite_template_"))
+            atexit.register(shutil.rmtree, folder, ignore_errors=True)
+            settings = Settings(data_dir=folder, users="admin:admin")
+            upgrade(settings)
+            forget_database(settings)
+            wal = settings.sqlite_path.with_name(f"{settings.sqlite_path.name}-wal")
+            if wal.exists() and wal.stat().st_size:
+                raise RuntimeError(f"{wal} was left behind: a copy of the database alone would lack it")
+            _sqlite_template = settings.sqlite_path
+        return _sqlite_template

@@ -14,7 +14,6 @@ from starlette.responses import JSONResponse
 from netplatform.settings import Settings
 from netplatform.store.db import Database
 from netplatform.store.errors import WRITE_CONFLICT_MESSAGE, WriteConflict
-from netplatform.store.migrate import upgrade
 from netplatform.web.app import build_app
 from netplatform.web.auth import PUBLIC
 from netplatform.web.errors import ApiError, Conflict
@@ -23,6 +22,7 @@ from netplatform.web.permissions import ServicePermissions, per_object, requires
 from netplatform.web.requestid import REQUEST_ID_HEADER
 from netplatform.web.service import ServiceSpec
 
+from ..support.databases import migrate
 from ..support.servers import LiveServer, http_client
 
 
@@ -100,7 +100,7 @@ SPEC = ServiceSpec(
 
 @pytest.fixture
 def service(settings: Settings) -> Iterator[str]:
-    upgrade(settings)
+    migrate(settings)
     with LiveServer(build_app(SPEC, settings, [router])) as server:
         yield server.url
 
@@ -131,7 +131,7 @@ def test_a_route_that_declares_no_permission_is_nobodys(service: str) -> None:
 
 def test_roles_listed_in_netplatform_users_are_held(make_settings) -> None:  # type: ignore[no-untyped-def]
     settings = make_settings(users="admin:admin,reader:pw:kernel-test.reader")
-    upgrade(settings)
+    migrate(settings)
     with (
         LiveServer(build_app(SPEC, settings, [router])) as server,
         http_client(server.url, auth=("reader", "pw")) as client,
@@ -336,7 +336,7 @@ def test_service_middleware_runs_inside_the_kernel_context(settings: Settings) -
                 seen.append((self.tag, scope["state"]["user"]))
             await self.app(scope, receive, send)
 
-    upgrade(settings)
+    migrate(settings)
     app = build_app(SPEC, settings, [router], middleware=[Middleware(Recorder, tag="outer")])
     with LiveServer(app) as server, http_client(server.url) as client:
         assert client.get("/whoami").status_code == 200
@@ -347,7 +347,7 @@ def test_service_middleware_runs_inside_the_kernel_context(settings: Settings) -
 def test_echoed_headers_are_copied_or_generated(settings: Settings) -> None:
     import dataclasses
 
-    upgrade(settings)
+    migrate(settings)
     spec = dataclasses.replace(SPEC, echoed_headers=("X-Correlation",))
     with LiveServer(build_app(spec, settings, [router])) as server, http_client(server.url) as client:
         echoed = client.get("/things/a", headers={"X-Correlation": "c-1"})
@@ -378,7 +378,7 @@ def test_health_is_503_when_the_database_does_not_answer(make_settings) -> None:
 
 
 def test_health_includes_the_checks_a_service_adds(settings: Settings) -> None:
-    upgrade(settings)
+    migrate(settings)
     app = build_app(SPEC, settings, [router])
     reachable = [True]
 
@@ -416,7 +416,7 @@ def test_health_is_a_kernel_request_like_any_other(settings: Settings) -> None:
                 seen.append(scope["path"])
             await self.app(scope, receive, send)
 
-    upgrade(settings)
+    migrate(settings)
     app = build_app(SPEC, settings, [router], middleware=[Middleware(Recorder)])
     with LiveServer(app) as server:
         with http_client(server.url, auth=None) as anonymous:
@@ -459,7 +459,7 @@ def test_access_log_records_each_request_with_its_fields(
     import logging
 
     settings = make_settings(access_log=True)
-    upgrade(settings)
+    migrate(settings)
     caplog.set_level(logging.INFO, "netplatform.access")
     with LiveServer(build_app(SPEC, settings, [router])) as server, http_client(server.url) as client:
         client.get("/whoami", headers={REQUEST_ID_HEADER: "req-log-1"})

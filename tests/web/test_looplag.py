@@ -10,13 +10,13 @@ from prometheus_client.parser import text_string_to_metric_families
 from starlette.responses import JSONResponse
 
 from netplatform.settings import Settings
-from netplatform.store.migrate import upgrade
 from netplatform.web.app import build_app
 from netplatform.web.errors import ApiError
 from netplatform.web.looplag import probing
 from netplatform.web.permissions import ServicePermissions, requires
 from netplatform.web.service import ServiceSpec
 
+from ..support.databases import migrate
 from ..support.servers import LiveServer, http_client
 
 HELD_S = 0.3
@@ -47,7 +47,7 @@ def lag_figures(exposition: str) -> dict[str, float]:
 
 
 def test_a_held_event_loop_shows_as_lag_on_metrics(settings: Settings) -> None:
-    upgrade(settings)
+    migrate(settings)
     with LiveServer(build_app(SPEC, settings, [router])) as server, http_client(server.url) as client:
         assert client.post("/hold").status_code == 200
         metrics = client.get("/metrics")

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-from netplatform.store.generations import create_watched_scope, drop_watched_scope
+from netplatform.store.migrations.watched_scopes import create_watched_scope, drop_watched_scope
 
 revision: str = "authz_0001"
 down_revision: str | None = None

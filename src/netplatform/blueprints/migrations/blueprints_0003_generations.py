@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 from alembic import op
 
-from netplatform.store.generations import create_watched_scope, drop_watched_scope
+from netplatform.store.migrations.watched_scopes import create_watched_scope, drop_watched_scope
 
 revision: str = "blueprints_0003"
 down_revision: str | None = "blueprints_0002"

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 
 from alembic import op
 
-from netplatform.store.generations import unwatching, watching
+from netplatform.store.migrations.watched_scopes import unwatching, watching
 
 revision: str = "blueprints_0005"
 down_revision: str | None = "blueprints_0004"

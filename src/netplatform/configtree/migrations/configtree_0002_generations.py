@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 from alembic import op
 
-from netplatform.store.generations import create_watched_scope, drop_watched_scope
+from netplatform.store.migrations.watched_scopes import create_watched_scope, drop_watched_scope
 
 revision: str = "configtree_0002"
 down_revision: str | None = "configtree_0001"

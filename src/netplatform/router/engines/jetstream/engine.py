@@ -3,14 +3,7 @@
 Issue 14, section 1. The router keeps topics' metadata and ACLs in its own database; here live
 only the messages (one stream per topic, ``max_age`` = the retention) and the groups' positions
 (one durable consumer per group, explicit acks, starting at the oldest retained message).
-
-Everything goes over one client connection per engine. Replies (publish acks, ack confirmations,
-pulled messages) arrive on one wildcard inbox and are routed to the batch that asked for them,
-so a batch of publishes or acks is pipelined: every request is written at once, in order, and
-the batch waits once for all the answers. NATS keeps one connection's messages in order, which
-keeps each topic's order. The client does not reconnect by itself: a lost connection fails what
-is in flight at once (EngineUnavailable) and the next call connects again, every step bounded
-by a timeout so that nothing hangs on a server that is down or silent.
+Every request goes over the engine's one connection (link.py), connecting again after a loss.
 
 A fetch pulls messages (ack-pending on the server) and hands them over as a claim: the router
 acks them once its answer is written, or naks them when it could not be, and JetStream gives
@@ -23,272 +16,42 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import hashlib
-import itertools
 import json
 import logging
-import re
-from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-import nats
-import nats.errors
-from nats.aio.client import Client
 from nats.aio.msg import Msg
-from nats.aio.subscription import Subscription
 
-from .base import EngineUnavailable, PartlyStored, StreamSpec, check_sizes, until_set
+from ..base import EngineUnavailable, PartlyStored, StreamSpec, check_sizes, until_set
+from .link import (
+    API,
+    CONNECT_TIMEOUT_S,
+    ERR_CONSUMER_NOT_FOUND,
+    ERR_PLACEMENT,
+    ERR_STREAM_NAME_IN_USE,
+    ERR_STREAM_NOT_FOUND,
+    REQUEST_TIMEOUT_S,
+    ApiError,
+    Batch,
+    Link,
+    Pull,
+    consumer_name,
+    stream_name,
+    stream_subject,
+    unavailable,
+)
 
 log = logging.getLogger(__name__)
 
-API = "$JS.API"
-SUBJECT_ROOT = "netplatform.router"
-CONNECT_TIMEOUT_S = 2.0
-REQUEST_TIMEOUT_S = 5.0
 PROBE_AFTER_S = 0.5  # a no_wait pull still unanswered after this: is the consumer there?
 READER_IDLE_S = 10.0  # an ephemeral reader left behind (engine died) is removed after this
 ACK_WAIT_S = 30.0  # a member that dies between delivery and ack: the group gets it again after this
 MAX_REPLICAS = 5  # JetStream's own ceiling
-_SAFE_LEN = 32
-_UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
-
-# JetStream API error codes (nats-server's errors.json) the engine expects and handles.
-ERR_STREAM_NOT_FOUND = 10059
-ERR_CONSUMER_NOT_FOUND = 10014
-ERR_STREAM_NAME_IN_USE = 10058
-ERR_PLACEMENT = {10005, 10023, 10074}  # no suitable peers, insufficient resources, not clustered
-
-
-def _digest(name: str) -> str:
-    return hashlib.sha256(name.encode()).hexdigest()[:16]
-
-
-def _safe_name(prefix: str, name: str) -> str:
-    """A JetStream name for ``name``: readable prefix, plus a hash over the whole name.
-
-    Stream and consumer names may not hold '.', '*', '>', spaces or slashes; replacing those
-    alone would map ``a.b`` and ``a_b`` to one stream, so the hash keeps distinct names apart.
-    """
-    return f"{prefix}_{_UNSAFE.sub('_', name)[:_SAFE_LEN]}_{_digest(name)}"
-
-
-def stream_name(topic: str) -> str:
-    return _safe_name("T", topic)
-
-
-def stream_subject(topic: str) -> str:
-    return f"{SUBJECT_ROOT}.{stream_name(topic)}"
-
-
-def consumer_name(group: str) -> str:
-    return _safe_name("G", group)
-
-
-class _ApiError(Exception):
-    """JetStream's API answered with an error."""
-
-    def __init__(self, error: dict[str, Any]) -> None:
-        self.code = int(error.get("code", 0))
-        self.err_code = int(error.get("err_code", 0))
-        self.description = str(error.get("description", "unknown error"))
-        super().__init__(f"{self.description} (code {self.code}, err_code {self.err_code})")
 
 
 class _ConsumerGone(Exception):
     """The group's consumer vanished (dropped and recreated elsewhere): create it again."""
-
-
-@contextlib.contextmanager
-def _unavailable(what: str) -> Iterator[None]:
-    """Turn a transport failure or an unexpected refusal into EngineUnavailable."""
-    try:
-        yield
-    except (OSError, TimeoutError, nats.errors.Error, _ApiError) as error:
-        raise EngineUnavailable(f"JetStream {what}: {error!r}") from error
-
-
-class _Batch:
-    """The replies to one batch of requests that share a reply subject."""
-
-    def __init__(self, expected: int) -> None:
-        self.expected = expected
-        self.answered = 0
-        self.succeeded = 0  # answers that were no error, before the first error (publish: stored)
-        self.error: str | None = None
-        self.finished = asyncio.Event()
-
-    def feed(self, msg: Msg) -> None:
-        """A publish ack or an ack confirmation; an error reply or a status marks the batch failed.
-
-        Replies come in the order the requests were written (one connection, one stream), so
-        ``succeeded`` counts the first requests that succeeded.
-        """
-        self.answered += 1
-        headers = msg.headers or {}
-        if "Status" in headers:
-            self.error = self.error or f"status {headers['Status']} {headers.get('Description', '')}".strip()
-        elif b'"error"' in msg.data:
-            self.error = self.error or json.loads(msg.data)["error"].get("description", "error")
-        elif self.error is None:
-            self.succeeded += 1
-        if self.answered >= self.expected:
-            self.finished.set()
-
-    def fail(self, reason: str) -> None:
-        self.error = self.error or reason
-        self.finished.set()
-
-
-class _Pull(_Batch):
-    """The answer to one pull request: messages until the batch is full or a status ends it."""
-
-    def __init__(self, expected: int) -> None:
-        super().__init__(expected)
-        self.messages: list[Msg] = []
-        self.gone = False
-        self.orphaned = False  # the member left while the request waits on the server
-
-    def feed(self, msg: Msg) -> None:
-        if msg.reply.startswith("$JS.ACK."):
-            self.messages.append(msg)
-            if len(self.messages) >= self.expected:
-                self.finished.set()
-            return
-        headers = msg.headers or {}
-        status, description = headers.get("Status", ""), headers.get("Description", "")
-        if status == "100":  # idle heartbeat
-            return
-        if status == "503" or "Consumer Deleted" in description:
-            self.gone = True
-        elif status not in ("404", "408"):  # no messages / request expired: a normal end
-            self.error = self.error or f"status {status} {description}".strip()
-        self.finished.set()
-
-    async def receive(self, msg: Msg) -> None:
-        if not self.orphaned:
-            self.feed(msg)
-            return
-        if msg.reply.startswith("$JS.ACK."):
-            await msg.nak()  # pulled for a member that left: the group's next pull gets it
-        self.finished.set()  # a message or the expiry status: the request is over on the server
-
-
-class _Link:
-    """One client connection and the inbox on which every reply to it arrives."""
-
-    def __init__(self) -> None:
-        self.nc = Client()
-        self.prefix = ""
-        self._batches: dict[str, _Batch] = {}
-        self._ids = itertools.count()
-        self._lingering: set[asyncio.Task[None]] = set()
-
-    async def open(self, url: str) -> None:
-        await self.nc.connect(
-            url.split(","),
-            name="netplatform-router",
-            allow_reconnect=False,  # the engine reconnects on the next call; see the module doc
-            connect_timeout=int(CONNECT_TIMEOUT_S),
-            # These two bound the first connect: each server is tried twice, without a pause.
-            max_reconnect_attempts=1,
-            reconnect_time_wait=0,
-            ping_interval=10,
-            max_outstanding_pings=2,
-            skip_subject_validation=True,  # every subject here is built from safe names
-            error_cb=self._on_error,
-            disconnected_cb=self._on_lost,
-            closed_cb=self._on_lost,
-        )
-        self.prefix = self.nc.new_inbox()
-        await self.nc.subscribe(
-            f"{self.prefix}.*", cb=self._on_reply, pending_msgs_limit=0, pending_bytes_limit=0
-        )
-
-    @property
-    def usable(self) -> bool:
-        return self.nc.is_connected
-
-    async def close(self) -> None:
-        for task in self._lingering:
-            task.cancel()
-        with contextlib.suppress(Exception):
-            await asyncio.wait_for(self.nc.close(), REQUEST_TIMEOUT_S)
-        await self._on_lost()
-
-    @contextlib.contextmanager
-    def batch(self, batch: _Batch) -> Iterator[str]:
-        """Register ``batch`` for the replies to the reply subject this yields."""
-        key = str(next(self._ids))
-        self._batches[key] = batch
-        try:
-            yield f"{self.prefix}.{key}"
-        finally:
-            self._batches.pop(key, None)
-
-    @contextlib.asynccontextmanager
-    async def delivery(self, pull: _Pull, linger_s: float) -> AsyncIterator[str]:
-        """A subscription of its own for one pull: JetStream delivers messages under their
-        original subject, so only the subscription tells which pull they answer. An orphaned
-        pull keeps it until the request ends on the server (at most ``linger_s``)."""
-        inbox = self.nc.new_inbox()
-        with self.batch(pull):  # so that a lost connection ends the pull at once
-            sub = await self.nc.subscribe(inbox, cb=pull.receive)
-            try:
-                yield inbox
-            finally:
-                if pull.orphaned:
-                    self._linger(sub, pull, linger_s)
-                else:
-                    with contextlib.suppress(nats.errors.Error):
-                        await sub.unsubscribe()
-
-    def _linger(self, sub: Subscription, pull: _Pull, linger_s: float) -> None:
-        async def until_over() -> None:
-            await self.answered(pull, linger_s)
-            with contextlib.suppress(nats.errors.Error):
-                await sub.unsubscribe()
-
-        task = asyncio.create_task(until_over(), name="router-orphaned-pull")
-        self._lingering.add(task)
-        task.add_done_callback(self._lingering.discard)
-
-    async def wait(self, batch: _Batch, timeout_s: float) -> None:
-        """Wait for ``batch`` to be answered; a server that stays silent is unavailable."""
-        if not await self.answered(batch, timeout_s):
-            raise EngineUnavailable(f"JetStream did not answer within {timeout_s:.1f}s")
-
-    @staticmethod
-    async def answered(batch: _Batch, timeout_s: float) -> bool:
-        try:
-            await asyncio.wait_for(batch.finished.wait(), timeout_s)
-        except TimeoutError:
-            return False
-        return True
-
-    async def api(self, subject: str, body: dict[str, Any] | None = None) -> dict[str, Any]:
-        """One JetStream API request; an error answer raises _ApiError."""
-        payload = json.dumps(body).encode() if body is not None else b""
-        try:
-            msg = await self.nc.request(f"{API}.{subject}", payload, timeout=REQUEST_TIMEOUT_S)
-        except nats.errors.NoRespondersError:
-            raise EngineUnavailable("JetStream is not enabled on the server (no responders)") from None
-        answer: dict[str, Any] = json.loads(msg.data)
-        if "error" in answer:
-            raise _ApiError(answer["error"])
-        return answer
-
-    async def _on_reply(self, msg: Msg) -> None:
-        batch = self._batches.get(msg.subject.rsplit(".", 1)[-1])
-        if batch is not None:
-            batch.feed(msg)
-
-    async def _on_lost(self) -> None:
-        for batch in list(self._batches.values()):
-            batch.fail("connection to NATS lost")
-
-    async def _on_error(self, error: Exception) -> None:
-        log.debug("NATS connection error: %r", error)
 
 
 def _failed(stored: int, reason: str) -> EngineUnavailable:
@@ -325,7 +88,7 @@ class JetStreamEngine:
         self._retention_s = retention_s
         self._configured_max = max_message_bytes
         self._server_max: int | None = None  # the server's max_payload, read on connect
-        self._link: _Link | None = None
+        self._link: Link | None = None
         self._lock = asyncio.Lock()
         self._closing = False
         self._consumers: set[tuple[str, str]] = set()  # (stream, consumer) known to exist
@@ -344,7 +107,7 @@ class JetStreamEngine:
         """Whether JetStream answers an account-info request (connecting when need be)."""
         try:
             link = await self._connection()
-            with _unavailable("account info"):
+            with unavailable("account info"):
                 await link.api("INFO")
         except EngineUnavailable:
             return False
@@ -356,7 +119,7 @@ class JetStreamEngine:
         if link is not None:
             await link.close()
 
-    async def _connection(self) -> _Link:
+    async def _connection(self) -> Link:
         """The live connection, connecting (again) when there is none; bounded by the timeouts."""
         if self._link is not None and self._link.usable:
             return self._link
@@ -368,8 +131,8 @@ class JetStreamEngine:
             if self._link is not None:
                 await self._link.close()
                 self._link = None
-            link = _Link()
-            with _unavailable(f"connect to {self._url}"):
+            link = Link()
+            with unavailable(f"connect to {self._url}"):
                 bound = 2 * CONNECT_TIMEOUT_S * len(self._url.split(",")) + 1  # two tries each
                 await asyncio.wait_for(link.open(self._url), bound)
             self._link, self._consumers = link, set()
@@ -393,12 +156,12 @@ class JetStreamEngine:
     async def ensure_stream(self, spec: StreamSpec) -> None:
         link = await self._connection()
         name = stream_name(spec.topic)
-        with _unavailable(f"create stream for {spec.topic!r}"):
+        with unavailable(f"create stream for {spec.topic!r}"):
             for replicas in range(max(1, min(spec.replicas, MAX_REPLICAS)), 0, -1):
                 try:
                     await link.api(f"STREAM.CREATE.{name}", self._stream_config(spec.topic, replicas))
                     return
-                except _ApiError as error:
+                except ApiError as error:
                     if error.err_code == ERR_STREAM_NAME_IN_USE:
                         return await self._check_existing(link, spec.topic)
                     if error.err_code not in ERR_PLACEMENT or replicas == 1:
@@ -419,7 +182,7 @@ class JetStreamEngine:
             "duplicate_window": min(max_age_ns, 120 * 10**9),
         }
 
-    async def _check_existing(self, link: _Link, topic: str) -> None:
+    async def _check_existing(self, link: Link, topic: str) -> None:
         """An existing stream with other settings (replicas, retention) is kept as it is."""
         info = await link.api(f"STREAM.INFO.{stream_name(topic)}")
         subjects = info.get("config", {}).get("subjects", [])
@@ -429,10 +192,10 @@ class JetStreamEngine:
     async def drop_stream(self, topic: str) -> None:
         link = await self._connection()
         name = stream_name(topic)
-        with _unavailable(f"delete stream for {topic!r}"):
+        with unavailable(f"delete stream for {topic!r}"):
             try:
                 await link.api(f"STREAM.DELETE.{name}")
-            except _ApiError as error:
+            except ApiError as error:
                 if error.err_code != ERR_STREAM_NOT_FOUND:
                     raise
         self._consumers = {known for known in self._consumers if known[0] != name}
@@ -445,9 +208,9 @@ class JetStreamEngine:
         link = await self._connection()
         check_sizes(messages, self.max_message_bytes)  # after connecting: the server's limit is known
         payloads = [message.encode() for message in messages]
-        subject, batch = stream_subject(topic), _Batch(len(payloads))
+        subject, batch = stream_subject(topic), Batch(len(payloads))
         try:
-            with _unavailable(f"publish to {topic!r}"), link.batch(batch) as reply:
+            with unavailable(f"publish to {topic!r}"), link.batch(batch) as reply:
                 for payload in payloads:  # all written before any ack is awaited: pipelined, in order
                     await link.nc.publish(subject, payload, reply=reply)
                 await link.wait(batch, REQUEST_TIMEOUT_S + len(payloads) / 1000)
@@ -476,7 +239,7 @@ class JetStreamEngine:
             return _Claim(self, [])
         link = await self._connection()
         try:
-            with _unavailable(f"fetch from {topic!r}"):
+            with unavailable(f"fetch from {topic!r}"):
                 pulled = await self._fetch(link, topic, group, limit, timeout_s, abandoned)
         except EngineUnavailable:
             if self._closing:
@@ -486,7 +249,7 @@ class JetStreamEngine:
 
     async def _fetch(
         self,
-        link: _Link,
+        link: Link,
         topic: str,
         group: str,
         limit: int,
@@ -505,7 +268,7 @@ class JetStreamEngine:
         except _ConsumerGone:
             raise EngineUnavailable(f"the consumer of group {group!r} keeps vanishing") from None
 
-    async def _ensure_consumer(self, link: _Link, topic: str, group: str) -> None:
+    async def _ensure_consumer(self, link: Link, topic: str, group: str) -> None:
         """Create the group's durable consumer unless this connection has seen it."""
         stream, durable = stream_name(topic), consumer_name(group)
         if (stream, durable) in self._consumers:
@@ -523,7 +286,7 @@ class JetStreamEngine:
         }
         try:
             await link.api(f"CONSUMER.CREATE.{stream}.{durable}", {"stream_name": stream, "config": config})
-        except _ApiError as error:
+        except ApiError as error:
             if error.err_code == ERR_STREAM_NOT_FOUND:
                 raise EngineUnavailable(f"no JetStream stream for topic {topic!r}") from None
             await link.api(f"CONSUMER.INFO.{stream}.{durable}")  # created meanwhile with other settings
@@ -531,7 +294,7 @@ class JetStreamEngine:
 
     async def _pull_waiting(
         self,
-        link: _Link,
+        link: Link,
         stream: str,
         durable: str,
         limit: int,
@@ -552,14 +315,14 @@ class JetStreamEngine:
 
     async def _pull(
         self,
-        link: _Link,
+        link: Link,
         stream: str,
         durable: str,
         request: dict[str, Any],
         wait_s: float,
         abandoned: asyncio.Event | None = None,
     ) -> list[Msg]:
-        pull = _Pull(int(request["batch"]))
+        pull = Pull(int(request["batch"]))
         async with link.delivery(pull, wait_s + REQUEST_TIMEOUT_S) as reply:
             subject = f"{API}.CONSUMER.MSG.NEXT.{stream}.{durable}"
             await link.nc.publish(subject, json.dumps(request).encode(), reply=reply)
@@ -576,7 +339,7 @@ class JetStreamEngine:
         return pull.messages
 
     @staticmethod
-    async def _answered_unless_left(pull: _Pull, timeout_s: float, abandoned: asyncio.Event | None) -> bool:
+    async def _answered_unless_left(pull: Pull, timeout_s: float, abandoned: asyncio.Event | None) -> bool:
         """True once the pull is answered; False when its member left first, which orphans it
         (delivery() then keeps listening and naks what still comes); a silent server raises."""
         await until_set(pull.finished, abandoned, timeout_s)
@@ -588,10 +351,10 @@ class JetStreamEngine:
         raise EngineUnavailable(f"JetStream did not answer within {timeout_s:.1f}s")
 
     @staticmethod
-    async def _check_consumer(link: _Link, stream: str, durable: str) -> None:
+    async def _check_consumer(link: Link, stream: str, durable: str) -> None:
         try:
             await link.api(f"CONSUMER.INFO.{stream}.{durable}")
-        except _ApiError as error:
+        except ApiError as error:
             if error.err_code in (ERR_CONSUMER_NOT_FOUND, ERR_STREAM_NOT_FOUND):
                 raise _ConsumerGone from None
             raise
@@ -609,8 +372,8 @@ class JetStreamEngine:
         if not messages:
             return
         link = await self._connection()  # acks name their message, so any connection will do
-        batch = _Batch(1)
-        with _unavailable(f"confirm {verdict.decode()}"), link.batch(batch) as reply:
+        batch = Batch(1)
+        with unavailable(f"confirm {verdict.decode()}"), link.batch(batch) as reply:
             for msg in messages[:-1]:
                 await link.nc.publish(msg.reply, verdict)
             await link.nc.publish(messages[-1].reply, verdict, reply=reply)
@@ -627,7 +390,7 @@ class JetStreamEngine:
             return []
         link = await self._connection()
         try:
-            with _unavailable(f"read from {topic!r}"):
+            with unavailable(f"read from {topic!r}"):
                 messages = await self._read(link, topic, after, limit, timeout_s)
         except EngineUnavailable:
             if self._closing:
@@ -637,7 +400,7 @@ class JetStreamEngine:
             (msg.metadata.sequence.stream, msg.data.decode("utf-8", errors="replace")) for msg in messages
         ]
 
-    async def _read(self, link: _Link, topic: str, after: int, limit: int, timeout_s: float) -> list[Msg]:
+    async def _read(self, link: Link, topic: str, after: int, limit: int, timeout_s: float) -> list[Msg]:
         stream = stream_name(topic)
         config = {
             "description": "netplatform router read",
@@ -652,7 +415,7 @@ class JetStreamEngine:
         }
         try:
             created = await link.api(f"CONSUMER.CREATE.{stream}", {"stream_name": stream, "config": config})
-        except _ApiError as error:
+        except ApiError as error:
             if error.err_code == ERR_STREAM_NOT_FOUND:
                 raise EngineUnavailable(f"no JetStream stream for topic {topic!r}") from None
             raise
@@ -667,10 +430,10 @@ class JetStreamEngine:
 
     async def head(self, topic: str) -> int:
         link = await self._connection()
-        with _unavailable(f"read the head of {topic!r}"):
+        with unavailable(f"read the head of {topic!r}"):
             try:
                 info = await link.api(f"STREAM.INFO.{stream_name(topic)}")
-            except _ApiError as error:
+            except ApiError as error:
                 if error.err_code == ERR_STREAM_NOT_FOUND:
                     raise EngineUnavailable(f"no JetStream stream for topic {topic!r}") from None
                 raise
@@ -679,12 +442,12 @@ class JetStreamEngine:
     async def group_positions(self, topic: str) -> dict[str, int]:
         link = await self._connection()
         stream, positions = stream_name(topic), {}
-        with _unavailable(f"list groups of {topic!r}"):
+        with unavailable(f"list groups of {topic!r}"):
             offset, total = 0, 1
             while offset < total:
                 try:
                     page = await link.api(f"CONSUMER.LIST.{stream}", {"offset": offset})
-                except _ApiError as error:
+                except ApiError as error:
                     if error.err_code == ERR_STREAM_NOT_FOUND:
                         return {}
                     raise
