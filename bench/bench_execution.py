@@ -7,7 +7,7 @@ skipped when it does not answer), saves a CBA whose ``config-assign`` workflow r
 (10 from the request's ``config-assign-properties``, 10 defaults) into a 40-line Velocity template
 with ``store-result`` under a new resolution key per run (the reference's config-assign: one
 template row and 20 value rows stored, and the run's audit record written),
-then POSTs ``/api/v1/execution-service/process`` (mode sync) over loopback at 1, 8 and 32
+then POSTs ``/api/v1/execution-service/process`` (mode sync) over loopback at 1, 4, 8 and 32
 keep-alive connections. Every answer must be 200; the first is checked for the rendered text.
 The bare Starlette app of bench_goals.py is measured in the same run at the same connection
 counts: the ratio divides by it.
@@ -58,7 +58,7 @@ from common import (
 
 NAME = "bench-exec"
 PROCESS = "/api/v1/execution-service/process"
-LEVELS = (1, 8, 32)
+LEVELS = (1, 4, 8, 32)
 INPUTS = [f"in-{i:02d}" for i in range(10)]
 DEFAULTS = [f"def-{i:02d}" for i in range(10)]
 PG_DEFAULT = "postgresql://postgres@127.0.0.1:5432/postgres"
