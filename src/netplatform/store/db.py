@@ -21,6 +21,7 @@ only :meth:`Database.read` and :meth:`Database.write`:
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from typing import Any
@@ -30,6 +31,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import (
     DBAPIError,
     InterfaceError,
+    InvalidatePoolError,
     OperationalError,
     PendingRollbackError,
     SQLAlchemyError,
@@ -133,7 +135,9 @@ class Database:
 def _create_engine(url: str, pool_size: int) -> Engine:
     parsed = make_url(url)
     if parsed.get_backend_name() != "sqlite":
-        return create_engine(url, pool_size=pool_size, max_overflow=pool_size * 2, pool_pre_ping=True)
+        engine = create_engine(url, pool_size=pool_size, max_overflow=pool_size * 2)
+        _ping_when_idle(engine)
+        return engine
     engine = create_engine(
         url,
         pool_size=pool_size,
@@ -142,6 +146,34 @@ def _create_engine(url: str, pool_size: int) -> Engine:
     )
     _take_over_sqlite_transactions(engine)
     return engine
+
+
+IDLE_PING_S = 1.0
+"""A pooled server connection idle longer than this is pinged before it is used again."""
+
+
+def _ping_when_idle(engine: Engine) -> None:
+    """``pool_pre_ping``, for connections that sat idle only: a connection back from a
+    transaction a moment ago is used as it is, which saves a round trip on nearly every
+    transaction under load; one left alone for IDLE_PING_S is pinged, and replaced when the
+    server does not answer (a restart, an idle timeout). A server gone in between is met by the
+    transaction itself: the error is answered 503, and SQLAlchemy then discards every
+    connection of the pool opened before it."""
+
+    @event.listens_for(engine, "checkin")
+    def checked_in(_dbapi_connection: Any, record: Any) -> None:
+        record.info["idle_since"] = time.monotonic()
+
+    @event.listens_for(engine, "checkout")
+    def checked_out(dbapi_connection: Any, record: Any, _proxy: Any) -> None:
+        idle_since = record.info.pop("idle_since", None)
+        if idle_since is None or time.monotonic() - idle_since < IDLE_PING_S:
+            return  # just connected, or in steady use
+        try:
+            engine.dialect.do_ping(dbapi_connection)
+        except engine.dialect.loaded_dbapi.Error as error:
+            # As pool_pre_ping does: every older connection goes, and the pool connects anew.
+            raise InvalidatePoolError(str(error)) from error
 
 
 def _take_over_sqlite_transactions(engine: Engine) -> None:
