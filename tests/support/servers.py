@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import os
+import random
 import signal
 import socket
 import subprocess
@@ -19,6 +20,8 @@ import httpx
 import uvicorn
 
 from netplatform.server import EmbeddedServer, bind_socket
+
+from .serve_child import LISTEN_FDS
 
 PORT_BLOCK = 1000  # ports free_port() hands out in one test process
 MAX_WORKERS = 12  # xdist workers given a block of their own (gw12 shares gw0's, and so on)
@@ -44,7 +47,10 @@ def _block_start() -> int:
     return base + number * PORT_BLOCK
 
 
-_handed_out = itertools.count()
+# Where in its block a process starts handing out ports: another test session on the machine
+# (another checkout's pytest, whose workers have the same blocks) starts elsewhere, so the two do
+# not hand out the same ports in the same order while each one's servers are still starting.
+_handed_out = itertools.count(random.randrange(PORT_BLOCK))
 
 
 def free_port() -> int:
@@ -141,8 +147,46 @@ def wait_for_port(
     raise TimeoutError(f"port {port} did not open within {timeout} s")
 
 
+def _listening(port: int) -> socket.socket:
+    """The port bound and listening here, for a child to serve on (serve_child.py)."""
+    try:
+        return bind_socket("127.0.0.1", port)
+    except SystemExit as error:  # bind_socket's message for a port in use, raised as a test failure
+        raise RuntimeError(f"{error}: another process took the port free_port() chose") from None
+
+
+def wait_for_service(
+    host: str, port: int, timeout: float = 60, process: subprocess.Popen[bytes] | None = None
+) -> None:
+    """Wait until a server accepts connections on the port and answers (any bytes, or closes).
+
+    A connection to a socket that is listening but not yet served completes in its backlog and
+    then hears nothing; so a server is ready when a request gets an answer, not when a connection
+    opens. A TLS server answers a plain request by closing, which counts as well."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process is not None and process.poll() is not None:
+            raise RuntimeError(f"process exited with {process.returncode} before serving port {port}")
+        try:
+            sock = socket.create_connection((host, port), timeout=1)
+        except OSError:  # refused: not listening (yet, or any more)
+            time.sleep(0.05)
+            continue
+        with sock:
+            try:
+                sock.sendall(b"GET / HTTP/1.1\r\nHost: ready\r\nConnection: close\r\n\r\n")
+                sock.recv(1)
+            except TimeoutError:
+                continue  # in the backlog, not accepted yet: still starting
+            except ConnectionResetError:
+                pass  # accepted, and refused by a server that is up
+            return
+    raise TimeoutError(f"port {port} was not served within {timeout} s")
+
+
 class ServeProcess:
-    """``python -m netplatform serve`` in a child process with its own environment."""
+    """``netplatform serve`` in a child process with its own environment, on listening sockets
+    bound here (the ports waited for) and inherited by the child (serve_child.py)."""
 
     def __init__(
         self, env: Mapping[str, str], args: list[str] | None = None, log_path: Path | None = None
@@ -154,14 +198,21 @@ class ServeProcess:
 
     def start(self, wait_ports: list[int] | None = None) -> ServeProcess:
         output = open(self.log_path, "ab") if self.log_path else subprocess.DEVNULL  # noqa: SIM115
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "netplatform", "serve", *self.args],
-            env=self.env,
-            stdout=output,
-            stderr=subprocess.STDOUT,
-        )
-        for port in wait_ports or []:
-            wait_for_port("127.0.0.1", port, process=self.process)
+        sockets = {port: _listening(port) for port in wait_ports or []}
+        fds = ",".join(f"{port}:{sock.fileno()}" for port, sock in sockets.items())
+        try:
+            self.process = subprocess.Popen(
+                [sys.executable, str(Path(__file__).with_name("serve_child.py")), "serve", *self.args],
+                env={**self.env, LISTEN_FDS: fds},
+                stdout=output,
+                stderr=subprocess.STDOUT,
+                pass_fds=[sock.fileno() for sock in sockets.values()],
+            )
+        finally:
+            for sock in sockets.values():
+                sock.close()  # the child's copy alone: the port is free again once the child exits
+        for port in sockets:
+            wait_for_service("127.0.0.1", port, process=self.process)
         return self
 
     def stop(self, sig: int = signal.SIGTERM, timeout: float = 60) -> int:
