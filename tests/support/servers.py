@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import fcntl
 import itertools
 import os
 import random
@@ -10,6 +12,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Mapping, Sequence
@@ -48,21 +51,39 @@ def _block_start() -> int:
 
 
 # Where in its block a process starts handing out ports: another test session on the machine
-# (another checkout's pytest, whose workers have the same blocks) starts elsewhere, so the two do
-# not hand out the same ports in the same order while each one's servers are still starting.
+# (another checkout's pytest, whose workers have the same blocks) starts elsewhere.
 _handed_out = itertools.count(random.randrange(PORT_BLOCK))
+# Ports handed out by any test session of this user, one empty file each: another session skips
+# them while they are fresh, so a port stays a test's while its server starts, and while a test
+# has stopped its server to start it again on the same port (a SIGKILL and restart).
+CLAIMS = Path(tempfile.gettempdir()) / f"netplatform-test-ports-{os.getuid()}"
+CLAIM_S = 15 * 60.0  # longer than any test holds a port
 
 
 def free_port() -> int:
     """A port nothing listens on, for a server a test starts on a chosen port (a ``netplatform
     serve`` child, a router that comes back where a cluster points). Successive calls in one
-    process give different ports, cycling through the process's block."""
+    process give different ports, cycling through the process's block; no other test session
+    on the machine is given the same port within CLAIM_S."""
     start = _block_start()
     for _ in range(PORT_BLOCK):
         port = start + next(_handed_out) % PORT_BLOCK
-        if _bindable(port):
+        if _bindable(port) and _claim(port):
             return port
     raise RuntimeError(f"no free port in {start}-{start + PORT_BLOCK - 1}")
+
+
+def _claim(port: int) -> bool:
+    """Take the port for this test (True), unless another test took it within CLAIM_S."""
+    CLAIMS.mkdir(exist_ok=True)
+    claim = CLAIMS / str(port)
+    with open(CLAIMS / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # one session at a time looks and claims
+        with contextlib.suppress(FileNotFoundError):
+            if time.time() - claim.stat().st_mtime < CLAIM_S:
+                return False
+        claim.touch()
+    return True
 
 
 def _bindable(port: int) -> bool:
