@@ -57,7 +57,7 @@ _handed_out = itertools.count(random.randrange(PORT_BLOCK))
 # them while they are fresh, so a port stays a test's while its server starts, and while a test
 # has stopped its server to start it again on the same port (a SIGKILL and restart).
 CLAIMS = Path(tempfile.gettempdir()) / f"netplatform-test-ports-{os.getuid()}"
-CLAIM_S = 15 * 60.0  # longer than any test holds a port
+CLAIM_S = 5 * 60.0  # longer than any test leaves a port it was given unbound
 
 
 def free_port() -> int:
