@@ -52,7 +52,11 @@ def read_all(at: httpx.Client) -> list[str]:
     """Every message of TOPIC at a router, through the read route (which consumes nothing)."""
     messages: list[str] = []
     after = 0
-    while batch := at.get(f"/internal/mirror/{TOPIC}", params={"after": after, "limit": 1000}).json():
+    while True:
+        response = at.get(f"/internal/mirror/{TOPIC}", params={"after": after, "limit": 1000})
+        assert response.status_code == 200, (response.status_code, response.text)
+        if not (batch := response.json()):
+            break
         messages += [item["message"] for item in batch]
         after = batch[-1]["seq"]
     return messages

@@ -1,6 +1,7 @@
 """The tests' support package, the one place for what more than one test module uses.
 
 servers.py        LiveServer (an app in a thread on a port the OS picked), ServeProcess, free_port
+serve_child.py    what a ServeProcess child runs: ``netplatform`` on sockets its parent bound
 databases.py      a fresh SQLite file or PostgreSQL database per test
 pairs.py          two instances of the platform over one database
 tls.py            trustme certificates for HTTPS endpoints

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import fcntl
 import itertools
 import os
+import random
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Mapping, Sequence
@@ -19,6 +23,8 @@ import httpx
 import uvicorn
 
 from netplatform.server import EmbeddedServer, bind_socket
+
+from .serve_child import LISTEN_FDS
 
 PORT_BLOCK = 1000  # ports free_port() hands out in one test process
 MAX_WORKERS = 12  # xdist workers given a block of their own (gw12 shares gw0's, and so on)
@@ -44,19 +50,40 @@ def _block_start() -> int:
     return base + number * PORT_BLOCK
 
 
-_handed_out = itertools.count()
+# Where in its block a process starts handing out ports: another test session on the machine
+# (another checkout's pytest, whose workers have the same blocks) starts elsewhere.
+_handed_out = itertools.count(random.randrange(PORT_BLOCK))
+# Ports handed out by any test session of this user, one empty file each: another session skips
+# them while they are fresh, so a port stays a test's while its server starts, and while a test
+# has stopped its server to start it again on the same port (a SIGKILL and restart).
+CLAIMS = Path(tempfile.gettempdir()) / f"netplatform-test-ports-{os.getuid()}"
+CLAIM_S = 5 * 60.0  # longer than any test leaves a port it was given unbound
 
 
 def free_port() -> int:
     """A port nothing listens on, for a server a test starts on a chosen port (a ``netplatform
     serve`` child, a router that comes back where a cluster points). Successive calls in one
-    process give different ports, cycling through the process's block."""
+    process give different ports, cycling through the process's block; no other test session
+    on the machine is given the same port within CLAIM_S."""
     start = _block_start()
     for _ in range(PORT_BLOCK):
         port = start + next(_handed_out) % PORT_BLOCK
-        if _bindable(port):
+        if _bindable(port) and _claim(port):
             return port
     raise RuntimeError(f"no free port in {start}-{start + PORT_BLOCK - 1}")
+
+
+def _claim(port: int) -> bool:
+    """Take the port for this test (True), unless another test took it within CLAIM_S."""
+    CLAIMS.mkdir(exist_ok=True)
+    claim = CLAIMS / str(port)
+    with open(CLAIMS / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # one session at a time looks and claims
+        with contextlib.suppress(FileNotFoundError):
+            if time.time() - claim.stat().st_mtime < CLAIM_S:
+                return False
+        claim.touch()
+    return True
 
 
 def _bindable(port: int) -> bool:
@@ -141,8 +168,47 @@ def wait_for_port(
     raise TimeoutError(f"port {port} did not open within {timeout} s")
 
 
+def _listening(port: int) -> socket.socket:
+    """The port bound and listening here, for a child to serve on (serve_child.py)."""
+    try:
+        return bind_socket("127.0.0.1", port)
+    except SystemExit as error:  # bind_socket's message for a port in use, raised as a test failure
+        raise RuntimeError(f"{error}: another process took the port free_port() chose") from None
+
+
+def wait_for_service(
+    host: str, port: int, timeout: float = 60, process: subprocess.Popen[bytes] | None = None
+) -> None:
+    """Wait until a server accepts connections on the port.
+
+    A connection to a socket that is listening but not yet served completes in its backlog, so
+    an open connection says nothing. This one sends no request (none shows in an access log):
+    it says it will send nothing, and a server that accepted it closes it; in the backlog, it
+    hears nothing."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process is not None and process.poll() is not None:
+            raise RuntimeError(f"process exited with {process.returncode} before serving port {port}")
+        try:
+            sock = socket.create_connection((host, port), timeout=1)
+        except OSError:  # refused: not listening (yet, or any more)
+            time.sleep(0.05)
+            continue
+        with sock:
+            try:
+                sock.shutdown(socket.SHUT_WR)
+                sock.recv(1)
+            except TimeoutError:
+                continue  # in the backlog, not accepted yet: still starting
+            except ConnectionResetError:
+                pass  # accepted, and dropped by a server that is up
+            return
+    raise TimeoutError(f"port {port} was not served within {timeout} s")
+
+
 class ServeProcess:
-    """``python -m netplatform serve`` in a child process with its own environment."""
+    """``netplatform serve`` in a child process with its own environment, on listening sockets
+    bound here (the ports waited for) and inherited by the child (serve_child.py)."""
 
     def __init__(
         self, env: Mapping[str, str], args: list[str] | None = None, log_path: Path | None = None
@@ -154,14 +220,21 @@ class ServeProcess:
 
     def start(self, wait_ports: list[int] | None = None) -> ServeProcess:
         output = open(self.log_path, "ab") if self.log_path else subprocess.DEVNULL  # noqa: SIM115
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "netplatform", "serve", *self.args],
-            env=self.env,
-            stdout=output,
-            stderr=subprocess.STDOUT,
-        )
-        for port in wait_ports or []:
-            wait_for_port("127.0.0.1", port, process=self.process)
+        sockets = {port: _listening(port) for port in wait_ports or []}
+        fds = ",".join(f"{port}:{sock.fileno()}" for port, sock in sockets.items())
+        try:
+            self.process = subprocess.Popen(
+                [sys.executable, str(Path(__file__).with_name("serve_child.py")), "serve", *self.args],
+                env={**self.env, LISTEN_FDS: fds},
+                stdout=output,
+                stderr=subprocess.STDOUT,
+                pass_fds=[sock.fileno() for sock in sockets.values()],
+            )
+        finally:
+            for sock in sockets.values():
+                sock.close()  # the child's copy alone: the port is free again once the child exits
+        for port in sockets:
+            wait_for_service("127.0.0.1", port, process=self.process)
         return self
 
     def stop(self, sig: int = signal.SIGTERM, timeout: float = 60) -> int:
