@@ -324,9 +324,9 @@ Figures from `bench/bench_execution.py` ({args.seconds:.0f} s per row, loopback,
 `POST /api/v1/execution-service/process` of `config-assign`: a resource resolution of **20 values**
 (10 from the request's `config-assign-properties`, 10 defaults) rendered into a **40-line Velocity
 template**, stored (`store-result`, a new resolution key per run: one template row and 20 value
-rows) and audited (since exec-perf: the record written once the run has ended, in the transaction
-that stores the template and values; `(before)` trees wrote it before the run and completed it
-after). Goal (issue 25): at least 200 executions/s and p50 below 20 ms.
+rows) and audited (the record written once the run has ended, in the transaction that stores the
+template and values). Rows labelled `(before)` ran the source tree given to `--against`, in the
+same run. Goal (issue 25): at least 200 executions/s and p50 below 20 ms.
 
 {ratio_table(bare, runs)}
 
