@@ -86,6 +86,9 @@ def test_the_absolute_bound_counts_the_bytes_produced(
         wait_until(lambda: len(sub_log(client, sub_id, type="exp")) == 2)
         (delivered,) = subscriber.wait_for(1)  # in order: the refused files came first
         assert (delivered.path, delivered.body) == ("/in/exact", exact)
+        # The sender removes its scratch file once the subscriber has answered, then logs the
+        # delivery: the subscriber's copy alone does not say the scratch file is gone yet.
+        wait_until(lambda: len(sub_log(client, sub_id, type="del")) == 1)
         expiries = sub_log(client, sub_id, type="exp")
     assert [(r["requestURI"].rsplit("/", 1)[1], r["expiryReason"]) for r in expiries] == [
         ("over.gz", "decompressionLimit"),
