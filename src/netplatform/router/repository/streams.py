@@ -121,9 +121,11 @@ class StreamRepository:
         self, now_ms: int, holder: str, holder_before_ms: int, limit: int
     ) -> list[tuple[int, int, str, int]]:
         """(id, stream id, group, first sequence) of claims past their lease, and of ``holder``'s
-        whose lease ends before ``holder_before_ms`` (made by an earlier run of that instance,
-        which is answering none of them)."""
-        earlier_run = sa.and_(claims.c.holder == holder, claims.c.until_ms < holder_before_ms)
+        whose lease ends at or before ``holder_before_ms`` (made by an earlier run of that
+        instance, which is answering none of them). "At": a claim made in the very millisecond
+        this run started may be the earlier run's, so it is given back too; were it this run's,
+        its messages come again (a duplicate, never a loss)."""
+        earlier_run = sa.and_(claims.c.holder == holder, claims.c.until_ms <= holder_before_ms)
         lapsed = sa.or_(claims.c.until_ms < now_ms, earlier_run)
         query = (
             sa.select(claims.c.id, claims.c.stream_id, claims.c.group_name, claims.c.first_seq)
