@@ -589,6 +589,20 @@ async def dies_answering(engine: Engine, topic: str, group: str, limit: int) -> 
     return claim.messages
 
 
+async def killed_then_restarted(make: Callable[..., Engine]) -> tuple[Engine, str]:
+    """A run of "router-1" killed while answering 2 of a topic's 3 messages, and its next run
+    (started); the topic."""
+    first = make("router-1")
+    await first.start()
+    topic = f"org.example.bus.t{uuid.uuid4().hex[:12]}.crash"
+    await first.ensure_stream(StreamSpec(topic=topic))
+    await first.publish(topic, numbered(3))
+    assert await dies_answering(first, topic, "g", limit=2) == numbered(2)
+    restarted = make("router-1")
+    await restarted.start()
+    return restarted, topic
+
+
 async def test_a_claim_made_in_the_millisecond_of_the_restart_is_given_back_too(
     embedded_on_one_database: Callable[..., Engine], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -596,15 +610,7 @@ async def test_a_claim_made_in_the_millisecond_of_the_restart_is_given_back_too(
     # claim once failed to come back (its lease ended exactly when the earlier run's would).
     frozen = int(time.time() * 1000)
     monkeypatch.setattr(f"{EMBEDDED_MODULE}.now_ms", lambda: frozen)
-    first = embedded_on_one_database("router-1")
-    await first.start()
-    topic = f"org.example.bus.t{uuid.uuid4().hex[:12]}.same-ms"
-    await first.ensure_stream(StreamSpec(topic=topic))
-    await first.publish(topic, numbered(3))
-    assert await dies_answering(first, topic, "g", limit=2) == numbered(2)
-
-    restarted = embedded_on_one_database("router-1")
-    await restarted.start()
+    restarted, topic = await killed_then_restarted(embedded_on_one_database)
     monkeypatch.undo()
     try:
         assert await drain(restarted, topic, "g") == numbered(3)
@@ -616,15 +622,7 @@ async def test_a_claim_made_in_the_millisecond_of_the_restart_is_given_back_too(
 async def test_claims_a_killed_router_left_are_given_back_when_it_restarts(
     embedded_on_one_database: Callable[..., Engine],
 ) -> None:
-    first = embedded_on_one_database("router-1")
-    await first.start()
-    topic = f"org.example.bus.t{uuid.uuid4().hex[:12]}.crash"
-    await first.ensure_stream(StreamSpec(topic=topic))
-    await first.publish(topic, numbered(3))
-    assert await dies_answering(first, topic, "g", limit=2) == numbered(2)
-
-    restarted = embedded_on_one_database("router-1")
-    await restarted.start()
+    restarted, topic = await killed_then_restarted(embedded_on_one_database)
     try:
         assert await drain(restarted, topic, "g") == numbered(3)
         assert await drain(restarted, topic, "g") == []  # given back once
