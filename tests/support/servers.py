@@ -153,21 +153,6 @@ class LiveServer:
         self.stop()
 
 
-def wait_for_port(
-    host: str, port: int, timeout: float = 60, process: subprocess.Popen[bytes] | None = None
-) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if process is not None and process.poll() is not None:
-            raise RuntimeError(f"process exited with {process.returncode} before port {port} opened")
-        try:
-            with socket.create_connection((host, port), timeout=0.5):
-                return
-        except OSError:
-            time.sleep(0.05)
-    raise TimeoutError(f"port {port} did not open within {timeout} s")
-
-
 def _listening(port: int) -> socket.socket:
     """The port bound and listening here, for a child to serve on (serve_child.py)."""
     try:
