@@ -93,4 +93,5 @@ class Reply:
 
 
 reply = Reply()
-"""The answer of every service that keeps null members (all but the bus)."""
+"""For answers that keep their null members: every route but the bus's (bus/answers.py binds
+``Reply(drop_none=True)``, as the config tree's errors.py does for its error body)."""
