@@ -188,9 +188,11 @@ class Topics:
             )
             topic.lastMod = wire_now()
             book.recompute(topic)
-            # A provisioned topic whose placement and bridges stay as they were needs nothing of
-            # the routers: they take a topic once (a second create is their 409), so its other
-            # fields never reach them again. It stays VALID, and no provisioning pass runs.
+            # A provisioned topic whose placement stays as it was and whose recompute touched no
+            # mirror agent (one with bridges always touches its agents: it is provisioned again)
+            # needs nothing of the routers: they take a topic once (a second create is their
+            # 409), so its other fields never reach them again. It stays VALID, and no
+            # provisioning pass runs.
             unchanged = not book.changed and placement == (topic.replicationCase, topic.globalMrURL)
             if provisioned and unchanged and topic.status == Status.NEW:
                 topic.status = Status.VALID
