@@ -61,6 +61,11 @@ def bus(start_service: ServiceStarter, settings: Settings, authz: RunningService
 
 ROUTER_ALIASES = ("127.0.0.2", "127.0.0.3")  # loopback addresses the router answers on too
 
+SHORT_AGENT_POLLS: dict[str, Any] = {"router_mirror_poll_ms": 200}
+"""For a router that runs mirror agents: their long polls of a router served here are open
+requests, which a stopping server waits for; at the default 2 s every such test's teardown
+waited about 2 s for them."""
+
 
 @pytest.fixture
 def router(start_service: ServiceStarter) -> RunningService:
@@ -100,7 +105,7 @@ def site(
 def own_router_settings(data_dir: Path, users: str, database_url: str | None, **overrides: Any) -> Settings:
     """The settings of another cluster's router, on a database of its own (so another router id:
     an agent refuses its own router as a source); it runs the mirror agents the bus tells it of."""
-    values: dict[str, Any] = {"router_mirror_retry_s": 0.3, **overrides}
+    values: dict[str, Any] = {"router_mirror_retry_s": 0.3, **SHORT_AGENT_POLLS, **overrides}
     return Settings(
         data_dir=data_dir,
         database_url=database_url,

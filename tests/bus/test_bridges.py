@@ -11,7 +11,16 @@ import pytest
 
 from ..conftest import RunningService, ServiceStarter, SettingsFactory
 from ..support.answers import ok
-from .conftest import BUS_SETTINGS, ROUTER_ALIASES, api_error, at_router, router_of_its_own, site, using
+from .conftest import (
+    BUS_SETTINGS,
+    ROUTER_ALIASES,
+    SHORT_AGENT_POLLS,
+    api_error,
+    at_router,
+    router_of_its_own,
+    site,
+    using,
+)
 
 NS = "org.example.bus.lab1"
 
@@ -42,7 +51,9 @@ def agents(bus: httpx.Client) -> dict[str, list[str]]:
 def router(start_service: ServiceStarter, make_settings: SettingsFactory) -> RunningService:
     """The edge sites' router, on the bus controller's settings; the edge clusters reach it under
     different names. It runs the mirror agents the bus tells it of (central to edge)."""
-    settings = make_settings(bus_max_topics_per_bridge=2, bus_central_cname="mr.central.cname")
+    settings = make_settings(
+        bus_max_topics_per_bridge=2, bus_central_cname="mr.central.cname", **SHORT_AGENT_POLLS
+    )
     return start_service("router", settings, also_on=ROUTER_ALIASES)
 
 

@@ -30,7 +30,15 @@ from ..support.answers import ok
 from ..support.databases import migrate, temporary_database
 from ..support.servers import LiveServer, free_port, http_client
 from ..support.waiting import wait_until
-from .conftest import BUS_SETTINGS, ROUTER_ALIASES, own_router_settings, router_of_its_own, site, using
+from .conftest import (
+    BUS_SETTINGS,
+    ROUTER_ALIASES,
+    SHORT_AGENT_POLLS,
+    own_router_settings,
+    router_of_its_own,
+    site,
+    using,
+)
 
 USERS = "admin:admin,alice:alice-pw,bob:bob-pw,carol:carol-pw:publishers,mallory:mallory-pw"
 ALICE, BOB, CAROL = ("alice", "alice-pw"), ("bob", "bob-pw"), ("carol", "carol-pw")
@@ -45,7 +53,9 @@ PROPAGATION_S = 2.0  # a membership change applies within this (docs/security.md
 @pytest.fixture(params=[3600.0])
 def bus_settings(make_settings: SettingsFactory, request: pytest.FixtureRequest) -> Settings:
     """Only retries by request, unless a test asks for a fast background reconcile."""
-    return make_settings(users=USERS, bus_reconcile_s=request.param, bus_router_timeout_s=2)
+    return make_settings(
+        users=USERS, bus_reconcile_s=request.param, bus_router_timeout_s=2, **SHORT_AGENT_POLLS
+    )
 
 
 fast_reconcile = pytest.mark.parametrize("bus_settings", [0.3], indirect=True)
