@@ -20,6 +20,7 @@ from sqlalchemy import (
     Table,
     Text,
     UniqueConstraint,
+    text,
 )
 
 from ..store.database_blobs import blob_chunks_table
@@ -167,8 +168,17 @@ resources = Table(
         "name",
         name="uq_blueprints_resources_key",
     ),
-    Index("ix_blueprints_resources_by_key", "blueprint_name", "blueprint_version", "resolution_key"),
-    Index("ix_blueprints_resources_by_resource", "blueprint_name", "resource_type", "resource_id"),
+    # Lookups by resolution key name the artifact too: the unique key's index serves them. Values
+    # stored by resolution key have an empty resource type, so only the others are indexed by
+    # resource: the planner cannot take this index for a lookup by key (blueprints_0006).
+    Index(
+        "ix_blueprints_resources_by_resource",
+        "blueprint_name",
+        "resource_type",
+        "resource_id",
+        postgresql_where=text("resource_type <> ''"),
+        sqlite_where=text("resource_type <> ''"),
+    ),
 )
 
 executions = Table(
