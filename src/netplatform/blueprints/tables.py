@@ -20,6 +20,7 @@ from sqlalchemy import (
     Table,
     Text,
     UniqueConstraint,
+    literal_column,
     text,
 )
 
@@ -170,7 +171,8 @@ resources = Table(
     ),
     # Lookups by resolution key name the artifact too: the unique key's index serves them. Values
     # stored by resolution key have an empty resource type, so only the others are indexed by
-    # resource: the planner cannot take this index for a lookup by key (blueprints_0006).
+    # resource: the planner cannot take this index for a lookup by key (blueprints_0006). A
+    # lookup by resource states HAS_RESOURCE, so that every planner sees it may use the index.
     Index(
         "ix_blueprints_resources_by_resource",
         "blueprint_name",
@@ -180,6 +182,8 @@ resources = Table(
         sqlite_where=text("resource_type <> ''"),
     ),
 )
+HAS_RESOURCE = resources.c.resource_type != literal_column("''")
+"""The condition of the partial index by resource, as a lookup states it."""
 
 executions = Table(
     "blueprints_executions",

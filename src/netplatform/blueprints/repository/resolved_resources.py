@@ -10,6 +10,7 @@ from typing import Any
 from sqlalchemy import ColumnElement, Row, delete, select
 from sqlalchemy.orm import Session
 
+from ..tables import HAS_RESOURCE
 from ..tables import resources as _resources
 from ._sql import Replacing, rows_changed
 from .resolution_keys import KEY_COLUMNS, ResolutionKey, bound_conditions, without_occurrence
@@ -55,6 +56,8 @@ class ResourceQuery:
         conditions.extend(
             _resources.c[column] == value for column, value in optional.items() if value is not None
         )
+        if self.resource_type:  # implied; said so that the partial index by resource is used
+            conditions.append(HAS_RESOURCE)
         return conditions
 
 
