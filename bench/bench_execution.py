@@ -12,6 +12,10 @@ keep-alive connections. Every answer must be 200; the first is checked for the r
 The bare Starlette app of bench_goals.py is measured in the same run at the same connection
 counts: the ratio divides by it.
 
+Before the load, 100 runs sent one after another measure the CPU a run costs: the serving
+process's and its renderers', and the PostgreSQL backends' it is connected to (their /proc
+entries: a server on this machine only).
+
 Prints the figures, writes docs/performance/execution.md and bench/results/execution.json.
 ``--against DIR`` measures an older source tree too (rows labelled "(before)"); ``--profile``
 instead runs 8 connections for ``seconds`` while py-spy records the serving process
@@ -271,27 +275,74 @@ def profile(seconds: float) -> None:
             print(f"{result.row()}; profile in {target}")
 
 
-def cpu_per_run(base: str, pid: int, runs: int = CPU_RUNS) -> float:
-    """Milliseconds of the serving processes' CPU per execution, runs sent one after another: what
-    a run costs whatever else the machine does (waits are not counted; contention for caches is)."""
+def backend_cpu_s(database_url: str | None) -> float | None:
+    """CPU seconds of the PostgreSQL backends connected to the database of ``database_url`` (its
+    server's own processes, read from /proc); None for SQLite, or for a server not on this machine."""
+    if database_url is None:
+        return None
+    url = make_url(database_url)
+    admin = create_engine(url.set(database="postgres"))
+    try:
+        with admin.connect() as connection:
+            pids = connection.execute(
+                text("SELECT pid FROM pg_stat_activity WHERE datname = :name"), {"name": url.database}
+            ).scalars()
+            stats = [Path(f"/proc/{pid}/stat") for pid in pids]
+    finally:
+        admin.dispose()
+    if not stats or not all(stat.exists() for stat in stats):
+        return None
+    return sum(_process_cpu_s(stat) for stat in stats)
+
+
+def _process_cpu_s(stat: Path) -> float:
+    try:
+        fields = stat.read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0  # ended meanwhile
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def cpu_per_run(
+    base: str, pid: int, database_url: str | None, runs: int = CPU_RUNS
+) -> tuple[float, float | None]:
+    """Milliseconds of CPU per execution, runs sent one after another: of the serving processes,
+    and of the PostgreSQL backends serving them (None on SQLite). What a run costs whatever else
+    the machine does (waits are not counted; contention for caches is)."""
     with httpx.Client(base_url=base, headers=AUTH, timeout=60) as client:
-        before = tree_cpu_s(pid)
+        before, server_before = tree_cpu_s(pid), backend_cpu_s(database_url)
         for n in range(runs):
             client.post(PROCESS, json=run_body(n)).raise_for_status()
-        return (tree_cpu_s(pid) - before) / runs * 1000
+        served = (tree_cpu_s(pid) - before) / runs * 1000
+        server_after = backend_cpu_s(database_url)
+    if server_before is None or server_after is None:
+        return served, None
+    return served, (server_after - server_before) / runs * 1000
 
 
-def measure_tree(tag: str, env: dict[str, str], seconds: float) -> tuple[list[LoadResult], dict[str, float]]:
+Cpu = dict[str, tuple[float, float | None]]
+
+
+def measure_tree(tag: str, env: dict[str, str], seconds: float) -> tuple[list[LoadResult], Cpu]:
     runs: list[LoadResult] = []
-    cpu: dict[str, float] = {}
+    cpu: Cpu = {}
     for label, store_env in backends():
         with serve(["blueprints"], {**env, **store_env}) as served:
             base = served.url("blueprints")
             prepare(base)
-            cpu[label + tag] = cpu_per_run(base, served.process.pid)
-            print(f"{label}{tag}: {cpu[label + tag]:.1f} ms of CPU per run", flush=True)
+            cpu[label + tag] = cpu_per_run(
+                base, served.process.pid, store_env.get("NETPLATFORM_DATABASE_URL")
+            )
+            print(
+                f"CPU per run, ms (service, PostgreSQL): {cpu_row(label + tag, cpu[label + tag])}", flush=True
+            )
             runs += asyncio.run(measure(label + tag, base, seconds))
     return runs, cpu
+
+
+def cpu_row(label: str, cpu: tuple[float, float | None]) -> str:
+    served, server = cpu
+    return f"| {label} | {served:.1f} | {'-' if server is None else f'{server:.1f}'} |"
 
 
 def main() -> None:
@@ -317,7 +368,7 @@ def main() -> None:
     if args.against is not None:
         before_runs, before_cpu = measure_tree(" (before)", {"PYTHONPATH": str(args.against)}, args.seconds)
         runs, cpu = runs + before_runs, {**cpu, **before_cpu}
-    cpu_rows = "\n".join(f"| {label} | {ms:.1f} |" for label, ms in cpu.items())
+    cpu_rows = "\n".join(cpu_row(label, ms) for label, ms in cpu.items())
     body = f"""
 Figures from `bench/bench_execution.py` ({args.seconds:.0f} s per row, loopback, one `netplatform serve
 --only blueprints` process; the load generator runs on the same cores). Each execution is a sync
@@ -330,11 +381,12 @@ same run. Goal (issue 25): at least 200 executions/s and p50 below 20 ms.
 
 {ratio_table(bare, runs)}
 
-CPU of the serving process per execution ({CPU_RUNS} runs sent one after another, before the rows
-above):
+CPU per execution ({CPU_RUNS} runs sent one after another, before the rows above): of the
+serving process and its renderers, and of the PostgreSQL backends serving it (read from /proc;
+the load generator's own CPU is not counted):
 
-| store | ms of CPU per run |
-|---|---:|
+| store | ms of the service's CPU per run | ms of PostgreSQL's CPU per run |
+|---|---:|---:|
 {cpu_rows}
 
 The bare app (one Starlette JSON route, `bench/bare_starlette.py`) in the same run:

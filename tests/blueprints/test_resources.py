@@ -84,12 +84,16 @@ def test_delete_by_resolution_key(stored: httpx.Client) -> None:
 
 
 def test_storing_again_replaces_the_value(client: httpx.Client) -> None:
-    client.post(RESOURCES, json=[value("hostname")])
-    client.post(RESOURCES, json=[value("hostname", value="changed")])
+    client.post(RESOURCES, json=[value("hostname", dictionarySource="input", dictionaryVersion=1)])
+    (again,) = client.post(
+        RESOURCES, json=[value("hostname", value="changed", status="failure", dictionarySource="default")]
+    ).json()
     found = client.get(
         RESOURCES, params={**_bp(), "artifactName": "baseconfig", "resolutionKey": "key-1"}
     ).json()
-    assert [r["value"] for r in found] == ["changed"]
+    assert found == [again]  # every field the second one's, its id too
+    assert (again["value"], again["status"], again["dictionarySource"]) == ("changed", "failure", "default")
+    assert again["dictionaryVersion"] is None
 
 
 def _bp() -> dict[str, str]:

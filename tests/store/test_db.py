@@ -41,6 +41,26 @@ def test_failed_write_leaves_nothing(settings: Settings) -> None:
         assert session.execute(select(notes)).all() == []
 
 
+def test_a_one_statement_read_leaves_its_connection_transactional(settings: Settings) -> None:
+    """``read_one_statement`` runs outside a transaction on PostgreSQL (autocommit); the pooled
+    connection it used goes back as it was, so a write failing on it later still leaves nothing."""
+    database = database_for(settings)
+    metadata.create_all(database.engine)
+    with database.write() as session:
+        session.execute(notes.insert().values(id=1, body="kept"))
+    with database.read_one_statement() as session:
+        assert session.execute(select(notes.c.body)).scalars().all() == ["kept"]
+    for n in range(2, 5):  # whichever pooled connection comes next
+        try:
+            with database.write() as session:
+                session.execute(notes.insert().values(id=n, body="lost"))
+                raise RuntimeError("abort")
+        except RuntimeError:
+            pass
+    with database.read() as session:
+        assert session.execute(select(notes.c.body)).scalars().all() == ["kept"]
+
+
 def test_concurrent_read_modify_write_loses_nothing(settings: Settings) -> None:
     database = database_for(settings)
     metadata.create_all(database.engine)

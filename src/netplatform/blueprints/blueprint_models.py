@@ -15,9 +15,12 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import IO, Any, BinaryIO
 
+from sqlalchemy.orm import Session
+
 from ..clock import utc_now
 from ..store.blobs import BlobStorage
 from ..store.db import Database
+from ..store.generations import GenerationCache
 from ..store.unit_of_work import UnitOfWork
 from ..web.errors import PayloadTooLarge, ServiceUnavailable
 from .archive import Archive, ArchiveLimits
@@ -26,6 +29,7 @@ from .enrich import EnrichmentFailed, enrich
 from .errors import IO_FILE_INTERRUPT, resource_not_found
 from .repository.blueprint_models import MODEL_SORT_COLUMNS, BlueprintModelRepository, ModelRecord
 from .repository.stored_definitions import StoredDefinitions
+from .tables import CATALOG_SCOPE, generations
 from .validate import ValidationFailed, refuse_step_cycles, validate
 from .workflows import workflow_spec
 
@@ -56,6 +60,11 @@ class BlueprintModels:
     def __init__(self, db: Database, blobs: BlobStorage, limits: ArchiveLimits) -> None:
         self.unit = UnitOfWork(db, BlueprintModelRepository)
         self.definitions = UnitOfWork(db, StoredDefinitions)
+        # Models by name and version, each read once per catalog generation (a save or delete
+        # moves it): what every workflow run looks up first.
+        self.by_name_cache: GenerationCache[ModelRecord | None] = GenerationCache(
+            db, generations, CATALOG_SCOPE
+        )
         self.blobs = blobs
         self.limits = limits
 
@@ -160,11 +169,17 @@ class BlueprintModels:
 
     def by_name(self, name: str, version: str) -> ModelRecord:
         record = self.unit.read(lambda models: models.find_by_name(name, version))
-        if record is None:
-            raise resource_not_found(
-                f"failed to get blueprint model by name({name}) and version({version}) from repo"
-            )
-        return record
+        return _found(record, name, version)
+
+    def current_by_name(self, name: str, version: str) -> ModelRecord:
+        """:meth:`by_name` through the catalog's generation: one read of the generation when the
+        model was read under it already (on this instance), never a stale one (any instance's
+        save or delete moves the generation in its commit)."""
+
+        def find(session: Session) -> ModelRecord | None:
+            return BlueprintModelRepository(session).find_by_name(name, version)
+
+        return _found(self.by_name_cache.get((name, version), find), name, version)
 
     def open_content(self, record: ModelRecord) -> IO[bytes]:
         """The stored archive, opened now: a later replacement cannot pull it away mid-download."""
@@ -199,3 +214,11 @@ class BlueprintModels:
     def _forget(self, blob_names: list[str]) -> None:
         for name in blob_names:
             self.blobs.delete(name)
+
+
+def _found(record: ModelRecord | None, name: str, version: str) -> ModelRecord:
+    if record is None:
+        raise resource_not_found(
+            f"failed to get blueprint model by name({name}) and version({version}) from repo"
+        )
+    return record

@@ -20,6 +20,8 @@ from sqlalchemy import (
     Table,
     Text,
     UniqueConstraint,
+    literal_column,
+    text,
 )
 
 from ..store.database_blobs import blob_chunks_table
@@ -167,9 +169,21 @@ resources = Table(
         "name",
         name="uq_blueprints_resources_key",
     ),
-    Index("ix_blueprints_resources_by_key", "blueprint_name", "blueprint_version", "resolution_key"),
-    Index("ix_blueprints_resources_by_resource", "blueprint_name", "resource_type", "resource_id"),
+    # Lookups by resolution key name the artifact too: the unique key's index serves them. Values
+    # stored by resolution key have an empty resource type, so only the others are indexed by
+    # resource: the planner cannot take this index for a lookup by key (blueprints_0006). A
+    # lookup by resource states HAS_RESOURCE, so that every planner sees it may use the index.
+    Index(
+        "ix_blueprints_resources_by_resource",
+        "blueprint_name",
+        "resource_type",
+        "resource_id",
+        postgresql_where=text("resource_type <> ''"),
+        sqlite_where=text("resource_type <> ''"),
+    ),
 )
+HAS_RESOURCE = resources.c.resource_type != literal_column("''")
+"""The condition of the partial index by resource, as a lookup states it."""
 
 executions = Table(
     "blueprints_executions",

@@ -10,7 +10,8 @@ only :meth:`Database.read` and :meth:`Database.write`:
   in-process lock first: SQLite's own busy handler waits by sleeping with growing pauses, which
   under 32 concurrent writers put p99 write latency near 2 s (0.3 s with the queue). Writers of
   other processes still meet on the busy timeout.
-* ``read()`` is a plain transaction that is rolled back on exit.
+* ``read()`` is a plain transaction that is rolled back on exit; ``read_one_statement()`` a
+  read of a single statement, outside a transaction on PostgreSQL.
 * ``write(durable=False)`` is a write whose commit does not wait for the disk (SQLite
   ``synchronous=NORMAL`` for that transaction, PostgreSQL ``synchronous_commit=off``): it is atomic
   and survives a crash of the process, but a power cut may lose it. Only for state that a restart
@@ -93,6 +94,8 @@ class Database:
         self._write = sessionmaker(immediate, expire_on_commit=False)
         lazy = immediate.execution_options(sqlite_synchronous="NORMAL")
         self._lazy_write = sessionmaker(lazy, expire_on_commit=False)
+        autocommit = self.engine.execution_options(isolation_level="AUTOCOMMIT")
+        self._one_statement = sessionmaker(autocommit, expire_on_commit=False)
         # Reentrant, so a (mistaken) nested write waits on SQLite as before rather than hanging.
         self._writers: AbstractContextManager[object] = threading.RLock() if self.is_sqlite else nullcontext()
 
@@ -111,6 +114,19 @@ class Database:
                 yield session
             finally:
                 session.rollback()
+
+    @contextmanager
+    def read_one_statement(self) -> Iterator[Session]:
+        """A read of one statement: on PostgreSQL in autocommit, with no transaction around it
+        (one statement sees one snapshot; neither a BEGIN nor a ROLLBACK is sent, two round
+        trips saved); on SQLite a :meth:`read` (no round trips to save). A second statement
+        would see another snapshot: for several, use :meth:`read`."""
+        if not self.is_postgresql:
+            with self.read() as session:
+                yield session
+            return
+        with self._one_statement() as session:
+            yield session
 
     @contextmanager
     def write(self, *, durable: bool = True) -> Iterator[Session]:

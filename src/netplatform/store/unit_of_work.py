@@ -7,7 +7,8 @@ through it, as a function of the repository::
     topic = self.unit.read(lambda topics: topics.get(name))
     self.unit.write(lambda topics: topics.insert(topic))
 
-``read`` is a transaction that is rolled back; ``write`` one that is committed before it returns,
+``read`` is a transaction that is rolled back (``read_one``: one statement, outside a transaction
+on PostgreSQL); ``write`` one that is committed before it returns,
 with the store's write semantics underneath (:meth:`~.db.Database.write`: SQLite writers queue,
 BEGIN IMMEDIATE). ``retry=True`` (the default) runs work that lost a race again from the start
 (:func:`~.retry.write_with_retry`: a unique key a concurrent writer took, a PostgreSQL
@@ -44,6 +45,11 @@ class UnitOfWork(Generic[Repo]):
     def read(self, work: Callable[[Repo], Result]) -> Result:
         """``work`` in a read transaction (rolled back: a read never writes by accident)."""
         with self.db.read() as session:
+            return work(self.repository(session))
+
+    def read_one(self, work: Callable[[Repo], Result]) -> Result:
+        """``work`` that runs one statement (:meth:`~.db.Database.read_one_statement`)."""
+        with self.db.read_one_statement() as session:
             return work(self.repository(session))
 
     def write(self, work: Callable[[Repo], Result], *, retry: bool = True) -> Result:

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import httpx
 
+from ...conftest import ServiceStarter, SettingsFactory
 from ...support.cbas import PROCESS, assignment, cba, component_node, execution, resolution_node, workflow
 from .conftest import run, save
 
 HOST_TEMPLATE = "hostname ${hostname}\n#if($enabled)enabled#else disabled#end\n"
 
 
-def hostname_cba(name: str = "hello", **node_inputs: object) -> bytes:
+def hostname_cba(name: str = "hello", template: str = HOST_TEMPLATE, **node_inputs: object) -> bytes:
     mapping = [assignment("hostname"), assignment("enabled", type_="boolean", required=False)]
     return cba(
         name,
@@ -26,7 +27,7 @@ def hostname_cba(name: str = "hello", **node_inputs: object) -> bytes:
                 {"hostname": "vtl"}, {"resolution-key": {"get_input": "resolution-key"}, **node_inputs}
             )
         },
-        {"Templates/hostname-mapping.json": mapping, "Templates/hostname-template.vtl": HOST_TEMPLATE},
+        {"Templates/hostname-mapping.json": mapping, "Templates/hostname-template.vtl": template},
     )
 
 
@@ -91,6 +92,26 @@ def test_unknown_blueprint_version_or_workflow_is_404_in_the_output_shape(client
         assert body["status"]["eventType"] == "EVENT_COMPONENT_FAILURE"
         assert body["payload"] == request["payload"]
     assert "could't get workflow(xyz)" in body["status"]["errorMessage"]
+
+
+def test_a_model_saved_or_deleted_on_one_instance_is_what_the_next_run_on_another_finds(
+    start_service: ServiceStarter, make_settings: SettingsFactory
+) -> None:
+    """Each instance keeps the models its runs looked up (per catalog generation): a model saved
+    again or deleted through another instance over the same database is never run stale."""
+    first = start_service("blueprints", make_settings(instance_name="first"))
+    second = start_service("blueprints", make_settings(instance_name="second"))
+    request = execution("hello", "config-assign", {"config-assign-properties": {"hostname": "r1"}})
+    with first.client() as one, second.client() as other:
+        save(one, hostname_cba(template="first ${hostname}\n"))
+        dry_run = run(other, request)["payload"]["config-assign-response"]["dry-run"]
+        assert dry_run == {"hostname": "first r1\n"}
+        save(one, hostname_cba(template="second ${hostname}\n"))
+        dry_run = run(other, request)["payload"]["config-assign-response"]["dry-run"]
+        assert dry_run == {"hostname": "second r1\n"}
+        deleted = one.delete("/api/v1/blueprint-model/name/hello/version/1.0.0")
+        assert deleted.status_code == 200, deleted.text
+        assert "failed to get blueprint model" in run(other, request, 404)["status"]["errorMessage"]
 
 
 def test_an_unsupported_component_fails_and_nothing_runs(client: httpx.Client) -> None:

@@ -119,7 +119,7 @@ class Executions:
         return Answer(status, body), (bool(errors), body, error)
 
     def _load(self, request: ExecutionRequest) -> LoadedBlueprint:
-        record = self.models.by_name(request.blueprint_name, request.blueprint_version)
+        record = self.models.current_by_name(request.blueprint_name, request.blueprint_version)
         found = self.loaded.get(record.id)
         if found is None:
             found = LoadedBlueprint.of(

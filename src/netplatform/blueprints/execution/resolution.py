@@ -183,7 +183,7 @@ class ResourceResolution:
         key = self._key(context, request, prefix, occurrence)
         reused = {}
         if request.store and not request.force:
-            stored = self.results.stored([key])[key]
+            stored = self.results.stored(key)
             reused = {record.name: record for record in stored if record.status == SUCCESS}
         pass_ = _Pass(context, self.sources, self.renderers, prefix, occurrence, key)
         for assignment in _ordered(assignments, prefix):

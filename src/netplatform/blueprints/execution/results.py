@@ -47,9 +47,10 @@ class ResolutionResults:
     def __init__(self, db: Database) -> None:
         self.unit = UnitOfWork(db, ResolutionResultRepository)
 
-    def stored(self, keys: Sequence[ResolutionKey]) -> dict[ResolutionKey, list[ResourceRecord]]:
-        """The values stored under each key (and its occurrence)."""
-        return self.unit.read(lambda results: {key: results.resources.of_key(key) for key in keys})
+    def stored(self, key: ResolutionKey) -> list[ResourceRecord]:
+        """The values stored under the key (and its occurrence): one statement, so no
+        transaction around it."""
+        return self.unit.read_one(lambda results: results.resources.of_key(key))
 
     def save(
         self,

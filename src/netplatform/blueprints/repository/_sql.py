@@ -1,11 +1,13 @@
 """SQL helpers the repository modules share: substring search on lower-cased text, keyed upsert,
-the count of rows a statement changed."""
+rows replacing those of the same unique key, the count of rows a statement changed."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import ColumnElement, CursorResult, Result, Table, insert, select, update
+from sqlalchemy import ColumnElement, CursorResult, Insert, Result, Table, insert, select, update
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
 
@@ -30,6 +32,26 @@ def upsert(session: Session, table: Table, key: dict[str, Any], values: dict[str
         session.execute(insert(table).values(**key, **values))
     else:
         session.execute(update(table).where(*conditions).values(**values))
+
+
+class Replacing:
+    """An INSERT whose rows replace the rows of the same ``key`` (a unique key of ``table``), every
+    other column taken from the new row: one statement per dialect (``ON CONFLICT DO UPDATE``),
+    built once, where a DELETE then an INSERT were two statements. A row that replaces another
+    updates it in place, locked as the DELETE locked it; two writers inserting one new key do
+    not fail on the unique key, the later one's row stays."""
+
+    def __init__(self, table: Table, key: Sequence[str]) -> None:
+        self.statements: dict[str, Insert] = {}
+        for name, dialect in (("postgresql", postgresql), ("sqlite", sqlite)):
+            statement = dialect.insert(table)
+            kept = {c.name: statement.excluded[c.name] for c in table.c if c.name not in key}
+            self.statements[name] = statement.on_conflict_do_update(index_elements=list(key), set_=kept)
+
+    def run(self, session: Session, rows: dict[str, Any] | list[dict[str, Any]]) -> None:
+        """Store ``rows`` (no two with one key: a statement cannot replace a row twice)."""
+        statement = self.statements[session.get_bind().dialect.name]
+        session.connection().execute(statement, rows)
 
 
 def rows_changed(result: Result[Any]) -> int:

@@ -7,12 +7,13 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import ColumnElement, Row, bindparam, delete, insert, select
+from sqlalchemy import ColumnElement, Row, delete, select
 from sqlalchemy.orm import Session
 
+from ..tables import HAS_RESOURCE
 from ..tables import resources as _resources
-from ._sql import rows_changed
-from .resolution_keys import ResolutionKey, bound_conditions, without_occurrence
+from ._sql import Replacing, rows_changed
+from .resolution_keys import KEY_COLUMNS, ResolutionKey, bound_conditions, without_occurrence
 
 
 @dataclass(frozen=True)
@@ -55,6 +56,8 @@ class ResourceQuery:
         conditions.extend(
             _resources.c[column] == value for column, value in optional.items() if value is not None
         )
+        if self.resource_type:  # implied; said so that the partial index by resource is used
+            conditions.append(HAS_RESOURCE)
         return conditions
 
 
@@ -81,10 +84,7 @@ def _resource_record(row: Row[Any]) -> ResourceRecord:
     )
 
 
-_DELETE_NAMES = delete(_resources).where(
-    *bound_conditions(_resources), _resources.c.name.in_(bindparam("names", expanding=True))
-)
-_INSERT = insert(_resources)
+_REPLACE = Replacing(_resources, (*KEY_COLUMNS, "name"))
 _OF_KEY = select(_resources).where(*bound_conditions(_resources))
 
 
@@ -110,21 +110,14 @@ class ResolvedResourceRepository:
 
     def store(self, records: Iterable[ResourceRecord]) -> None:
         """Each value replaces the one of the same name under the same key and occurrence (of several
-        of one name in ``records``, the last). One DELETE of the names per key, then one INSERT of
-        every row: a resolution stores its values in a few statements, not three per value (the
-        DELETE locks the rows it replaces, as a SELECT ... FOR UPDATE would)."""
+        of one name in ``records``, the last): one INSERT of every row, each replacing the row of
+        its name where there is one, not three statements per value."""
         latest: dict[tuple[ResolutionKey, str], ResourceRecord] = {}
         for record in records:
             latest.pop((record.key, record.name), None)
             latest[(record.key, record.name)] = record
-        if not latest:
-            return
-        names: dict[ResolutionKey, list[str]] = {}
-        for key, name in latest:
-            names.setdefault(key, []).append(name)
-        for key, replaced in names.items():
-            self.session.execute(_DELETE_NAMES, {**key.params(), "names": replaced})
-        self.session.execute(_INSERT, [_resource_row(record) for record in latest.values()])
+        if latest:
+            _REPLACE.run(self.session, [_resource_row(record) for record in latest.values()])
 
     def find(self, query: ResourceQuery) -> list[ResourceRecord]:
         ordered = (

@@ -6,13 +6,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import delete, insert, select
+from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
 from ..tables import resources as _resources
 from ..tables import templates as _templates
-from ._sql import rows_changed
-from .resolution_keys import ResolutionKey, bound_conditions, without_occurrence
+from ._sql import Replacing, rows_changed
+from .resolution_keys import KEY_COLUMNS, ResolutionKey, without_occurrence
 
 
 @dataclass(frozen=True)
@@ -23,8 +23,7 @@ class TemplateRecord:
     created_date: datetime
 
 
-_DELETE_OF_KEY = delete(_templates).where(*bound_conditions(_templates))
-_INSERT = insert(_templates)
+_REPLACE = Replacing(_templates, KEY_COLUMNS)
 
 
 class ResolvedTemplateRepository:
@@ -34,12 +33,9 @@ class ResolvedTemplateRepository:
         self.session = session
 
     def replace(self, record: TemplateRecord) -> None:
-        """The template of the record's key replaced. The DELETE locks the row it replaces (as a
-        SELECT ... FOR UPDATE would); two runs inserting the same new key meet on the unique key,
-        and the loser's transaction is run again (a unit of work's write with ``retry``)."""
-        self.session.execute(_DELETE_OF_KEY, record.key.params())
+        """The template of the record's key replaced (or stored): one statement."""
         row = {"id": record.id, "result": record.result, "created_date": record.created_date}
-        self.session.execute(_INSERT, {**row, **record.key.columns()})
+        _REPLACE.run(self.session, {**row, **record.key.columns()})
 
     def find(self, key: ResolutionKey) -> TemplateRecord | None:
         row = self.session.execute(select(_templates).where(*key.conditions(_templates))).first()
