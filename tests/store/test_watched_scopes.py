@@ -8,12 +8,15 @@ migration loses its triggers on SQLite).
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterator
 from datetime import datetime
+from typing import Any
 
 import pytest
 from alembic import command
-from sqlalchemy import Column, Integer, String, Table, delete, insert, text, update
+from sqlalchemy import Column, Integer, String, Table, delete, insert, select, text, update
+from sqlalchemy.orm import Session
 
 from netplatform.access import tables as access_tables
 from netplatform.blueprints import tables as blueprint_tables
@@ -22,9 +25,9 @@ from netplatform.configtree import tables as configtree_tables
 from netplatform.distribution import tables as distribution_tables
 from netplatform.settings import Settings
 from netplatform.store.db import Database, database_for, new_metadata
-from netplatform.store.generations import Generation, generations_table
+from netplatform.store.generations import Generation, changes_table, generations_table
 from netplatform.store.migrate import alembic_config, upgrade
-from netplatform.store.migrations.watched_scopes import unwatching, watching
+from netplatform.store.migrations.watched_scopes import ChangeLog, Keyed, unwatching, watching
 
 WATCHED = [
     (bus_tables.generations, bus_tables.TOPOLOGY_SCOPE, bus_tables.TOPOLOGY_TABLES),
@@ -130,6 +133,128 @@ def test_every_watched_table_of_the_head_schema_has_its_triggers(settings: Setti
         # Exactly those: a table a scope does not list moving its generation anyway would end
         # replays no answer needs ended, and queue its writers on the generation row.
         assert {name for name in names if "_generation" in name} == expected
+        assert recording(db, session) == LOGGED
+
+
+# The scopes with a change log: every watched table's triggers record into it, and exactly
+# these record an object's key (the others NULL: every object).
+LOGGED = (
+    {
+        (bus_tables.changes.name, table, table in ("bus_topics", "bus_clients"))
+        for table in bus_tables.TOPOLOGY_TABLES
+    }
+    | {(distribution_tables.changes.name, table, True) for table in distribution_tables.PROVISIONING_TABLES}
+    | {
+        (configtree_tables.changes.name, "configtree_containers", False),
+        (configtree_tables.changes.name, "configtree_entries", True),
+    }
+)
+
+
+def recording(db: Database, session: Session) -> set[tuple[str, str, bool]]:
+    """(change log, table, keyed) for every watched table whose triggers record its changes."""
+    logs = {
+        table.name for table in (bus_tables.changes, distribution_tables.changes, configtree_tables.changes)
+    }
+    found = set()
+    if db.is_postgresql:
+        rows = session.execute(
+            text(
+                "SELECT c.relname, p.proname, p.prosrc FROM pg_trigger t "
+                "JOIN pg_class c ON c.oid = t.tgrelid JOIN pg_proc p ON p.oid = t.tgfoid "
+                "WHERE t.tgname LIKE '%\\_generation'"
+            )
+        )
+    else:
+        rows = session.execute(
+            text(
+                "SELECT tbl_name, name, sql FROM sqlite_master "
+                "WHERE type = 'trigger' AND name LIKE '%_generation_update'"
+            )
+        )
+    for table, name, source in rows:
+        for log in logs:
+            if f"INSERT INTO {log} " in source:
+                keyed = name.endswith("_generation_changed") if db.is_postgresql else "NEW." in source
+                found.add((log, table, keyed))
+    return found
+
+
+CHANGES = changes_table("test_watch_changes", METADATA)
+KEYED_ITEMS = Keyed(WATCHED_ITEMS.name, "'item:' || {row}.id")
+
+
+@pytest.fixture
+def logged(settings: Settings) -> Iterator[Database]:
+    """The items watched with a change log keeping 4 generations: WATCHED_ITEMS keyed by id,
+    OTHER_ITEMS without a key."""
+    database = database_for(settings)
+    METADATA.create_all(database.engine)
+    dialect = database.engine.dialect.name
+    tables = [KEYED_ITEMS, OTHER_ITEMS.name]
+    log = ChangeLog(CHANGES.name, keep=4)
+    with database.write() as session:
+        session.execute(insert(GENERATIONS).values(scope="items", generation=0))
+        for statement in watching(dialect, GENERATIONS.name, "items", tables, log=log):
+            session.execute(text(statement))
+    yield database
+    with database.write() as session:
+        for statement in unwatching(dialect, GENERATIONS.name, tables):
+            session.execute(text(statement))
+    METADATA.drop_all(database.engine)
+
+
+def logged_changes(db: Database) -> set[tuple[int, str | None]]:
+    with db.read() as session:
+        return {(int(row.generation), row.object_key) for row in session.execute(select(CHANGES))}
+
+
+def test_each_write_records_its_object_under_the_generation_it_moves_and_old_rows_go(
+    logged: Database,
+) -> None:
+    def write(statement: Any) -> None:
+        with logged.write() as session:
+            session.execute(statement)
+
+    write(insert(WATCHED_ITEMS).values(id=1, name="a"))
+    write(insert(WATCHED_ITEMS).values(id=2, name="b"))
+    assert logged_changes(logged) == {(1, "item:1"), (2, "item:2")}
+    write(update(WATCHED_ITEMS).where(WATCHED_ITEMS.c.id == 1).values(name="c"))
+    write(update(WATCHED_ITEMS).where(WATCHED_ITEMS.c.id == 1).values(id=7))  # both keys
+    write(insert(OTHER_ITEMS).values(id=1, name="a"))  # no key: every object
+    write(delete(WATCHED_ITEMS).where(WATCHED_ITEMS.c.id == 7))
+    # Rows 4 generations behind the last write are gone.
+    assert logged_changes(logged) == {(3, "item:1"), (4, "item:7"), (4, "item:1"), (5, None), (6, "item:7")}
+
+
+def test_a_reader_keeps_what_no_change_touched_and_forgets_when_the_log_does(logged: Database) -> None:
+    reader = Generation(logged, GENERATIONS, "items", changes=CHANGES)
+    assert reader.changes is not None
+
+    def write(statement: Any) -> None:
+        with logged.write() as session:
+            session.execute(statement)
+
+    async def scenario() -> None:
+        assert await reader.current() == 0
+        write(insert(WATCHED_ITEMS).values(id=1, name="a"))
+        now = await reader.current()
+        assert await reader.unchanged(frozenset({"item:2"}), 0, now)
+        assert not await reader.unchanged(frozenset({"item:1"}), 0, now)
+        assert reader.changes is not None and reader.changes.reads == 1  # one read per step
+        assert await reader.unchanged(frozenset({"item:1"}), 1, now)
+        write(insert(OTHER_ITEMS).values(id=1, name="a"))
+        assert not await reader.unchanged(frozenset({"item:2"}), 1, await reader.current())
+        write(insert(WATCHED_ITEMS).values(id=3, name="c"))
+        write(insert(WATCHED_ITEMS).values(id=4, name="d"))
+        # Pruned past what the reader knows (2): the change at 3 is gone, so item:2 counts as
+        # changed, although neither write touched it.
+        write(delete(CHANGES).where(CHANGES.c.generation <= 3))
+        assert not await reader.unchanged(frozenset({"item:2"}), 2, await reader.current())
+        write(insert(WATCHED_ITEMS).values(id=5, name="e"))
+        assert await reader.unchanged(frozenset({"item:2"}), 4, await reader.current())
+
+    asyncio.run(scenario())
 
 
 def test_unwatching_some_tables_leaves_the_others_watched(db: Database) -> None:

@@ -50,7 +50,7 @@ from .routes import (
 )
 from .spec import SPEC
 from .subscribers import Subscribers
-from .tables import TOPOLOGY_SCOPE, generations
+from .tables import TOPOLOGY_SCOPE, changes, generations
 from .topics import Topics
 
 
@@ -140,7 +140,7 @@ def _objects(db: Database, settings: Settings) -> BusObjects:
         feeds=Feeds(db, distribution),
         publishers=Publishers(db, distribution),
         subscribers=Subscribers(db, distribution),
-        topology=Generation(db, generations, TOPOLOGY_SCOPE),
+        topology=Generation(db, generations, TOPOLOGY_SCOPE, changes=changes),
         router_verifier=RouterVerifier(routers),
         reconcile_s=settings.bus_reconcile_s,
         outside_clients=(distribution_client, routers_client, authz_client),

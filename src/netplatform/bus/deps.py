@@ -6,6 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Annotated, Protocol
 
+from fastapi import Request
+
 from ..store.generations import Generation
 from ..web.registry import Registry
 from ..web.replay import replayable
@@ -19,6 +21,7 @@ from .outbound.distribution.nodes import DistributionNodes
 from .outbound.router.verification import RouterVerifier
 from .publishers import Publishers
 from .subscribers import Subscribers
+from .tables import topic_object
 from .topics import Topics
 
 
@@ -67,3 +70,13 @@ REPLAYABLE = replayable(OBJECTS.pick(lambda o: o.topology))
 """Every GET answer of the bus is a function of the request and the topology alone: set on
 each router (``routes/_common.new_router``), replayed while the topology stands
 (:mod:`netplatform.web.replay`)."""
+
+
+def _topic_of(request: Request) -> str | None:
+    fqtn = request.path_params.get("topicId")
+    return topic_object(fqtn) if isinstance(fqtn, str) else None
+
+
+REPLAYABLE_TOPIC = replayable(OBJECTS.pick(lambda o: o.topology), _topic_of)
+"""For a GET route whose answer reads only its ``topicId``'s topic row and that topic's clients:
+replayed until that topic changes (writes to other topics leave it standing)."""

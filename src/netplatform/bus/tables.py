@@ -14,7 +14,7 @@ from __future__ import annotations
 from sqlalchemy import JSON, BigInteger, Boolean, Column, ForeignKey, Integer, Table, Text, UniqueConstraint
 
 from ..store.db import new_metadata
-from ..store.generations import generations_table
+from ..store.generations import changes_table, generations_table
 
 metadata = new_metadata()
 
@@ -243,3 +243,12 @@ TOPOLOGY_TABLES = (
     "bus_pubs",
     "bus_subs",
 )
+
+changes = changes_table("bus_changes", metadata)
+"""The topology's change log (migration bus_0007): each write to a topic or one of its clients
+records :func:`topic_object`, a write to any other topology table NULL (every object)."""
+
+
+def topic_object(fqtn: str) -> str:
+    """A topic's key in :data:`changes`, as the triggers record it."""
+    return f"topic:{fqtn}"

@@ -12,12 +12,14 @@ from .routes import nodes
 from .schema import data_model
 from .service import ConfigTree
 from .spec import SPEC
-from .tables import TREE_SCOPE, generations
+from .tables import TREE_SCOPE, changes, generations
 
 
 def create_app(settings: Settings) -> FastAPI:
     data_model()  # parse the YANG modules now, not on the first request
     app = build_app(SPEC, settings, routers=[nodes.router])
     db = app.state.db
-    OBJECTS.install(app, ConfigTreeObjects(ConfigTree(db), Generation(db, generations, TREE_SCOPE)))
+    OBJECTS.install(
+        app, ConfigTreeObjects(ConfigTree(db), Generation(db, generations, TREE_SCOPE, changes=changes))
+    )
     return app

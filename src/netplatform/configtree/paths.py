@@ -111,6 +111,11 @@ def key_text(key: KeyValue) -> str:
     return key if isinstance(key, str) else json.dumps(key)
 
 
+def below_config(raw_path: bytes) -> bytes:
+    """The part of a raw request path below ``/config/`` (what :func:`parse_target` takes)."""
+    return raw_path.split(b"/", 2)[2] if raw_path.count(b"/") >= 2 else b""
+
+
 def parse_target(raw_path: bytes) -> Target:
     """The target named by a raw request path below ``/config/`` (400 for any bad URI)."""
     segments = raw_path.split(b"/")

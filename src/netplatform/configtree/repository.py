@@ -109,6 +109,12 @@ def _entry_is(container: str, list_name: str, keys: Sequence[Any]) -> list[sa.Co
     ]
 
 
+def entry_object(container: str, list_name: str, keys: Sequence[Any]) -> str:
+    """An entry's key in the tree's change log, as the triggers of migration configtree_0003
+    record it from the entry's row."""
+    return f"entry:{container}|{list_name}|{_digest(_key_text(keys))}"
+
+
 def _key_text(keys: Sequence[Any]) -> str:
     return json.dumps(list(keys), separators=(",", ":"))
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import sqlalchemy as sa
 
 from ..store.db import new_metadata
-from ..store.generations import generations_table
+from ..store.generations import changes_table, generations_table
 
 metadata = new_metadata()
 
@@ -48,3 +48,7 @@ TREE_TABLES = (
     "configtree_containers",
     "configtree_entries",
 )
+
+changes = changes_table("configtree_changes", metadata)
+"""The tree's change log (migration configtree_0003): each write to an entry records its key
+(:func:`.repository.entry_object`), a container's write NULL (every object)."""

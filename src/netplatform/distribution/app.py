@@ -30,7 +30,7 @@ from .routes import acknowledgements, feeds, forward, logs, nodes, publish, rout
 from .routing import Routing
 from .spec import SPEC
 from .spool_space import SpoolSpace
-from .tables import PROVISIONING_SCOPE, generations
+from .tables import PROVISIONING_SCOPE, changes, generations
 
 
 class BackgroundWork(Protocol):
@@ -89,7 +89,7 @@ def _objects(app: FastAPI, settings: Settings) -> DistributionObjects:
     )
     return DistributionObjects(
         provisioning=Provisioning(db, blobs, settings, secrets),
-        provisioned=Generation(db, generations, PROVISIONING_SCOPE),
+        provisioned=Generation(db, generations, PROVISIONING_SCOPE, changes=changes),
         publisher=Publisher(db, blobs, node, spool_space, gate),
         delivery=DeliveryEngine(
             db, blobs, settings, delivery_metrics, decompression, settings.delivery_privileged_reoffer_s

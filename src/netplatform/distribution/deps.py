@@ -3,6 +3,7 @@ dependencies of its routes: the objects and per-request values."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Annotated
 
@@ -18,12 +19,14 @@ from .delivery.engine import DeliveryEngine
 from .delivery.metrics import DeliveryMetrics
 from .feed_provisioning import Provisioning
 from .forwarding import Forwarding
+from .links import positive_id
 from .logs.book import Logbook
 from .logs.retention import LogRetention
 from .nodes import NodeRegistry
 from .publishing import Publisher
 from .routing import Routing
 from .spool_space import SpoolSpace
+from .tables import feed_object, subscription_object
 
 
 @dataclass(frozen=True)
@@ -102,3 +105,21 @@ CallerDep = Annotated[Caller, Depends(caller)]
 REPLAYABLE = replayable(OBJECTS.pick(lambda o: o.provisioned))
 """For GET routes whose answer is a function of the request and the stored feeds and
 subscriptions alone: replayed while those stand (:mod:`netplatform.web.replay`)."""
+
+
+def _object(path_param: str, key: Callable[[int], str]) -> Callable[[Request], str | None]:
+    def object_of(request: Request) -> str | None:
+        number = positive_id(request.path_params.get(path_param, ""))
+        return key(number) if number is not None else None
+
+    return object_of
+
+
+REPLAYABLE_FEED = replayable(OBJECTS.pick(lambda o: o.provisioned), _object("feed_id", feed_object))
+"""For a GET route whose answer reads only the feed row of its ``feed_id``: replayed until that
+feed changes (writes to other feeds and subscriptions leave it standing)."""
+
+REPLAYABLE_SUBSCRIPTION = replayable(
+    OBJECTS.pick(lambda o: o.provisioned), _object("sub_id", subscription_object)
+)
+"""For a GET route whose answer reads only the subscription row of its ``sub_id``."""

@@ -18,7 +18,7 @@ from __future__ import annotations
 import sqlalchemy as sa
 
 from ..store.db import new_metadata
-from ..store.generations import generations_table
+from ..store.generations import changes_table, generations_table
 
 metadata = new_metadata()
 
@@ -190,3 +190,18 @@ deliveries and logs write other tables, so they do not move it."""
 
 PROVISIONING_SCOPE = "provisioning"
 PROVISIONING_TABLES = ("distribution_feeds", "distribution_subscriptions")
+
+changes = changes_table("distribution_changes", metadata)
+"""The provisioning scope's change log (migration distribution_0006): each write to a feed
+records ``feed:<id>``, to a subscription ``subscription:<id>`` (:func:`feed_object`,
+:func:`subscription_object`), so the replayed answers of the others stand."""
+
+
+def feed_object(feed_id: int) -> str:
+    """A feed's key in :data:`changes`, as the triggers record it."""
+    return f"feed:{feed_id}"
+
+
+def subscription_object(sub_id: int) -> str:
+    """A subscription's key in :data:`changes`, as the triggers record it."""
+    return f"subscription:{sub_id}"

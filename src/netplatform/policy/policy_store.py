@@ -8,8 +8,10 @@ constraint; PostgreSQL deadlock) is run again from the start in a later group, s
 what the other one stored.
 
 Every group with a write that succeeded also moves the entities' generation on, last in its
-transaction, and read answers are cached per generation (:mod:`netplatform.store.generations`):
-a write acknowledged by any instance is in the very next answer of every instance.
+transaction, recording the objects it changed (:meth:`.repository.Repository.changed_objects`),
+and read answers are cached per generation (:mod:`netplatform.store.generations`): a write
+acknowledged by any instance is in the very next answer of every instance, and replayed answers
+of the objects it left alone stand (web/replay.py).
 """
 
 from __future__ import annotations
@@ -17,13 +19,15 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Mapping
 from typing import TypeVar
 
+from sqlalchemy.orm import Session
+
 from ..store.db import Database
 from ..store.generations import GenerationCache, bump
 from ..store.group_commit import GroupCommit
 from ..store.unit_of_work import UnitOfWork
 from .media_types import Rendered
 from .repository import Repository
-from .tables import ENTITIES_SCOPE, generations
+from .tables import ENTITIES_SCOPE, changes, generations
 
 Result = TypeVar("Result")
 
@@ -31,9 +35,11 @@ Result = TypeVar("Result")
 class PolicyStore:
     def __init__(self, db: Database) -> None:
         self.db = db
-        self.answers: GenerationCache[Rendered] = GenerationCache(db, generations, ENTITIES_SCOPE)
+        self.answers: GenerationCache[Rendered] = GenerationCache(
+            db, generations, ENTITIES_SCOPE, changes=changes
+        )
         # One move of the generation per group, in its transaction: as good as one per write.
-        commits = GroupCommit(db, before_commit=lambda session: bump(session, generations, ENTITIES_SCOPE))
+        commits = GroupCommit(db, before_commit=_bump)
         self.unit = UnitOfWork(db, Repository, commits=commits)
 
     def write(self, work: Callable[[Repository], Result]) -> Result:
@@ -53,3 +59,13 @@ class PolicyStore:
         """One transaction adding to the counters (an atomic increment: no race to lose)."""
         with self.db.write() as session:
             Repository(session).add_to_counters(amounts)
+
+
+def _bump(session: Session) -> None:
+    bump(
+        session,
+        generations,
+        ENTITIES_SCOPE,
+        changes=changes,
+        keys=lambda: Repository(session).changed_objects(),
+    )

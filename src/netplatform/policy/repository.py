@@ -14,7 +14,7 @@ from sqlalchemy import Select, bindparam, delete, insert, select, update
 from sqlalchemy.orm import Session
 
 from .model import Entity, Kind
-from .tables import catalog_loads, entities, statistics
+from .tables import catalog_loads, entities, policy_object, policy_type_object, statistics
 from .versions import is_name, is_version
 
 _COLUMNS = (entities.c.kind, entities.c.name, entities.c.version, entities.c.body, entities.c.preloaded)
@@ -50,6 +50,16 @@ _DELETE = delete(entities).where(
     entities.c.name == bindparam("name"),
     entities.c.version == bindparam("version"),
 )
+
+
+_WRITTEN = "netplatform.policy.written"
+
+
+def written(session: Session) -> set[tuple[str, str]]:
+    """The (kind, name) of every entity this transaction has written (policy_store.py turns
+    them into the objects its change is recorded under)."""
+    found: set[tuple[str, str]] = session.info.setdefault(_WRITTEN, set())
+    return found
 
 
 def _entity(row: Any) -> Entity:
@@ -103,6 +113,25 @@ class Repository:
             found.extend(self._all(_CHILDREN, {"kind": kind.value, "names": chunk}))
         return found
 
+    def changed_objects(self) -> set[str | None]:
+        """The change-log keys of what this transaction wrote (:func:`written`): a policy type's
+        name and every type below it (their answers show their ancestors), a policy's name,
+        and None (every object) for any other kind, whose entities answers of many names show.
+        Called with the generation row locked, so every type committed before is seen."""
+        found: set[str | None] = set()
+        types: set[str] = set()
+        for kind, name in written(self.session):
+            if kind == Kind.POLICY_TYPE.value:
+                types.add(name)
+            else:
+                found.add(policy_object(name) if kind == Kind.POLICY.value else None)
+        while types:
+            found.update(policy_type_object(name) for name in types)
+            below = {entity.name for entity in self.children(Kind.POLICY_TYPE, types)}
+            types = {name for name in below if policy_type_object(name) not in found}
+        written(self.session).clear()
+        return found
+
     def first_policy_of_type(self, type_name: str, type_version: str) -> Entity | None:
         found = self._all(_FIRST_POLICY_OF_TYPE, {"type_name": type_name, "type_version": type_version})
         return found[0] if found else None
@@ -123,9 +152,11 @@ class Repository:
     def insert(self, new: Iterable[Entity], *, preloaded: bool = False) -> None:
         rows = [_row(entity, preloaded) for entity in new]
         if rows:
+            written(self.session).update((row["kind"], row["name"]) for row in rows)
             self.session.execute(insert(entities), rows)
 
     def replace_body(self, entity: Entity) -> None:
+        written(self.session).add((entity.kind.value, entity.name))
         row = _row(entity, preloaded=False)
         del row["preloaded"]
         self.session.execute(
@@ -139,6 +170,7 @@ class Repository:
         )
 
     def delete(self, entity: Entity) -> None:
+        written(self.session).add((entity.kind.value, entity.name))
         self.session.execute(
             _DELETE, {"kind": entity.kind.value, "name": entity.name, "version": entity.version}
         )

@@ -22,7 +22,7 @@ from sqlalchemy import (
 )
 
 from ..store.db import new_metadata
-from ..store.generations import generations_table
+from ..store.generations import changes_table, generations_table
 
 metadata = new_metadata()
 
@@ -64,3 +64,17 @@ generations = generations_table("policy_generations", metadata)
 """One row, scope :data:`ENTITIES_SCOPE`: moved on by every write of ``policy_entities``."""
 
 ENTITIES_SCOPE = "entities"
+
+changes = changes_table("policy_changes", metadata)
+"""The entities' change log (migration policy_0003), written by the write funnel's ``bump``
+(policy_store.py): the objects each group of writes changed."""
+
+
+def policy_type_object(name: str) -> str:
+    """The change-log key of the answers of one policy type (every version of ``name``)."""
+    return f"policy type:{name}"
+
+
+def policy_object(name: str) -> str:
+    """The change-log key of one policy (every version of ``name``)."""
+    return f"policy:{name}"

@@ -27,7 +27,7 @@ under that generation. So:
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Hashable, Iterator
+from collections.abc import Callable, Hashable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar, cast
 
@@ -39,9 +39,13 @@ from sqlalchemy import (
     BigInteger,
     Column,
     CursorResult,
+    Index,
     MetaData,
     String,
     Table,
+    Text,
+    bindparam,
+    delete,
     insert,
     select,
     update,
@@ -53,6 +57,10 @@ from .db import Database
 Value = TypeVar("Value")
 
 DEFAULT_MAX_ENTRIES = 512
+DEFAULT_KEEP = 4096
+"""Generations of change rows kept per scope (the triggers of watched_scopes.py keep as many)."""
+DEFAULT_MAX_KEYS = 65536
+"""Object keys an instance remembers per scope before it forgets them all (see _ChangeLog)."""
 
 
 def generations_table(name: str, metadata: MetaData) -> Table:
@@ -65,25 +73,61 @@ def generations_table(name: str, metadata: MetaData) -> Table:
     )
 
 
+def changes_table(name: str, metadata: MetaData) -> Table:
+    """The shape of a change log: one row per object key a generation step changed (NULL: every
+    object of the scope). Written by the triggers of store/migrations/watched_scopes.py, or by
+    :func:`bump`; read by :class:`Generation` to keep replays of the objects a write left alone."""
+    return Table(
+        name,
+        metadata,
+        Column("scope", String(64), nullable=False),
+        Column("generation", BigInteger, nullable=False),
+        Column("object_key", Text, nullable=True),
+        Index(f"ix_{name}_scope_generation", "scope", "generation"),
+    )
+
+
 def current(session: Session, table: Table, scope: str) -> int:
     """The scope's generation as this transaction sees it (0 before its first write)."""
     found = session.execute(select(table.c.generation).where(table.c.scope == scope)).scalar()
     return int(found) if found is not None else 0
 
 
-def bump(session: Session, table: Table, scope: str) -> None:
+def bump(
+    session: Session,
+    table: Table,
+    scope: str,
+    *,
+    changes: Table | None = None,
+    keys: Callable[[], Iterable[str | None]] | None = None,
+    keep: int = DEFAULT_KEEP,
+) -> None:
     """Move the scope's generation on, in the caller's write transaction.
 
     The row stays locked until that transaction ends, so call it last in the transaction: writers
     of the scope queue on it only for the time of their commit. A scope with no row yet gets one;
     two first writers racing to insert it meet on the primary key, and the loser is run again by
     :func:`~.retry.write_with_retry`.
+
+    With ``changes`` (a :func:`changes_table`), the objects changed are recorded under the new
+    generation: ``keys()``, called once the row is locked (so it sees every write committed under
+    an earlier generation), none or None meaning every object; rows ``keep`` generations behind
+    are dropped, as the triggers of store/migrations/watched_scopes.py do.
     """
     moved = session.execute(
         update(table).where(table.c.scope == scope).values(generation=table.c.generation + 1)
     )
     if cast("CursorResult[Any]", moved).rowcount == 0:
         session.execute(insert(table).values(scope=scope, generation=1))
+    if changes is None:
+        return
+    generation = current(session, table, scope)
+    changed = set(keys()) if keys is not None else set()
+    rows = [{"scope": scope, "generation": generation, "object_key": key} for key in changed or {None}]
+    session.execute(insert(changes), rows)
+    session.execute(
+        delete(changes).where(changes.c.scope == scope, changes.c.generation <= generation - keep)
+    )
 
 
 class Generation:
@@ -93,7 +137,7 @@ class Generation:
     (:class:`_SharedRead`), one thread hop for all of them. :meth:`peek` is for worker threads.
     """
 
-    def __init__(self, db: Database, table: Table, scope: str) -> None:
+    def __init__(self, db: Database, table: Table, scope: str, *, changes: Table | None = None) -> None:
         self.db = db
         self.table = table
         self.scope = scope
@@ -101,9 +145,21 @@ class Generation:
         query = select(table.c.generation).where(table.c.scope == scope)
         self._peek_sql = str(query.compile(db.engine, compile_kwargs={"literal_binds": True}))
         self._reads = _SharedRead(self.peek)
+        self.changes = _ChangeLog(db, changes, scope) if changes is not None else None
 
     async def current(self) -> int:
-        return await self._reads.current()
+        value = await self._reads.current()
+        if self.changes is not None:
+            self.changes.start(value)
+        return value
+
+    async def unchanged(self, keys: frozenset[str], since: int, now: int) -> bool:
+        """Whether no change between generation ``since`` and ``now`` (a generation read after
+        the caller's request arrived) touched an object of ``keys`` or every object. False when
+        the scope keeps no change log, or when its log no longer reaches back to ``since``."""
+        if self.changes is None:
+            return False
+        return await self.changes.unchanged(keys, since, now)
 
     def in_transaction(self, session: Session) -> int:
         """The generation as ``session``'s transaction sees it."""
@@ -145,10 +201,18 @@ class GenerationCache(Generic[Value]):
     """
 
     def __init__(
-        self, db: Database, table: Table, scope: str, *, max_entries: int = DEFAULT_MAX_ENTRIES
+        self,
+        db: Database,
+        table: Table,
+        scope: str,
+        *,
+        max_entries: int = DEFAULT_MAX_ENTRIES,
+        changes: Table | None = None,
     ) -> None:
         self.db = db
-        self.generation = Generation(db, table, scope)
+        # The change log serves the replay of answers (web/replay.py); this cache keeps whole
+        # generations.
+        self.generation = Generation(db, table, scope, changes=changes)
         self.scope = scope
         self.max_entries = max_entries
         self._lock = threading.Lock()
@@ -202,6 +266,78 @@ class GenerationCache(Generic[Value]):
             elif len(self._entries) >= self.max_entries and key not in self._entries:
                 self._entries.pop(next(iter(self._entries)))  # the oldest entry
             self._entries[key] = value
+
+
+class _ChangeLog:
+    """The last generation at which each object key of a scope changed, as far as this instance
+    has read the scope's change log (:func:`changes_table`).
+
+    It knows every change in the generations ``(floor, known]``; it is advanced to a newer
+    generation by one read of the rows in between, shared by every request that needs it (the
+    others wait for it). When the log no longer holds the first of them (pruned), or the gap is
+    wider than it keeps, or the map grows past ``max_keys``, it forgets: ``floor`` moves to the
+    new generation, so an answer kept under an older one counts as changed.
+    """
+
+    def __init__(self, db: Database, changes: Table, scope: str, *, max_keys: int = DEFAULT_MAX_KEYS) -> None:
+        self.db = db
+        self.max_keys = max_keys
+        self.floor = 0
+        self.known: int | None = None
+        self.last: dict[str | None, int] = {}
+        self._lock = anyio.Lock()
+        self._since = (
+            select(changes.c.generation, changes.c.object_key)
+            .where(
+                changes.c.scope == scope,
+                changes.c.generation > bindparam("after"),
+                changes.c.generation <= bindparam("upto"),
+            )
+            .order_by(changes.c.generation)
+        )
+        self.reads = 0
+
+    def start(self, first: int) -> None:
+        """Begin at the first generation this instance read: every answer it keeps is under it
+        or a later one, so changes before it are never needed."""
+        if self.known is None:
+            self.floor = self.known = first
+
+    async def unchanged(self, keys: frozenset[str], since: int, now: int) -> bool:
+        if self.known is None or now > self.known:
+            await self._advance(now)
+        if since < self.floor:
+            return False
+        last = self.last
+        return last.get(None, 0) <= since and all(last.get(key, 0) <= since for key in keys)
+
+    async def _advance(self, now: int) -> None:
+        async with self._lock:
+            known = self.known
+            if known is not None and known >= now:
+                return  # another request read this far while this one waited
+            if known is None or now - known > DEFAULT_KEEP:
+                self._forget(now)
+                return
+            rows = await anyio.to_thread.run_sync(self._read, known, now)
+            if not rows or rows[0][0] != known + 1:
+                self._forget(now)  # pruned: what changed just after ``known`` is not known
+                return
+            for generation, key in rows:
+                self.last[key] = generation
+            self.known = now
+            if len(self.last) > self.max_keys:
+                self._forget(now)
+
+    def _read(self, after: int, upto: int) -> list[tuple[int, str | None]]:
+        self.reads += 1
+        with self.db.engine.connect() as connection:
+            found = connection.execute(self._since, {"after": after, "upto": upto})
+            return [(int(generation), key) for generation, key in found]
+
+    def _forget(self, now: int) -> None:
+        self.floor = self.known = now
+        self.last = {}
 
 
 @dataclass(frozen=True)

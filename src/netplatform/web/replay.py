@@ -53,7 +53,9 @@ DEFAULT_MAX_ANSWER_BYTES = 1024 * 1024
 Key = tuple[Any, ...]
 
 
-def replayable(generation_of: Callable[[Request], Generation]) -> Any:
+def replayable(
+    generation_of: Callable[[Request], Generation], object_of: Callable[[Request], str | None] | None = None
+) -> Any:
     """A route dependency: this route's 200 answers may be replayed while the generation stands.
 
     Pass it in the route's ``dependencies=[...]``, or a router's to cover all of its GET routes
@@ -62,13 +64,25 @@ def replayable(generation_of: Callable[[Request], Generation]) -> Any:
     request. Each service makes one marker, in its ``deps.py``, named ``REPLAYABLE``::
 
         REPLAYABLE = replayable(OBJECTS.pick(lambda o: o.catalog))
+
+    With ``object_of``, the answer is one object's: ``object_of(request)`` gives its key, as the
+    scope's change log records it (store/migrations/watched_scopes.py), and the answer is then
+    still replayed after writes to other objects (see :meth:`ReplayShortcut._stands`). Give it
+    only to a route whose every read is of rows recorded under that key or under no key (NULL:
+    every object); ``None`` from it (a path it cannot map) keeps the answer scope-wide.
     """
 
     async def mark(request: Request) -> None:
         if request.method != "GET":
             return
         generation = generation_of(request)
-        request.scope.setdefault("state", {})[_MARK] = (generation, await generation.current())
+        state = request.scope.setdefault("state", {})
+        earlier = state.get(_MARK)
+        # A route's own marker after its router's: the generation the router's read is as good
+        # (read before any data too), and one read is cheaper than two.
+        value = earlier[1] if earlier is not None and earlier[0] is generation else await generation.current()
+        found = object_of(request) if object_of is not None else None
+        state[_MARK] = (generation, value, frozenset((found,)) if found is not None else None)
 
     return Depends(mark)
 
@@ -77,6 +91,7 @@ def replayable(generation_of: Callable[[Request], Generation]) -> Any:
 class _Kept:
     generation: Generation
     value: int
+    keys: frozenset[str] | None  # the objects it shows; None: the whole scope
     route: Any
     start: Message
     body: bytes
@@ -89,6 +104,7 @@ class _Kept:
 @dataclass
 class ReplayCounts:
     hits: int = 0
+    carried: int = 0  # hits after the generation moved on, by writes to other objects
     misses: int = 0
     stale: int = 0
     kept_bytes: int = 0
@@ -125,7 +141,7 @@ class ReplayShortcut:
         key = self._key(scope)
         kept = self.counts.entries.get(key)
         if kept is not None:
-            if await kept.generation.current() == kept.value:
+            if await self._stands(kept):
                 await self._replay(scope, send, key, kept)
                 return
             self._drop(key)
@@ -144,6 +160,21 @@ class ReplayShortcut:
             client[0] if client else None,
             headers,
         )
+
+    async def _stands(self, kept: _Kept) -> bool:
+        """Whether the kept answer is still the answer: the generation has not moved, or (an
+        object's answer) no change since touched its object or every object. A fresh read of
+        the generation, then the change log up to it, so a write acknowledged before the request
+        arrived is seen. An answer that stands is kept under the generation read, so the next
+        request compares from there."""
+        now = await kept.generation.current()
+        if now == kept.value:
+            return True
+        if kept.keys is None or not await kept.generation.unchanged(kept.keys, kept.value, now):
+            return False
+        self.counts.carried += 1
+        kept.value = max(kept.value, now)
+        return True
 
     async def _replay(self, scope: Scope, send: Send, key: Key, kept: _Kept) -> None:
         self.counts.hits += 1
@@ -176,8 +207,9 @@ class ReplayShortcut:
                 else:
                     chunks.append(body)
                     if not message.get("more_body", False):
-                        generation, value = scope["state"][_MARK]
-                        self._keep(key, _Kept(generation, value, scope.get("route"), start, b"".join(chunks)))
+                        generation, value, keys = scope["state"][_MARK]
+                        body = b"".join(chunks)
+                        self._keep(key, _Kept(generation, value, keys, scope.get("route"), start, body))
             await send(message)
 
         return keeping_send
@@ -223,3 +255,11 @@ class _ReplayCollector(Collector):
         for result, count in (("hit", counts.hits), ("miss", counts.misses), ("stale", counts.stale)):
             replays.add_metric([self.service, result], count)
         yield replays
+        carried = CounterMetricFamily(
+            "answer_replays_across_writes",
+            "Replays (counted as hits too) of an object's answer after writes to other objects "
+            "of its scope had moved the generation on",
+            labels=["service"],
+        )
+        carried.add_metric([self.service], counts.carried)
+        yield carried

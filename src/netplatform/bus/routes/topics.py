@@ -10,7 +10,7 @@ from fastapi.responses import Response
 from ...web.openapi import answers
 from ...web.permissions import requires
 from ..answers import reply
-from ..deps import TopicsDep
+from ..deps import REPLAYABLE_TOPIC, TopicsDep
 from ..request_schemas import REQUIRED_BODY, TokenPath, TopicRequest
 from ..schemas import Topic
 from ..spec import PERMISSIONS, SPEC
@@ -50,6 +50,7 @@ def list_topics(topics: TopicsDep) -> Response:
 
 @router.get(
     "/{topicId}",
+    dependencies=[REPLAYABLE_TOPIC],
     summary="One topic by fqtn",
     responses=answers(SPEC, Topic, 404),
     openapi_extra=requires(PERMISSIONS.read("topics")),

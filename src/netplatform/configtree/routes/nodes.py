@@ -16,11 +16,11 @@ from fastapi.responses import Response
 
 from ...web.answers import reply
 from ...web.permissions import requires
-from ..deps import REPLAYABLE, ConfigTreeDep
+from ..deps import REPLAYABLE, ConfigTreeDep, raw_path
 from ..edits import creations, replacement
 from ..errors import restconf_error
 from ..media_types import require_json_request, response_media_type
-from ..paths import Target, parse_target
+from ..paths import Target, below_config, parse_target
 from ..permissions import PERMISSIONS
 from ..service import ConfigTree
 
@@ -108,9 +108,7 @@ _HANDLERS: dict[str, Handler] = {
 
 def _target(request: Request, *, keyless_list_allowed: bool) -> Target:
     """The addressed node, from the raw path (the decoded ``path`` would turn ``%2F`` into ``/``)."""
-    raw_path: bytes = request.scope.get("raw_path") or request.url.path.encode()
-    below_config = raw_path.split(b"/", 2)[2] if raw_path.count(b"/") >= 2 else b""
-    target = parse_target(below_config)
+    target = parse_target(below_config(raw_path(request)))
     if target.is_list_without_keys and not keyless_list_allowed:
         message = f'Missing key for list "{target.node.name}".'
         raise restconf_error("operation-not-supported", message, headers={"Allow": "POST"})

@@ -12,7 +12,7 @@ from ...web.answers import reply
 from ...web.bodies import RawBody
 from ...web.openapi import answers
 from ...web.permissions import requires
-from ..deps import REPLAYABLE, CallerDep, ProvisioningDep, PublicBaseUrlDep
+from ..deps import REPLAYABLE, REPLAYABLE_FEED, CallerDep, ProvisioningDep, PublicBaseUrlDep
 from ..errors import FEED_NOT_FOUND
 from ..feed_model import parse_feed
 from ..lenient_json import parse_object
@@ -73,7 +73,7 @@ def list_feeds(
 
 @router.get(
     "/feed/{feed_id}",
-    dependencies=[REPLAYABLE],
+    dependencies=[REPLAYABLE_FEED],
     summary="Get a feed (endpoint passwords are not shown: only their hashes are stored)",
     responses=answers(SPEC, FeedBody, 404),
     openapi_extra={**CALLER_STATED, **READ},

@@ -10,7 +10,7 @@ from ...web.answers import reply
 from ...web.bodies import RawBody
 from ...web.openapi import answers
 from ...web.permissions import requires
-from ..deps import REPLAYABLE, CallerDep, ProvisioningDep, PublicBaseUrlDep
+from ..deps import REPLAYABLE, REPLAYABLE_SUBSCRIPTION, CallerDep, ProvisioningDep, PublicBaseUrlDep
 from ..errors import FEED_NOT_FOUND, SUBSCRIPTION_NOT_FOUND
 from ..lenient_json import parse_object
 from ..links import subscription_links
@@ -68,7 +68,7 @@ def list_subscriptions(
 
 @router.get(
     "/subs/{sub_id}",
-    dependencies=[REPLAYABLE],
+    dependencies=[REPLAYABLE_SUBSCRIPTION],
     summary="Get a subscription",
     responses=answers(SPEC, SubscriptionBody, 404),
     openapi_extra={**CALLER_STATED, **READ},

@@ -8,7 +8,7 @@ from fastapi.responses import Response
 from ...web.answers import reply
 from ...web.bodies import RawBody
 from ...web.permissions import requires
-from ..deps import REPLAYABLE, CatalogDep
+from ..deps import REPLAYABLE, REPLAYABLE_POLICY_TYPE, CatalogDep
 from ..media_types import answer_format, encode
 from ..schemas import POLICY_TYPES_REQUEST, ToscaServiceTemplate
 from ..spec import PERMISSIONS
@@ -59,7 +59,7 @@ def create_policy_types(request: Request, catalog: CatalogDep, body: RawBody) ->
     "/policytypes/{policyTypeId}",
     summary="All versions of one policy type",
     responses=documented(ToscaServiceTemplate, 404),
-    dependencies=[REPLAYABLE],
+    dependencies=[REPLAYABLE_POLICY_TYPE],
     openapi_extra=requires(PERMISSIONS.read("policytypes")),
 )
 async def get_policy_type_versions(request: Request, catalog: CatalogDep, policyTypeId: NamePath) -> Response:
@@ -70,7 +70,7 @@ async def get_policy_type_versions(request: Request, catalog: CatalogDep, policy
     "/policytypes/{policyTypeId}/versions/{versionId}",
     summary="One version of a policy type (versionId `latest`: the highest version)",
     responses=documented(ToscaServiceTemplate, 404),
-    dependencies=[REPLAYABLE],
+    dependencies=[REPLAYABLE_POLICY_TYPE],
     openapi_extra=requires(PERMISSIONS.read("policytypes")),
 )
 async def get_policy_type(
