@@ -6,7 +6,9 @@ per service (feeds, config entries, policy type versions, bus topics), then, per
 keep-alive clients each send requests back to back for ``seconds``: a GET of an object picked at
 random, or, one time in twenty, a write to one (feed and topic description PUT, config entry PUT,
 a new policy type version POST). A last row reads one object with a distinct query string every
-time (an answer no replay serves). The bare Starlette app is measured in the same run.
+time (an answer no replay serves). The bare Starlette app is measured in the same run. "Replayed"
+is the share of the row's GETs answered by replay (the service's ``answer_replays_total``: hits
+over hits, misses and stale answers).
 
 Run by hand: ``.venv/bin/python bench/bench_mixed.py [seconds] [--objects N]``. Writes
 docs/performance/mixed.md and bench/results/mixed.json.
@@ -18,6 +20,7 @@ import argparse
 import asyncio
 import os
 import random
+import re
 from collections.abc import Callable
 
 import aiohttp
@@ -156,6 +159,21 @@ def unreplayed(url: str) -> Request:
     return request
 
 
+REPLAY_SERIES = re.compile(r'^answer_replays_total\{[^}]*result="(hit|miss|stale)"[^}]*\} ([0-9.e+]+)$', re.M)
+
+
+def replay_counts(url: str) -> dict[str, float]:
+    """The service's replay counters (hit, miss, stale) from its /metrics."""
+    text = httpx.get(url + "/metrics", headers=AUTH, timeout=30).text
+    return {result: float(value) for result, value in REPLAY_SERIES.findall(text)}
+
+
+def replayed_share(before: dict[str, float], after: dict[str, float]) -> float:
+    moved = {result: after.get(result, 0.0) - before.get(result, 0.0) for result in ("hit", "miss", "stale")}
+    total = sum(moved.values())
+    return moved["hit"] / total if total else 0.0
+
+
 def measure(label: str, request: Request, seconds: float, pid: int | None) -> tuple[LoadResult, float]:
     before = tree_cpu_s(pid) if pid else 0.0
     result = asyncio.run(drive(label, request, CLIENTS, seconds))
@@ -163,22 +181,35 @@ def measure(label: str, request: Request, seconds: float, pid: int | None) -> tu
     return result, cpu_ms
 
 
-def workloads(urls: dict[str, str], objects: int) -> list[tuple[str, Request]]:
+def workloads(urls: dict[str, str], objects: int) -> list[tuple[str, Request, str]]:
+    """(label, request, the URL of the service it loads) per row."""
     with httpx.Client(headers=AUTH, timeout=60) as client:
         rows = [
-            ("feeds (GET, 5 % PUT description)", feeds(client, urls["distribution"], objects)),
-            ("config entries (GET, 5 % PUT entry)", config_entries(client, urls["configtree"], objects)),
+            (
+                "feeds (GET, 5 % PUT description)",
+                feeds(client, urls["distribution"], objects),
+                urls["distribution"],
+            ),
+            (
+                "config entries (GET, 5 % PUT entry)",
+                config_entries(client, urls["configtree"], objects),
+                urls["configtree"],
+            ),
             (
                 "policy types (GET a version, 5 % POST a new version)",
                 policy_types(client, urls["policy"], objects),
+                urls["policy"],
             ),
             (
                 "bus topics (GET, 5 % PUT description)",
                 bus_topics(client, urls["bus"], urls["distribution"], objects),
+                urls["bus"],
             ),
         ]
     first_type = f"{urls['policy']}{POLICY_TYPES}/bench.policies.T0/versions/1.0.0"
-    rows.append(("a read no replay serves (policy type, distinct query)", unreplayed(first_type)))
+    rows.append(
+        ("a read no replay serves (policy type, distinct query)", unreplayed(first_type), urls["policy"])
+    )
     return rows
 
 
@@ -192,17 +223,20 @@ def main() -> None:
         baseline, _ = measure("bare app", lambda s, n: send(s, "GET", bare_url), options.seconds, None)
     print(baseline.row(), flush=True)
     results = [baseline]
-    table = ["| workload | requests/s | ratio to the bare app | p50 ms | p99 ms | CPU a request | errors |"]
-    table.append("|---|---:|---:|---:|---:|---:|---:|")
+    columns = "requests/s | ratio to the bare app | p50 ms | p99 ms | CPU a request | replayed | errors"
+    table = [f"| workload | {columns} |"]
+    table.append("|---|---:|---:|---:|---:|---:|---:|---:|")
     with serve(SERVICES, {"NETPLATFORM_ACCESS_LOG": "true"}) as served:
         urls = {name: served.url(name) for name in SERVICES}
-        for label, request in workloads(urls, options.objects):
+        for label, request, service_url in workloads(urls, options.objects):
+            before = replay_counts(service_url)
             result, cpu_ms = measure(label, request, options.seconds, served.process.pid)
+            share = replayed_share(before, replay_counts(service_url))
             results.append(result)
             ratio = result.rps / baseline.rps if baseline.rps else 0.0
             table.append(
                 f"| {label} | {result.rps:,.0f} | {ratio:.2f} | {result.p50_ms:.1f} | "
-                f"{result.p99_ms:.1f} | {cpu_ms:.2f} ms | {result.errors} |"
+                f"{result.p99_ms:.1f} | {cpu_ms:.2f} ms | {share:.0%} | {result.errors} |"
             )
             print(table[-1], flush=True)
     body = (

@@ -191,7 +191,7 @@ def logged(settings: Settings) -> Iterator[Database]:
     database = database_for(settings)
     METADATA.create_all(database.engine)
     dialect = database.engine.dialect.name
-    tables = [KEYED_ITEMS, OTHER_ITEMS.name]
+    tables: list[Keyed | str] = [KEYED_ITEMS, OTHER_ITEMS.name]
     log = ChangeLog(CHANGES.name, keep=4)
     with database.write() as session:
         session.execute(insert(GENERATIONS).values(scope="items", generation=0))

@@ -22,6 +22,11 @@ under that generation. So:
   transaction): the data an answer was computed from is never older than its generation;
 * the generation is read on every request, never cached itself: a cached generation would let
   one instance serve an answer another instance's acknowledged write has made stale.
+
+A scope may also keep a change log (:func:`changes_table`): each generation step records the
+keys of the objects it changed (NULL: every object), written by the same triggers or ``bump``
+in the same transaction. :meth:`Generation.unchanged` reads it, once per step for all callers,
+so the replay of one object's answer (web/replay.py) survives writes to the others.
 """
 
 from __future__ import annotations

@@ -19,6 +19,15 @@ Why this never serves a stale answer:
   request; the credentials and every other header are part of what must match, so one
   caller's answer is never replayed to another.
 
+An answer that is one object's (its marker has an ``object_of``: a feed, a config entry, a
+topic, a policy type) stands across writes to other objects: when the generation has moved, the
+scope's change log (store/generations.py) tells whether any change between the answer's
+generation and the one just read touched its object's key or every object (NULL); if none did,
+it is replayed and kept under the new generation. The change rows are written in the same
+transaction as the generation they record, so a generation read after a write was acknowledged
+comes with that write's key; an instance that can no longer see the whole stretch in the log
+(pruned) treats the answer as changed.
+
 The kernel's per-request headers (the request id and the echoed correlation ids) and a few
 that no answer depends on are left out of the match; the kernel adds its headers to a replayed
 answer as to any other, and the access log and metrics see it under its route.
