@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 from alembic import command
-from sqlalchemy import Column, Integer, String, Table, delete, insert, select, text, update
+from sqlalchemy import Column, Integer, String, Table, delete, insert, inspect, select, text, update
 from sqlalchemy.orm import Session
 
 from netplatform.access import tables as access_tables
@@ -308,3 +308,29 @@ def test_the_catalog_stops_watching_its_run_results_and_a_downgrade_watches_them
     with db.write() as session:
         session.execute(delete(blueprint_tables.templates))
     assert catalog.peek() == before + 1
+
+
+def test_the_change_logs_downgrade_to_plain_triggers_and_come_back_with_an_upgrade(
+    settings: Settings,
+) -> None:
+    upgrade(settings)
+    db = database_for(settings)
+    with db.engine.connect() as connection:
+        for revision in ("distribution_0005", "configtree_0002", "bus_0006", "policy_0002"):
+            command.downgrade(alembic_config(connection), revision)
+        connection.commit()
+    assert not [name for name in inspect(db.engine).get_table_names() if name.endswith("_changes")]
+    tree = Generation(db, configtree_tables.generations, configtree_tables.TREE_SCOPE)
+    before = tree.peek()
+    with db.write() as session:  # the plain triggers again: the generation still moves
+        session.execute(insert(configtree_tables.containers).values(name="m:c", document="{}"))
+    assert tree.peek() == before + 1
+
+    upgrade(settings)
+    with db.write() as session:
+        session.execute(delete(configtree_tables.containers))
+    with db.read() as session:
+        recorded = session.execute(
+            select(configtree_tables.changes.c.generation, configtree_tables.changes.c.object_key)
+        )
+        assert list(recorded) == [(before + 2, None)]
