@@ -15,7 +15,14 @@ from sqlalchemy.orm import Session
 
 from netplatform.settings import Settings
 from netplatform.store.db import Database, database_for, new_metadata
-from netplatform.store.generations import GenerationCache, bump, current, generations_table
+from netplatform.store.generations import (
+    PRUNE_EVERY,
+    GenerationCache,
+    bump,
+    changes_table,
+    current,
+    generations_table,
+)
 from netplatform.store.retry import write_with_retry
 
 SCOPE = "items"
@@ -148,3 +155,37 @@ def test_the_cache_keeps_at_most_max_entries(instances: tuple[Instance, Instance
         assert cache.get(key, value) == key
     assert cache.get(3, lambda session: -1) == 3  # kept
     assert cache.get(1, lambda session: -1) == -1  # the oldest went first
+
+
+CHANGES = changes_table("test_generation_changes", METADATA)
+
+
+def test_bump_records_the_keys_under_the_new_generation_and_prunes_in_steps(
+    instances: tuple[Instance, Instance],
+) -> None:
+    """Each bump records its keys (or NULL) under the generation it moved to; every PRUNE_EVERY
+    generations the rows ``keep`` behind go, and only those."""
+    db = instances[0].db
+    keep = 3
+
+    def moved(keys: tuple[str, ...]) -> None:
+        def work(session: Session) -> None:
+            bump(session, GENERATIONS, SCOPE, changes=CHANGES, keys=lambda: keys, keep=keep)
+
+        write_with_retry(db, work)
+
+    moved(("a", "b"))
+    moved(())
+    with db.read() as session:
+        rows = set(session.execute(select(CHANGES.c.generation, CHANGES.c.object_key)))
+    assert rows == {(1, "a"), (1, "b"), (2, None)}
+
+    def generations() -> list[int]:
+        with db.read() as session:
+            return sorted(set(session.execute(select(CHANGES.c.generation)).scalars()))
+
+    for _ in range(PRUNE_EVERY - 3):
+        moved(("c",))
+    assert generations() == list(range(1, PRUNE_EVERY))  # nothing pruned between the steps
+    moved(("c",))
+    assert generations() == list(range(PRUNE_EVERY - keep + 1, PRUNE_EVERY + 1))

@@ -31,10 +31,11 @@ so the replay of one object's answer (web/replay.py) survives writes to the othe
 
 from __future__ import annotations
 
+import functools
 import threading
 from collections.abc import Callable, Hashable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar, cast
+from typing import Any, Generic, TypeVar
 
 import anyio
 from prometheus_client import CollectorRegistry
@@ -43,7 +44,6 @@ from prometheus_client.registry import Collector
 from sqlalchemy import (
     BigInteger,
     Column,
-    CursorResult,
     Index,
     MetaData,
     String,
@@ -64,6 +64,10 @@ Value = TypeVar("Value")
 DEFAULT_MAX_ENTRIES = 512
 DEFAULT_KEEP = 4096
 """Generations of change rows kept per scope (the triggers of watched_scopes.py keep as many)."""
+PRUNE_EVERY = 64
+"""bump() drops the rows ``keep`` generations behind once every this many generations, not in
+every write (a policy write group pays one statement less; the log keeps at most this many
+generations more)."""
 DEFAULT_MAX_KEYS = 65536
 """Object keys an instance remembers per scope before it forgets them all (see _ChangeLog)."""
 
@@ -119,19 +123,30 @@ def bump(
     an earlier generation), none or None meaning every object; rows ``keep`` generations behind
     are dropped, as the triggers of store/migrations/watched_scopes.py do.
     """
-    moved = session.execute(
-        update(table).where(table.c.scope == scope).values(generation=table.c.generation + 1)
-    )
-    if cast("CursorResult[Any]", moved).rowcount == 0:
+    generation = session.execute(_moving(table), {"moved_scope": scope}).scalar()
+    if generation is None:
         session.execute(insert(table).values(scope=scope, generation=1))
+        generation = 1
     if changes is None:
         return
-    generation = current(session, table, scope)
     changed = set(keys()) if keys is not None else set()
     rows = [{"scope": scope, "generation": generation, "object_key": key} for key in changed or {None}]
     session.execute(insert(changes), rows)
-    session.execute(
-        delete(changes).where(changes.c.scope == scope, changes.c.generation <= generation - keep)
+    if generation % PRUNE_EVERY == 0:
+        session.execute(
+            delete(changes).where(changes.c.scope == scope, changes.c.generation <= generation - keep)
+        )
+
+
+@functools.cache
+def _moving(table: Table) -> Any:
+    """``UPDATE ... SET generation = generation + 1 ... RETURNING generation`` for a scope, built
+    once per table (a policy write runs it in every group)."""
+    return (
+        update(table)
+        .where(table.c.scope == bindparam("moved_scope"))
+        .values(generation=table.c.generation + 1)
+        .returning(table.c.generation)
     )
 
 
