@@ -404,3 +404,22 @@ def test_a_policy_type_s_new_version_ends_the_replays_of_its_own_and_its_descend
     assert b.http["policy"].get(child).status_code == 200  # it shows its parent: computed again
     assert b.http["policy"].get(other).content == kept.content
     assert b.counts("policy") == (hits + 1, stale + 2, carried + 1)
+
+
+def test_a_deleted_policy_type_is_gone_at_once_from_the_other_instance_and_only_its_replay_ends(
+    pair: tuple[Instance, Instance],
+) -> None:
+    """A delete records the type's key without looking for descendants (a type with children is
+    not deleted): its own answer, replayed on the other instance, is 404 at once."""
+    a, b = pair
+    create_policy_type(a, "replay.policies.Gone", "1.0.0")
+    create_policy_type(a, "replay.policies.Kept", "1.0.0")
+    gone, kept_path = (f"{POLICY_TYPES}/replay.policies.{name}/versions/1.0.0" for name in ("Gone", "Kept"))
+    b.replayed("policy", gone)
+    kept = b.replayed("policy", kept_path)
+    assert a.http["policy"].delete(gone).status_code == 200
+    hits, stale, carried = b.counts("policy")
+
+    assert b.http["policy"].get(gone).status_code == 404
+    assert b.http["policy"].get(kept_path).content == kept.content
+    assert b.counts("policy") == (hits + 1, stale + 1, carried + 1)

@@ -53,12 +53,20 @@ _DELETE = delete(entities).where(
 
 
 _WRITTEN = "netplatform.policy.written"
+_DELETED_TYPES = "netplatform.policy.deleted_types"
 
 
 def written(session: Session) -> set[tuple[str, str]]:
     """The (kind, name) of every entity this transaction has written (policy_store.py turns
-    them into the objects its change is recorded under)."""
+    them into the objects its change is recorded under), but for deleted policy types."""
     found: set[tuple[str, str]] = session.info.setdefault(_WRITTEN, set())
+    return found
+
+
+def deleted_types(session: Session) -> set[str]:
+    """The names of the policy types this transaction has deleted: no type derives from one
+    (a type with children is not deleted), so there are no descendants to look for."""
+    found: set[str] = session.info.setdefault(_DELETED_TYPES, set())
     return found
 
 
@@ -115,7 +123,8 @@ class Repository:
 
     def changed_objects(self) -> set[str | None]:
         """The change-log keys of what this transaction wrote (:func:`written`): a policy type's
-        name and every type below it (their answers show their ancestors), a policy's name,
+        name and every type below it (their answers show their ancestors; a deleted type has
+        none, :func:`deleted_types`), a policy's name,
         and None (every object) for any other kind, whose entities answers of many names show.
         Called with the generation row locked, so every type committed before is seen."""
         found: set[str | None] = set()
@@ -125,11 +134,13 @@ class Repository:
                 types.add(name)
             else:
                 found.add(policy_object(name) if kind == Kind.POLICY.value else None)
+        found.update(policy_type_object(name) for name in deleted_types(self.session) - types)
         while types:
             found.update(policy_type_object(name) for name in types)
             below = {entity.name for entity in self.children(Kind.POLICY_TYPE, types)}
             types = {name for name in below if policy_type_object(name) not in found}
         written(self.session).clear()
+        deleted_types(self.session).clear()
         return found
 
     def first_policy_of_type(self, type_name: str, type_version: str) -> Entity | None:
@@ -170,7 +181,10 @@ class Repository:
         )
 
     def delete(self, entity: Entity) -> None:
-        written(self.session).add((entity.kind.value, entity.name))
+        if entity.kind is Kind.POLICY_TYPE:
+            deleted_types(self.session).add(entity.name)
+        else:
+            written(self.session).add((entity.kind.value, entity.name))
         self.session.execute(
             _DELETE, {"kind": entity.kind.value, "name": entity.name, "version": entity.version}
         )
