@@ -120,8 +120,9 @@ def bump(
 
     With ``changes`` (a :func:`changes_table`), the objects changed are recorded under the new
     generation: ``keys()``, called once the row is locked (so it sees every write committed under
-    an earlier generation), none or None meaning every object; rows ``keep`` generations behind
-    are dropped, as the triggers of store/migrations/watched_scopes.py do.
+    an earlier generation), none or None meaning every object. Once every :data:`PRUNE_EVERY`
+    generations the rows ``keep`` generations behind are dropped (the triggers of
+    store/migrations/watched_scopes.py drop them in every write).
     """
     generation = session.execute(_moving(table), {"moved_scope": scope}).scalar()
     if generation is None:
