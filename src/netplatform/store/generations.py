@@ -352,8 +352,8 @@ class _ChangeLog:
 
     def _read(self, after: int, upto: int) -> list[tuple[int, str | None]]:
         self.reads += 1
-        with self.db.engine.connect() as connection:
-            found = connection.execute(self._since, {"after": after, "upto": upto})
+        with self.db.read_one_statement() as session:
+            found = session.execute(self._since, {"after": after, "upto": upto})
             return [(int(generation), key) for generation, key in found]
 
     def _forget(self, now: int) -> None:
