@@ -15,7 +15,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -143,7 +143,7 @@ class PromptServer(EmbeddedServer):
         if not self.force_exit:
             await self.lifespan.shutdown()
 
-    async def _until(self, done: Any) -> None:
+    async def _until(self, done: Callable[[], bool]) -> None:
         deadline = time.monotonic() + (self.config.timeout_graceful_shutdown or 30)
         # uvicorn signals neither set's emptying, so a short poll it is.
         while not done() and not self.force_exit and time.monotonic() < deadline:  # noqa: ASYNC110
