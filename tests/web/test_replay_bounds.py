@@ -5,7 +5,10 @@ A small FastAPI app served by uvicorn over real HTTP, its generation in the test
 
 from __future__ import annotations
 
+import asyncio
+import threading
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 
 import httpx
@@ -35,8 +38,34 @@ def db(settings: Settings) -> Iterator[Database]:
     METADATA.drop_all(database.engine)
 
 
-def served(db: Database, counts: ReplayCounts, *, max_bytes: int, max_answer_bytes: int) -> FastAPI:
-    generation = Generation(db, GENERATIONS, "s")
+class HeldGeneration(Generation):
+    """The test's generation, whose next read can be held (``hold_next``) after it read the
+    database, until the test releases it: another request then runs while one is in between."""
+
+    def __init__(self, db: Database) -> None:
+        super().__init__(db, GENERATIONS, "s")
+        self.hold_next = False
+        self.holding = threading.Event()
+        self.release = threading.Event()
+
+    async def current(self) -> int:
+        value = await super().current()
+        if self.hold_next:
+            self.hold_next = False
+            self.holding.set()
+            await asyncio.to_thread(self.release.wait, 30)
+        return value
+
+
+def served(
+    db: Database,
+    counts: ReplayCounts,
+    *,
+    max_bytes: int,
+    max_answer_bytes: int,
+    generation: Generation | None = None,
+) -> FastAPI:
+    generation = generation or Generation(db, GENERATIONS, "s")
     marked = replayable(lambda _request: generation)
     app = FastAPI()
     computed: list[str] = []
@@ -98,3 +127,31 @@ def test_the_least_recently_replayed_answer_goes_first_when_the_bytes_run_out(db
         assert counts.hits == 2
         client.get("/text/601")
         assert app.state.computed == ["/text/600", "/text/601", "/text/602", "/text/601"]
+
+
+@pytest.mark.parametrize("bump_it", [False, True], ids=["pushed-out", "stale-then-kept-anew"])
+def test_an_answer_that_stood_is_replayed_though_another_request_changed_what_is_kept_meanwhile(
+    db: Database, bump_it: bool
+) -> None:
+    """While one request checks its kept answer against the database, others push that answer
+    out (the bytes ran out) or find it stale and keep a newer one: the first still gets the
+    answer that stood when it asked (200, whole), and the newer answer stays kept."""
+    counts = ReplayCounts()
+    generation = HeldGeneration(db)
+    app = served(db, counts, max_bytes=700, max_answer_bytes=1000, generation=generation)
+    with live(app) as client, ThreadPoolExecutor(1) as pool:
+        client.get("/text/600")
+        generation.hold_next = True
+        held = pool.submit(client.get, "/text/600")
+        assert generation.holding.wait(30)
+        if bump_it:
+            bump(db)
+            assert client.get("/text/600").status_code == 200  # stale: computed and kept anew
+        else:
+            assert client.get("/text/601").status_code == 200  # pushes /text/600 out
+        kept = dict(counts.entries)
+        generation.release.set()
+        answer = held.result(30)
+        assert (answer.status_code, answer.text) == (200, "x" * 600)
+        assert counts.entries == kept
+        assert counts.kept_bytes == sum(entry.size for entry in kept.values())

@@ -153,7 +153,7 @@ class ReplayShortcut:
             if await self._stands(kept):
                 await self._replay(scope, send, key, kept)
                 return
-            self._drop(key)
+            self._drop(key, kept)
         await self.app(scope, receive, self._keeping(scope, send, key, stale=kept is not None))
 
     def _key(self, scope: Scope) -> Key:
@@ -187,7 +187,10 @@ class ReplayShortcut:
 
     async def _replay(self, scope: Scope, send: Send, key: Key, kept: _Kept) -> None:
         self.counts.hits += 1
-        self.counts.entries.move_to_end(key)
+        # While _stands awaited the database, other requests may have pushed this answer out,
+        # or kept a newer one under its key: only the answer still kept moves to the young end.
+        if self.counts.entries.get(key) is kept:
+            self.counts.entries.move_to_end(key)
         scope["route"] = kept.route
         # Fresh message dicts: the layers outside rewrite the start message's headers in place.
         await send({**kept.start, "headers": list(kept.start.get("headers", ()))})
@@ -237,10 +240,14 @@ class ReplayShortcut:
         while self.counts.kept_bytes > self.max_bytes and entries:
             self._drop(next(iter(entries)))
 
-    def _drop(self, key: Key) -> None:
-        kept = self.counts.entries.pop(key, None)
-        if kept is not None:
-            self.counts.kept_bytes -= kept.size
+    def _drop(self, key: Key, only: _Kept | None = None) -> None:
+        """Forget the answer kept under ``key`` (given ``only``: if it is still that one, not a
+        newer answer another request kept while this one awaited the database)."""
+        kept = self.counts.entries.get(key)
+        if kept is None or (only is not None and kept is not only):
+            return
+        del self.counts.entries[key]
+        self.counts.kept_bytes -= kept.size
 
 
 def register_replay_metrics(registry: CollectorRegistry, service: str, counts: ReplayCounts) -> None:
