@@ -36,7 +36,6 @@ import sys
 import uuid
 import zipfile
 from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -55,6 +54,7 @@ from common import (
     get,
     send_json,
     serve,
+    throwaway_postgres,
     tree_cpu_s,
     write_fragment,
     write_results,
@@ -65,7 +65,6 @@ PROCESS = "/api/v1/execution-service/process"
 LEVELS = (1, 4, 8, 32)
 INPUTS = [f"in-{i:02d}" for i in range(10)]
 DEFAULTS = [f"def-{i:02d}" for i in range(10)]
-PG_DEFAULT = "postgresql://postgres@127.0.0.1:5432/postgres"
 CPU_RUNS = 100
 
 
@@ -189,29 +188,6 @@ def prepare(base: str) -> None:
         rendered = answer.json()["payload"]["config-assign-response"]["dry-run"]["config"]
         assert len(rendered.splitlines()) == 40, rendered
         assert "set in-03 in-03-0" in rendered and "check def-09 is 'value-of-def-09'" in rendered, rendered
-
-
-@contextmanager
-def throwaway_postgres() -> Iterator[str | None]:
-    """A new database on the bench's PostgreSQL server, dropped afterwards; None when it does not answer."""
-    server = os.environ.get("NETPLATFORM_BENCH_DATABASE_URL", PG_DEFAULT)
-    url = make_url(server.replace("postgresql://", "postgresql+psycopg://", 1))
-    name = f"np_bench_exec_{uuid.uuid4().hex[:10]}"
-    admin = create_engine(url, isolation_level="AUTOCOMMIT")
-    try:
-        with admin.connect() as connection:
-            connection.execute(text(f'CREATE DATABASE "{name}"'))
-    except Exception as error:  # any failure to reach the server skips PostgreSQL
-        print(f"PostgreSQL not measured: {error}", file=sys.stderr)
-        admin.dispose()
-        yield None
-        return
-    try:
-        yield url.set(database=name).render_as_string(hide_password=False)
-    finally:
-        with admin.connect() as connection:
-            connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-        admin.dispose()
 
 
 async def measure(label: str, base: str, seconds: float) -> list[LoadResult]:

@@ -10,8 +10,10 @@ time (an answer no replay serves). The bare Starlette app is measured in the sam
 is the share of the row's GETs answered by replay (the service's ``answer_replays_total``: hits
 over hits, misses and stale answers).
 
-Run by hand: ``.venv/bin/python bench/bench_mixed.py [seconds] [--objects N]``. Writes
-docs/performance/mixed.md and bench/results/mixed.json.
+Run by hand: ``.venv/bin/python bench/bench_mixed.py [seconds] [--objects N] [--postgres URL]``;
+``--postgres`` serves from a throwaway database on that PostgreSQL server (dropped afterwards)
+instead of SQLite. Writes docs/performance/mixed.md and
+bench/results/mixed.json (``mixed-postgres``: their own fragment and results).
 """
 
 from __future__ import annotations
@@ -31,10 +33,13 @@ from common import (
     LoadResult,
     Request,
     bare_app,
+    database,
     drive,
     send,
     serve,
     tree_cpu_s,
+    variant_name,
+    variant_title,
     write_fragment,
     write_results,
 )
@@ -213,10 +218,19 @@ def workloads(urls: dict[str, str], objects: int) -> list[tuple[str, Request, st
     return rows
 
 
+def served_env(database_url: str | None) -> dict[str, str]:
+    """The access log on, as `make run` has it; the throwaway PostgreSQL database when given."""
+    env = {"NETPLATFORM_ACCESS_LOG": "true"}
+    return env | {"NETPLATFORM_DATABASE_URL": database_url} if database_url else env
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("seconds", nargs="?", type=float, default=5.0)
     parser.add_argument("--objects", type=int, default=1000)
+    parser.add_argument(
+        "--postgres", metavar="URL", help="serve from a throwaway database on this PostgreSQL server"
+    )
     options = parser.parse_args()
     load_before = os.getloadavg()[0]
     with bare_app() as bare_url:
@@ -226,7 +240,7 @@ def main() -> None:
     columns = "requests/s | ratio to the bare app | p50 ms | p99 ms | CPU a request | replayed | errors"
     table = [f"| workload | {columns} |"]
     table.append("|---|---:|---:|---:|---:|---:|---:|---:|")
-    with serve(SERVICES, {"NETPLATFORM_ACCESS_LOG": "true"}) as served:
+    with database(options.postgres) as database_url, serve(SERVICES, served_env(database_url)) as served:
         urls = {name: served.url(name) for name in SERVICES}
         for label, request, service_url in workloads(urls, options.objects):
             before = replay_counts(service_url)
@@ -236,17 +250,19 @@ def main() -> None:
             ratio = result.rps / baseline.rps if baseline.rps else 0.0
             table.append(
                 f"| {label} | {result.rps:,.0f} | {ratio:.2f} | {result.p50_ms:.1f} | "
-                f"{result.p99_ms:.1f} | {cpu_ms:.2f} ms | {share:.0%} | {result.errors} |"
+                f"{result.p99_ms:.1f} | {cpu_ms:.2f} ms | {share:.0%} | {result.errors_text()} |"
             )
             print(table[-1], flush=True)
     body = (
-        f"`make run`'s configuration (every service in one process, access log on), {options.objects} "
+        f"`make run`'s configuration (every service in one process, access log on, "
+        f"{'PostgreSQL' if options.postgres else 'SQLite'}), {options.objects} "
         f"objects per service, {CLIENTS} clients, {options.seconds:.0f} s per row; 5 % of the requests "
         f"are writes to a random object. Bare app: {baseline.rps:,.0f} requests/s. Load average before "
         f"the run: {load_before:.1f} (other work on the machine lowers every figure).\n\n" + "\n".join(table)
     )
-    write_fragment("mixed", "Mixed workload (make run's configuration)", body)
-    write_results("mixed", results)
+    name = variant_name("mixed", options.postgres)
+    write_fragment(name, variant_title("Mixed workload (make run's configuration)", options.postgres), body)
+    write_results(name, results)
 
 
 if __name__ == "__main__":

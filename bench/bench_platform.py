@@ -62,11 +62,14 @@ from common import (
     LoadResult,
     Request,
     bare_app,
+    database,
     drive,
     free_port,
     get,
     send,
     served_until_stopped,
+    variant_name,
+    variant_title,
     write_fragment,
     write_results,
 )
@@ -150,21 +153,6 @@ class Row:
     variant: str
     result: LoadResult
     lag_s: float
-
-
-@contextmanager
-def database(postgres: str | None) -> Iterator[str | None]:
-    """None (SQLite in the data dir), or a throwaway database on the ``--postgres`` server."""
-    if postgres is None:
-        yield None
-        return
-    os.environ["NETPLATFORM_BENCH_DATABASE_URL"] = postgres
-    from bench_execution import throwaway_postgres
-
-    with throwaway_postgres() as url:
-        if url is None:
-            raise SystemExit(f"PostgreSQL at {postgres} does not answer")
-        yield url
 
 
 @dataclass(frozen=True)
@@ -266,7 +254,7 @@ def table(bare: LoadResult, rows: list[Row]) -> str:
         lag = f"≤ {row.lag_s * 1000:g} ms" if row.lag_s != INFINITY else "> 5 s"
         lines.append(
             f"| {row.variant} | {r.label} | {r.rps:,.0f} | {r.rps / bare.rps:.2f} | {r.p99_ms:.1f} | "
-            f"{lag} | {r.errors} |"
+            f"{lag} | {r.errors_text()} |"
         )
     return "\n".join(lines)
 
@@ -281,7 +269,7 @@ def writes_table(writes: Writes) -> str:
     if pairs := writes.create_delete:
         lines.append(
             f"| policy create+delete, {pairs.concurrency} client threads | {pairs.rps:,.0f} requests/s "
-            f"(a pair: p50 {pairs.p50_ms:.1f} ms, p99 {pairs.p99_ms:.1f} ms; {pairs.errors} errors) "
+            f"(a pair: p50 {pairs.p50_ms:.1f} ms, p99 {pairs.p99_ms:.1f} ms; {pairs.errors_text()} errors) "
             f"| ≥ 1,000 requests/s | {met(pairs.rps >= 1000 and not pairs.errors)} |"
         )
     if small := writes.small:
@@ -351,14 +339,15 @@ memory of the serving process.
 
 {writes_table(writes)}
 """
-    write_fragment("platform", "As users run it", body)
+    name = variant_name("platform", postgres, only)
+    write_fragment(name, variant_title("As users run it", postgres, only), body)
     # The plot tells the variants apart by label: the same read is measured in each.
     labelled = [dataclasses.replace(row.result, label=f"{row.variant}: {row.result.label}") for row in rows]
     if writes.create_delete:
         labelled.append(
             dataclasses.replace(writes.create_delete, label=f"{WRITES_VARIANT}: policy create+delete")
         )
-    write_results("platform", [bare, *labelled])
+    write_results(name, [bare, *labelled])
     print(body)
 
 

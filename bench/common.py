@@ -19,18 +19,23 @@ import subprocess
 import sys
 import tempfile
 import time
+import uuid
+from collections import Counter
 from collections.abc import Awaitable, Callable, Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import aiohttp
+from sqlalchemy import create_engine, text
+from sqlalchemy.engine import make_url
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
 FRAGMENTS = DOCS / "performance"
 AUTH = {"Authorization": "Basic " + base64.b64encode(b"admin:admin").decode()}
 CONCURRENCY_LEVELS = (1, 8, 32)
+PG_DEFAULT = "postgresql://postgres@127.0.0.1:5432/postgres"
 
 
 def free_port() -> int:
@@ -109,15 +114,22 @@ class LoadResult:
     seconds: float
     p50_ms: float
     p99_ms: float
+    failed: dict[int, int] = field(default_factory=dict)
+    """The statuses of the requests counted as errors, with how many of each (-1: no answer)."""
 
     @property
     def rps(self) -> float:
         return self.requests / self.seconds if self.seconds else 0.0
 
+    def errors_text(self) -> str:
+        """``0``, or the count with its statuses: ``3 (409: 2, -1: 1)``."""
+        statuses = ", ".join(f"{status}: {count}" for status, count in sorted(self.failed.items()))
+        return f"{self.errors} ({statuses})" if statuses else str(self.errors)
+
     def row(self) -> str:
         return (
             f"| {self.label} | {self.concurrency} | {self.rps:,.0f} | {self.p50_ms:.1f} | "
-            f"{self.p99_ms:.1f} | {self.requests} | {self.errors} |"
+            f"{self.p99_ms:.1f} | {self.requests} | {self.errors_text()} |"
         )
 
 
@@ -164,13 +176,13 @@ async def drive(
     ok: Callable[[int], bool] = lambda s: s < 400,
 ) -> LoadResult:
     latencies: list[float] = []
-    errors = 0
+    failed: Counter[int] = Counter()
     counter = 0
     deadline = time.perf_counter() + seconds
     connector = aiohttp.TCPConnector(limit=concurrency, force_close=False)
 
     async def worker(session: aiohttp.ClientSession) -> None:
-        nonlocal errors, counter
+        nonlocal counter
         while time.perf_counter() < deadline and counter < max_requests:
             counter += 1
             started = time.perf_counter()
@@ -180,7 +192,7 @@ async def drive(
                 status = -1
             latencies.append(time.perf_counter() - started)
             if not ok(status):
-                errors += 1
+                failed[status] += 1
 
     async with aiohttp.ClientSession(connector=connector, headers=AUTH) as session:
         started = time.perf_counter()
@@ -191,10 +203,11 @@ async def drive(
         label,
         concurrency,
         len(latencies),
-        errors,
+        failed.total(),
         elapsed,
         percentile(latencies, 50) * 1000,
         percentile(latencies, 99) * 1000,
+        dict(failed),
     )
 
 
@@ -229,6 +242,19 @@ def machine() -> str:
 
 ANALYSIS_MARKER = "<!-- analysis: kept when the figures above are measured again -->"
 """A fragment's hand-written analysis goes below this line: write_fragment keeps it."""
+
+
+def variant_name(name: str, postgres: str | None = None, only: Iterable[str] = ()) -> str:
+    """The fragment (and results) name of a run with options: ``platform``, ``platform-postgres``,
+    ``platform-policy``, ``mixed-postgres``; bench/run_all.py runs each of them."""
+    return "-".join([name, *only, *(["postgres"] if postgres else [])])
+
+
+def variant_title(title: str, postgres: str | None = None, only: Iterable[str] = ()) -> str:
+    """The fragment's heading: the database and the services named when they are not the default."""
+    notes = [f"{', '.join(only)} alone"] if only else []
+    notes += ["PostgreSQL"] if postgres else []
+    return f"{title} ({'; '.join(notes)})" if notes else title
 
 
 def write_fragment(name: str, title: str, body: str) -> Path:
@@ -287,3 +313,41 @@ def bare_app() -> Iterator[str]:
     finally:
         process.send_signal(signal.SIGTERM)
         process.wait(timeout=30)
+
+
+@contextmanager
+def throwaway_postgres() -> Iterator[str | None]:
+    """A new database on the bench's PostgreSQL server (``NETPLATFORM_BENCH_DATABASE_URL``), dropped
+    afterwards; None when it does not answer."""
+    server = os.environ.get("NETPLATFORM_BENCH_DATABASE_URL", PG_DEFAULT)
+    url = make_url(server.replace("postgresql://", "postgresql+psycopg://", 1))
+    name = f"np_bench_{uuid.uuid4().hex[:10]}"
+    admin = create_engine(url, isolation_level="AUTOCOMMIT")
+    try:
+        with admin.connect() as connection:
+            connection.execute(text(f'CREATE DATABASE "{name}"'))
+    except Exception as error:  # any failure to reach the server skips PostgreSQL
+        print(f"PostgreSQL not measured: {error}", file=sys.stderr)
+        admin.dispose()
+        yield None
+        return
+    try:
+        yield url.set(database=name).render_as_string(hide_password=False)
+    finally:
+        with admin.connect() as connection:
+            connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        admin.dispose()
+
+
+@contextmanager
+def database(postgres: str | None) -> Iterator[str | None]:
+    """None (SQLite in the data dir), or a throwaway database on the ``--postgres`` server
+    (the bench stops when it does not answer)."""
+    if postgres is None:
+        yield None
+        return
+    os.environ["NETPLATFORM_BENCH_DATABASE_URL"] = postgres
+    with throwaway_postgres() as url:
+        if url is None:
+            raise SystemExit(f"PostgreSQL at {postgres} does not answer")
+        yield url

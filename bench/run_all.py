@@ -2,23 +2,30 @@
 
 Each benchmark writes its own fragment (docs/performance/<name>.md) and, where it measures
 request load, its raw figures (bench/results/<name>.json). A benchmark that fails is reported
-in the document rather than silently dropped.
+in the document rather than silently dropped. Some run more than once with options (VARIANTS):
+the platform and the mixed workload on PostgreSQL too, and the platform with one service alone;
+each variant has its own fragment. PostgreSQL is the server of ``NETPLATFORM_BENCH_DATABASE_URL``
+(default ``postgresql://postgres@127.0.0.1:5432/postgres``).
 """
 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import time
 from pathlib import Path
 
-from common import DOCS, FRAGMENTS, RESULTS, ROOT, machine
+from common import DOCS, FRAGMENTS, PG_DEFAULT, RESULTS, ROOT, machine
 
 ORDER = [
     "goals",
     "platform",
+    "platform-postgres",
+    "platform-policy",
     "mixed",
+    "mixed-postgres",
     "kernel",
     "authz",
     "blueprints",
@@ -31,16 +38,29 @@ ORDER = [
 ]
 
 
+def variants() -> dict[str, tuple[str, list[str]]]:
+    """Fragment name -> (benchmark, its options), beyond each benchmark run plainly."""
+    postgres = os.environ.get("NETPLATFORM_BENCH_DATABASE_URL", PG_DEFAULT)
+    return {
+        "platform-postgres": ("platform", ["--postgres", postgres]),
+        "platform-policy": ("platform", ["--only", "policy"]),
+        "mixed-postgres": ("mixed", ["--postgres", postgres]),
+    }
+
+
 def benchmarks() -> list[str]:
-    found = sorted(p.stem.removeprefix("bench_") for p in (ROOT / "bench").glob("bench_*.py"))
-    return sorted(found, key=lambda name: ORDER.index(name) if name in ORDER else len(ORDER))
+    found = [p.stem.removeprefix("bench_") for p in (ROOT / "bench").glob("bench_*.py")]
+    names = sorted([*found, *variants()])
+    return sorted(names, key=lambda name: ORDER.index(name) if name in ORDER else len(ORDER))
 
 
 def run(name: str) -> str | None:
     started = time.monotonic()
-    result = subprocess.run([sys.executable, str(ROOT / "bench" / f"bench_{name}.py")], cwd=ROOT, check=False)
-    print(f"bench_{name}: exit {result.returncode} after {time.monotonic() - started:.0f} s", flush=True)
-    return None if result.returncode == 0 else f"bench_{name}.py exited with {result.returncode}"
+    script, options = variants().get(name, (name, []))
+    command = [sys.executable, str(ROOT / "bench" / f"bench_{script}.py"), *options]
+    result = subprocess.run(command, cwd=ROOT, check=False)
+    print(f"{name}: exit {result.returncode} after {time.monotonic() - started:.0f} s", flush=True)
+    return None if result.returncode == 0 else f"`{' '.join(command[1:])}` exited with {result.returncode}"
 
 
 def plot(name: str) -> Path | None:
