@@ -27,13 +27,15 @@ Run by hand, on a quiet machine (the figures are meaningless while other work sh
 [--files N] [--large-mib M]``. ``--only policy`` runs that service alone (``netplatform serve
 --only policy``; the file rows then are not measured); ``--postgres`` serves from a throwaway
 database made on that PostgreSQL server (one per configuration, dropped afterwards). Writes
-docs/performance/platform.md and bench/results/platform.json. The measurement for the
+docs/performance/platform.md and bench/results/platform.json, or with options their own
+(``platform-postgres``, ``platform-policy``: common.variant_name). The measurements for the
 document, every row at its full size (5 s rows, 500 files, 100 MiB):
 
     .venv/bin/python bench/bench_platform.py
     .venv/bin/python bench/bench_platform.py --postgres postgresql://postgres@127.0.0.1:5432/postgres
+    .venv/bin/python bench/bench_platform.py --only policy
 
-(``make bench`` runs the first through run_all.py). A check that it works, in about a minute:
+(``make bench`` runs all three through run_all.py). A check that it works, in about a minute:
 ``.venv/bin/python bench/bench_platform.py 1 --files 50 --large-mib 10``.
 """
 
