@@ -150,11 +150,21 @@ def longest_lag(before: dict[float, float], after: dict[float, float]) -> float:
     return min(bound for bound, count in after.items() if count - before.get(bound, 0.0) >= new)
 
 
+def loop_thread_waits(pid: int) -> float | None:
+    """Seconds the process's main thread (the event loop) has spent runnable but waiting for a
+    core (/proc schedstat's second field); None where the kernel keeps no schedstat."""
+    try:
+        return int(Path(f"/proc/{pid}/task/{pid}/schedstat").read_text().split()[1]) / 1e9
+    except (OSError, IndexError, ValueError):
+        return None
+
+
 @dataclass(frozen=True)
 class Row:
     variant: str
     result: LoadResult
     lag_s: float
+    waiting: float | None  # the share of the row the loop's thread waited for a core
 
 
 @dataclass(frozen=True)
@@ -197,9 +207,11 @@ def measure_variant(
         for label in HOT_READS:
             if label not in targets:
                 continue
-            before = lag_buckets(metrics)
+            before, waited = lag_buckets(metrics), loop_thread_waits(served.pid)
             result = asyncio.run(drive(label, read(label, targets[label]), CLIENTS, seconds))
-            rows.append(Row(variant, result, longest_lag(before, lag_buckets(metrics))))
+            waits = loop_thread_waits(served.pid)
+            waiting = None if waits is None or waited is None else (waits - waited) / result.seconds
+            rows.append(Row(variant, result, longest_lag(before, lag_buckets(metrics)), waiting))
         writes = measure_writes(served, services, seconds, load) if load else None
     return rows, writes
 
@@ -246,17 +258,18 @@ def busy(load_average: float) -> bool:
 def table(bare: LoadResult, rows: list[Row]) -> str:
     lines = [
         "| configuration | read (32 connections) | requests/s | ratio to bare | p99 ms "
-        "| longest loop lag | errors |",
-        "|---|---|---:|---:|---:|---:|---:|",
+        "| longest loop lag | loop waiting for a core | errors |",
+        "|---|---|---:|---:|---:|---:|---:|---:|",
         f"| bare Starlette app | one JSON route | {bare.rps:,.0f} | 1.00 | {bare.p99_ms:.1f} | "
-        f"| {bare.errors} |",
+        f"| | {bare.errors} |",
     ]
     for row in rows:
         r = row.result
         lag = f"≤ {row.lag_s * 1000:g} ms" if row.lag_s != INFINITY else "> 5 s"
+        waiting = "" if row.waiting is None else f"{row.waiting:.0%}"
         lines.append(
             f"| {row.variant} | {r.label} | {r.rps:,.0f} | {r.rps / bare.rps:.2f} | {r.p99_ms:.1f} | "
-            f"{lag} | {r.errors_text()} |"
+            f"{lag} | {waiting} | {r.errors_text()} |"
         )
     return "\n".join(lines)
 
@@ -321,7 +334,9 @@ service, then drives each hot read for {seconds:g} s at {CLIENTS} keep-alive con
 an aiohttp client on the same machine; then again with the access log off. The bare Starlette
 app is measured in the same run. "Longest loop lag" is the process's own figure: the lowest
 `event_loop_lag_seconds` bucket bound that took every sample of the row (the probe wakes
-every 50 ms; see docs/operations.md).
+every 50 ms; see docs/operations.md). "Loop waiting for a core" is the share of the row the
+process's main thread (the event loop's) was runnable but not running, from the kernel's
+schedstat: lag that is the machine's, not the loop's work.
 
 These figures must be taken on a quiet machine: client and server share the cores, and any
 other load shows up as lag and as a lower ratio. The run below was taken with a load average of
