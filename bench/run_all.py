@@ -109,7 +109,8 @@ def assemble(failures: dict[str, str]) -> None:
         "machine over loopback, so client and server share the cores; "
         "compare rows with the bare ASGI baseline measured in the same run. Benchmarks are run by hand, "
         "never as timed assertions in tests. Re-run with `make bench`; each section is produced by "
-        "`bench/bench_<name>.py`.\n",
+        "`bench/bench_<name>.py`, the PostgreSQL and one-service sections by the same script with "
+        "`--postgres` or `--only` (bench/run_all.py, `variants()`).\n",
     ]
     for name in benchmarks():
         fragment = FRAGMENTS / f"{name}.md"
