@@ -12,7 +12,6 @@ A blob belongs to the one database row that names it; whoever deletes the row de
 
 from __future__ import annotations
 
-import hashlib
 import os
 import secrets
 from collections.abc import AsyncIterable, AsyncIterator
@@ -28,9 +27,11 @@ WRITE_BATCH_BYTES = 1024 * 1024
 
 @dataclass(frozen=True)
 class BlobRef:
+    """A stored blob: its generated name and its size in bytes (no digest: nothing reads one, and
+    hashing every byte cost more CPU than writing it)."""
+
     name: str
     size: int
-    sha256: str
 
 
 class BlobStorage(Protocol):
@@ -130,7 +131,6 @@ class BlobWriter:
             _fsync_directory(store.root)  # the new folder's entry must survive a crash too
         self.temp_path = self.final_path.with_name(f".{self.name}.partial")
         self._handle = open(self.temp_path, "wb")  # noqa: SIM115 - closed in commit/__exit__
-        self._digest = hashlib.sha256()
         self._size = 0
         self._committed = False
 
@@ -147,7 +147,6 @@ class BlobWriter:
         if self.max_bytes is not None and self._size > self.max_bytes:
             raise BlobTooLarge(f"more than {self.max_bytes} bytes")
         self._handle.write(data)
-        self._digest.update(data)
 
     def commit(self) -> BlobRef:
         self._handle.flush()
@@ -156,7 +155,7 @@ class BlobWriter:
         os.replace(self.temp_path, self.final_path)
         _fsync_directory(self.final_path.parent)
         self._committed = True
-        return BlobRef(self.name, self._size, self._digest.hexdigest())
+        return BlobRef(self.name, self._size)
 
 
 def _fsync_directory(path: Path) -> None:
