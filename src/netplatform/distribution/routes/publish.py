@@ -142,14 +142,14 @@ async def _accept_publish(
 ) -> Response:
     """Admit, receive and commit a publish or retraction: its 204, or a 307 to an allowed node."""
     source_ip = request.client.host if request.client else ""
-    # Three thread hops for a small file (checks, body, commit): each hop is a measurable share
-    # of a small publish's cost (docs/performance/distribution.md).
+    # One thread hop of its own for a small file (the checks) and a share of its group's commit
+    # (the body is kept in the file row): each hop is a measurable share of a small publish's cost.
     admitted = await anyio.to_thread.run_sync(_admit, request, services, feed_id, file_id, method, source_ip)
     if isinstance(admitted, str):
         return _redirect(request, admitted)
     admission, room = admitted
     arrival = await _receive(request, services.publisher, method, source_ip, room)
-    publish_id = await anyio.to_thread.run_sync(services.publisher.accept, admission, arrival)
+    publish_id = await services.publisher.accept(admission, arrival)
     return _accepted(publish_id, method, services.delivery, services.metrics)
 
 
@@ -166,7 +166,7 @@ def _admit(
         source_ip,
         request.headers.get(META_HEADER),
     )
-    target = services.routing.ingress_target(admission.feed.id, admission.endpoint_id)
+    target = services.routing.target_of(admission.ingress_route)
     if target is not None:
         return target
     if method != "PUT":
@@ -200,15 +200,18 @@ async def _receive(
     """The body spooled to a durable blob (PUT, within ``room``) and the headers that travel with it."""
     received_ms = now_ms()
     has_body = method == "PUT"
-    blob = None
+    blob = inline = None
     length = 0
     if has_body:
         try:
-            stored = await publisher.spool(request.stream(), room)
+            received = await publisher.receive(request.stream(), room)
         except ClientDisconnect:
             log.warning("publish to %s: the body was not received completely", request.url.path)
             raise BadRequest("Request body was not received completely") from None
-        blob, length = stored.name, stored.size
+        if isinstance(received, bytes):
+            inline, length = received, len(received)
+        else:
+            blob, length = received.name, received.size
     server = request.scope.get("server") or ("", 0)
     headers = captured_headers(
         request.headers.items(),
@@ -225,4 +228,5 @@ async def _receive(
         content_length=length,
         blob=blob,
         headers=headers,
+        body=inline,
     )
