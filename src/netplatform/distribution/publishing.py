@@ -208,29 +208,30 @@ class Publisher:
             return head
         return await self.space.store_within(_chained(head, chunks), room)
 
-    async def accept(self, admission: Admission, arrival: Arrival) -> str:
-        """Commit the file, its deliveries and the publish record; the publish id.
+    async def accept(self, admission: Admission, arrival: Arrival) -> tuple[str, list[int]]:
+        """Commit the file, its deliveries and the publish record; the publish id and the
+        subscriptions it was queued for.
 
         The spooled blob is removed when the commit fails or no subscription takes the file.
         """
         try:
-            publish_id, blob_needed = await self.commits.run_async(
+            publish_id, receivers = await self.commits.run_async(
                 partial(self._record, admission=admission, arrival=arrival)
             )
         except BaseException:
             await self._discard(arrival.blob)
             raise
-        if not blob_needed:
+        if not receivers:
             await self._discard(arrival.blob)
-        return publish_id
+        return publish_id, receivers
 
     async def _discard(self, blob: str | None) -> None:
         if blob is not None:
             await anyio.to_thread.run_sync(self.blobs.delete, blob)
 
-    def _record(self, session: Session, *, admission: Admission, arrival: Arrival) -> tuple[str, bool]:
+    def _record(self, session: Session, *, admission: Admission, arrival: Arrival) -> tuple[str, list[int]]:
         """Within the (shared) transaction: the file, its deliveries and the publish record; the
-        publish id, and whether the spooled blob is still needed."""
+        publish id, and the subscriptions that take the file (none: the blob is not needed)."""
         repo = Repositories(session)
         feed = admission.feed
         receivers = _receivers(repo, feed.id)
@@ -251,7 +252,7 @@ class Publisher:
             )
             repo.queue.enqueue(repo.queue.insert_file(spooled), self.node, receivers)
         repo.logs.insert(self._publish_record(admission, arrival, publish_id, published_ms))
-        return publish_id, bool(receivers)
+        return publish_id, receivers
 
     @staticmethod
     def _publish_record(admission: Admission, arrival: Arrival, publish_id: str, date_ms: int) -> LogRecord:

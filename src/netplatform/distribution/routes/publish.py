@@ -149,8 +149,9 @@ async def _accept_publish(
         return _redirect(request, admitted)
     admission, room = admitted
     arrival = await _receive(request, services.publisher, method, source_ip, room)
-    publish_id = await services.publisher.accept(admission, arrival)
-    return _accepted(publish_id, method, services.delivery, services.metrics)
+    publish_id, receivers = await services.publisher.accept(admission, arrival)
+    services.delivery.wake(receivers)
+    return _accepted(publish_id, method, services.metrics)
 
 
 def _admit(
@@ -187,9 +188,8 @@ def _redirect(request: Request, node_url: str) -> Response:
     return reply(None, 307, headers={"Location": location})
 
 
-def _accepted(publish_id: str, method: str, delivery: DeliveryEngine, metrics: DeliveryMetrics) -> Response:
-    """The 204 of a committed publish; idle delivery workers are told at once."""
-    delivery.wake()
+def _accepted(publish_id: str, method: str, metrics: DeliveryMetrics) -> Response:
+    """The 204 of a committed publish."""
     metrics.published.labels(method).inc()
     return reply(None, 204, headers={PUBLISH_ID_HEADER: publish_id})
 
