@@ -9,6 +9,8 @@ from pathlib import Path
 
 import httpx
 
+from netplatform.distribution.publishing import INLINE_BODY_MAX
+
 from ..conftest import ServiceStarter, SettingsFactory
 from ..support.distribution_calls import create_feed, create_subscription, publish
 from ..support.receiver import Receiver
@@ -48,7 +50,8 @@ def test_sigkill_after_204_loses_no_acknowledged_file(
 
     def publish_until_killed() -> None:
         for n in range(200):
-            name, data = f"file-{n}", os.urandom(1000 + n)
+            # Every fourth body too large to be kept in its file row: spooled as a blob.
+            name, data = f"file-{n}", os.urandom(1000 + n + (INLINE_BODY_MAX if n % 4 == 3 else 0))
             try:
                 response = publish(url, feed_id, name, data)
             except httpx.HTTPError:

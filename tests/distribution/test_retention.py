@@ -19,6 +19,7 @@ from urllib.parse import urlsplit
 import httpx
 
 from netplatform.clock import now_ms
+from netplatform.distribution.publishing import INLINE_BODY_MAX
 from netplatform.settings import Settings
 from netplatform.web.auth import basic_header
 
@@ -230,14 +231,16 @@ def test_spooled_files_expire_disk_full_oldest_first(
         feed = create_feed(client)[0]
         first = create_subscription(client, feed, subscriber.url + "/one")[0]
         second = create_subscription(client, feed, subscriber.url + "/two", metadataOnly=True)[0]
-        ids = [published(roomy.url, feed, f"f{n}.csv", b"data-%d" % n) for n in range(3)]
+        # The middle one too large to be kept in its file row: a blob of the spool.
+        bodies = [b"data-0", b"d" * (INLINE_BODY_MAX + 1), b"data-2"]
+        ids = [published(roomy.url, feed, f"f{n}.csv", body) for n, body in enumerate(bodies)]
         subscriber.wait_for(2)  # both queues tried their first file
-    assert len(spooled_blobs(data_dir)) == 3
+    assert len(spooled_blobs(data_dir)) == 1
     roomy.server.stop()
     floor = free_bytes(data_dir) + (1 << 40)
     full = start_service("distribution", with_floor(delivery_settings, floor, **CHECK_OFTEN))
     with full.client() as client:
-        for sub_id, path, length in ((first, "/one", 6), (second, "/two", 0)):
+        for sub_id, path, lengths in ((first, "/one", [len(b) for b in bodies]), (second, "/two", [0, 0, 0])):
             wait_until(functools.partial(expired_thrice, client, sub_id))
             expired = sub_log(client, sub_id, type="exp")
             assert [record["publishId"] for record in expired] == ids
@@ -245,7 +248,7 @@ def test_spooled_files_expire_disk_full_oldest_first(
                 assert record["expiryReason"] == "diskFull"
                 assert record["requestURI"] == f"{subscriber.url}{path}/f{n}.csv"
                 assert record["method"] == "PUT"
-                assert record["contentLength"] == length
+                assert record["contentLength"] == lengths[n]
                 assert isinstance(record["attempts"], int)
             assert expired[0]["attempts"] >= 1  # the head of the queue was tried (and answered 503)
     assert spooled_blobs(data_dir) == []

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import io
 import os
 from collections.abc import Iterator
@@ -29,7 +28,7 @@ def store(settings: Settings) -> Iterator[DatabaseBlobStore]:
 def test_put_and_open_keep_every_byte(store: DatabaseBlobStore, size: int) -> None:
     content = os.urandom(size)
     ref = store.put_file(io.BytesIO(content))
-    assert (ref.size, ref.sha256) == (size, hashlib.sha256(content).hexdigest())
+    assert ref.size == size
     assert store.exists(ref.name)
     with store.open(ref.name) as opened:
         assert opened.read() == content

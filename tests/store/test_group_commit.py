@@ -3,6 +3,7 @@ committed, and one failing unit fails only its own caller."""
 
 from __future__ import annotations
 
+import asyncio
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -162,3 +163,63 @@ def test_before_commit_runs_once_for_a_group_with_a_success_and_not_for_one_of_f
     with pytest.raises(ValueError, match="refused"):
         commits.run(refused)
     assert calls == [1]
+
+
+def test_units_from_the_event_loop_share_groups_and_return_once_committed(database: Database) -> None:
+    commits = GroupCommit(database)
+    commits.run(insert("taken"))
+    groups: list[int] = []  # the size of each group that committed
+
+    def counted(body: str) -> Callable[[Session], str]:
+        def work(session: Session) -> str:
+            counts = session.info.setdefault("units", [0])
+            if counts[0] == 0:
+                groups.append(0)
+            counts[0] += 1
+            groups[-1] = counts[0]
+            return insert(body)(session)
+
+        return work
+
+    async def one(n: int) -> tuple[str, bool]:
+        body = "taken" if n == 5 else f"async-{n}"  # n == 5 breaks the unique constraint
+        try:
+            result = await commits.run_async(counted(body))
+        except Exception as error:
+            return type(error).__name__, False
+        return result, await asyncio.to_thread(lambda: body in committed_bodies(database))
+
+    async def all_of_them() -> list[tuple[str, bool]]:
+        return await asyncio.gather(*(one(n) for n in range(20)))
+
+    outcomes = asyncio.run(all_of_them())
+    assert outcomes[5] == ("IntegrityError", False)
+    expected = [(f"ASYNC-{n}", True) for n in range(20) if n != 5]
+    assert [o for n, o in enumerate(outcomes) if n != 5] == expected
+    assert committed_bodies(database) == {"taken"} | {f"async-{n}" for n in range(20) if n != 5}
+    assert sum(groups) == 20 and len(groups) < 20  # units queued while a group committed shared one
+
+
+def test_a_cancelled_unit_from_the_event_loop_hands_on_and_runs_only_if_taken(database: Database) -> None:
+    commits = GroupCommit(database)
+    release = threading.Event()
+
+    def slow(session: Session) -> str:
+        release.wait(10)  # the first group holds the commit while the others queue
+        return insert("first")(session)
+
+    async def scenario() -> list[str]:
+        first = asyncio.create_task(commits.run_async(slow))
+        await asyncio.sleep(0.05)
+        cancelled = asyncio.create_task(commits.run_async(insert("cancelled")))
+        later = asyncio.create_task(commits.run_async(insert("later")))
+        await asyncio.sleep(0.05)
+        cancelled.cancel()
+        await asyncio.sleep(0.05)
+        release.set()
+        done = [await first, await later]
+        done.append(await commits.run_async(insert("after")))  # the lead was passed on, not lost
+        return done
+
+    assert asyncio.run(scenario()) == ["FIRST", "LATER", "AFTER"]
+    assert committed_bodies(database) == {"first", "later", "after"}

@@ -64,7 +64,7 @@ class ForwardSender:
 
     async def send(self, job: DeliveryJob, hop: NextHop) -> Attempt:
         spooled = job.file
-        has_body = spooled.method == "PUT" and spooled.blob is not None
+        has_body = spooled.method == "PUT" and (spooled.blob is not None or spooled.body is not None)
         url = forward_url(hop.url or f"unknown-node://{hop.node}", spooled.publish_id)
         attempt = Attempt(
             url=url,
@@ -84,8 +84,11 @@ class ForwardSender:
             "Content-Type": "application/octet-stream",
         }
         try:
-            if not has_body or spooled.blob is None:
+            if not has_body:
                 return await self._put(attempt, headers, b"")
+            if spooled.body is not None:
+                return await self._put(attempt, headers, spooled.body)
+            assert spooled.blob is not None
             body = await anyio.to_thread.run_sync(self.blobs.path(spooled.blob).open, "rb")
             with body:
                 return await self._put(attempt, headers, body)

@@ -58,12 +58,12 @@ class Routing:
     def ingress_routes(self, feed_id: int | None = None) -> list[IngressRoute]:
         return self.unit.read(lambda repo: repo.routes.ingress_routes(feed_id))
 
-    def ingress_target(self, feed_id: int, publisher: str) -> str | None:
-        """None when this node may take the publish, else the base URL of a live allowed node.
+    def target_of(self, route: IngressRoute | None) -> str | None:
+        """None when this node may take a publish under ``route`` (the publisher's ingress route,
+        None when it has none), else the base URL of a live allowed node.
 
         503 when the route allows only sites without a live node (the publisher tries later).
         """
-        route = self.unit.read(lambda repo: repo.routes.ingress_for(feed_id, publisher))
         if route is None or self.registry.site in route.sites:
             return None
         live = [

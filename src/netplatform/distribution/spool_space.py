@@ -92,6 +92,12 @@ class SpoolSpace:
             raise disk_full(f"{FILE_TOO_LARGE} ({declared_length} bytes)")
         return room
 
+    @staticmethod
+    def check_room(size: int, room: int | None) -> None:
+        """503 when a body of ``size`` bytes, received whole, does not fit in ``room`` (from :meth:`room`)."""
+        if room is not None and size > room:
+            raise disk_full(FILE_TOO_LARGE)
+
     async def store(self, body: AsyncIterable[bytes], length: int | None) -> BlobRef:
         """Spool ``body`` (``length`` as declared, if it was) as a durable blob, or refuse it with 503
         when it would take the spool under the floor (nothing is left behind)."""

@@ -111,6 +111,8 @@ files = sa.Table(
     sa.Column("file_id", sa.Text, nullable=False),
     sa.Column("method", sa.String(8), nullable=False),
     sa.Column("blob", sa.String(32), nullable=True),
+    # A small body is kept here instead of in a blob (distribution_0007): one fsync, no file.
+    sa.Column("body", sa.LargeBinary, nullable=True),
     sa.Column("content_length", sa.BigInteger, nullable=False),
     sa.Column("headers", sa.JSON, nullable=False),
     sa.Column("published_ms", sa.BigInteger, nullable=False),

@@ -12,10 +12,10 @@ A blob belongs to the one database row that names it; whoever deletes the row de
 
 from __future__ import annotations
 
-import hashlib
+import ctypes
 import os
 import secrets
-from collections.abc import AsyncIterable, AsyncIterator
+from collections.abc import AsyncIterable, AsyncIterator, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, BinaryIO, Protocol
@@ -28,9 +28,11 @@ WRITE_BATCH_BYTES = 1024 * 1024
 
 @dataclass(frozen=True)
 class BlobRef:
+    """A stored blob: its generated name and its size in bytes (no digest: nothing reads one, and
+    hashing every byte cost more CPU than writing it)."""
+
     name: str
     size: int
-    sha256: str
 
 
 class BlobStorage(Protocol):
@@ -130,7 +132,6 @@ class BlobWriter:
             _fsync_directory(store.root)  # the new folder's entry must survive a crash too
         self.temp_path = self.final_path.with_name(f".{self.name}.partial")
         self._handle = open(self.temp_path, "wb")  # noqa: SIM115 - closed in commit/__exit__
-        self._digest = hashlib.sha256()
         self._size = 0
         self._committed = False
 
@@ -143,11 +144,14 @@ class BlobWriter:
             self.temp_path.unlink(missing_ok=True)
 
     def write(self, data: bytes) -> None:
+        start = self._size
         self._size += len(data)
         if self.max_bytes is not None and self._size > self.max_bytes:
             raise BlobTooLarge(f"more than {self.max_bytes} bytes")
         self._handle.write(data)
-        self._digest.update(data)
+        if len(data) >= WRITE_BATCH_BYTES // 2:  # a batch of a large blob, not a small blob's body
+            self._handle.flush()
+            _start_writeback(self._handle.fileno(), start, len(data))
 
     def commit(self) -> BlobRef:
         self._handle.flush()
@@ -156,7 +160,30 @@ class BlobWriter:
         os.replace(self.temp_path, self.final_path)
         _fsync_directory(self.final_path.parent)
         self._committed = True
-        return BlobRef(self.name, self._size, self._digest.hexdigest())
+        return BlobRef(self.name, self._size)
+
+
+def _writeback_starter() -> Callable[[int, int, int], None]:
+    """Linux's ``sync_file_range(SYNC_FILE_RANGE_WRITE)``: start writing a range of a file to disk
+    and return at once. Started after each batch of a large blob, the disk writes while the rest
+    arrives, and the fsync of the commit (which alone makes the blob durable) waits for the tail
+    only: for 100 MiB, a few ms instead of 35 to 50. Elsewhere (or if it fails) the fsync does it all.
+    """
+    try:
+        call = ctypes.CDLL(None, use_errno=True).sync_file_range
+    except (OSError, AttributeError):
+        return lambda descriptor, offset, length: None
+    call.argtypes = [ctypes.c_int, ctypes.c_int64, ctypes.c_int64, ctypes.c_uint]
+    call.restype = ctypes.c_int
+
+    def start(descriptor: int, offset: int, length: int) -> None:
+        call(descriptor, offset, length, _SYNC_FILE_RANGE_WRITE)  # a failure leaves it to the fsync
+
+    return start
+
+
+_SYNC_FILE_RANGE_WRITE = 2
+_start_writeback = _writeback_starter()
 
 
 def _fsync_directory(path: Path) -> None:

@@ -13,15 +13,21 @@ was acknowledged). Nothing waits for a group to fill: a lone caller commits at o
 :meth:`GroupCommit.run_with_retry` is :func:`~.retry.write_with_retry` for grouped writes: a unit
 that lost a race (a unique key a concurrent writer took first, a deadlock) runs again, in a
 later group, and sees the winner's row; a failed shared commit is never run again.
+
+:meth:`GroupCommit.run_async` is :meth:`~GroupCommit.run` for a caller on the event loop: units queue
+on the loop, and one worker thread commits each group, so a unit costs its share of one thread hop
+instead of a hop (and a blocked thread) of its own.
 """
 
 from __future__ import annotations
 
+import asyncio
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
+import anyio.to_thread
 from sqlalchemy.orm import Session
 
 from .db import Database
@@ -49,7 +55,9 @@ class _Unit(Generic[T]):
 
 
 class GroupCommit:
-    """Blocking: call :meth:`run` from worker threads, never from the event loop.
+    """:meth:`run` blocks (call it from worker threads, never from the event loop);
+    :meth:`run_async` is for the event loop. Use one of them for an instance: the two queue apart,
+    so their units would not share groups.
 
     ``before_commit`` runs once per group in which a unit succeeded, in the shared transaction
     after every unit (a service moving its generation on once for the whole group rather than
@@ -62,6 +70,10 @@ class GroupCommit:
         self._lock = threading.Lock()
         self._queued: list[_Unit[Any]] = []
         self._leading = False
+        # run_async's queue, only touched on the event loop: each unit with the future its caller
+        # awaits (True: lead the next group; False: committed, the outcome is in the unit).
+        self._waiting: list[tuple[_Unit[Any], asyncio.Future[bool]]] = []
+        self._committing = False
 
     def run(self, work: Callable[[Session], T]) -> T:
         """``work(session)`` committed durably, in a transaction shared with concurrent callers."""
@@ -75,6 +87,46 @@ class GroupCommit:
             if not (unit.own_error and unit.error is not None and lost_a_race(unit.error)):
                 return unit.outcome()
         raise WriteConflict()
+
+    async def run_async(self, work: Callable[[Session], T]) -> T:
+        """:meth:`run` from the event loop: ``work(session)`` committed durably (in a worker thread)
+        in a transaction shared with the units queued meanwhile."""
+        unit: _Unit[T] = _Unit(work)
+        entry = (unit, asyncio.get_running_loop().create_future())
+        self._waiting.append(entry)
+        if self._committing and not await self._turn(entry):
+            return unit.outcome()
+        self._committing = True
+        live = [queued for queued in self._waiting if not queued[1].cancelled()]  # callers gone: never run
+        group, self._waiting = live[:MAX_GROUP], live[MAX_GROUP:]
+        try:
+            await anyio.to_thread.run_sync(self._commit, [queued for queued, _ in group])
+        finally:
+            for _, future in group:
+                if not future.done():
+                    future.set_result(False)
+            self._pass_lead()
+        return unit.outcome()
+
+    async def _turn(self, entry: tuple[_Unit[Any], asyncio.Future[bool]]) -> bool:
+        """Wait while other groups commit: True when this unit is to lead the next group, False
+        when a group with it was committed."""
+        try:
+            return await entry[1]
+        except asyncio.CancelledError:
+            if entry in self._waiting:  # not taken into a group: it is never run
+                self._waiting.remove(entry)
+            elif entry[1].done() and not entry[1].cancelled() and entry[1].result():
+                self._pass_lead()  # it was made leader as it was cancelled
+            raise
+
+    def _pass_lead(self) -> None:
+        """The next queued unit leads the next group; none queued: the next caller leads."""
+        for _, future in self._waiting:
+            if not future.done():
+                future.set_result(True)
+                return
+        self._committing = False
 
     def _committed(self, work: Callable[[Session], T]) -> _Unit[T]:
         unit: _Unit[T] = _Unit(work)

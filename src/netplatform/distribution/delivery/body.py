@@ -58,7 +58,8 @@ class _OverLimit(Exception):
 
 @dataclass(frozen=True)
 class Payload:
-    """What to send: ``path`` (None: empty body), its length, the file name in the URL, extra headers."""
+    """What to send: ``data`` (a body kept in the file row) or ``path`` (None for both: empty body),
+    its length, the file name in the URL, extra headers."""
 
     path: Path | None
     length: int
@@ -67,6 +68,7 @@ class Payload:
     scratch: bool = False
     transformed: bool = False
     refusal: str | None = None  # why the file is not delivered to this subscription at all
+    data: bytes | None = None
 
     def discard(self) -> None:
         """Remove a scratch file made for this payload."""
@@ -77,25 +79,25 @@ class Payload:
 def prepare_payload(
     job: DeliveryJob, blobs: BlobStore, scratch_dir: Path, limits: DecompressionLimits
 ) -> Payload:
-    """Blocking (file reads, decompression): run it in a worker thread."""
+    """Blocking (file reads, decompression): run it in a worker thread, unless
+    :func:`prepared_in_memory` answers for the job."""
     spooled = job.file
-    fields = job.subscription.fields
-    if spooled.method != "PUT" or fields.metadata_only or spooled.blob is None or spooled.content_length == 0:
-        return Payload(None, 0, spooled.file_id)
-    source = blobs.path(spooled.blob)
-    if not fields.decompress:
-        return Payload(source, spooled.content_length, spooled.file_id)
+    in_memory = prepared_in_memory(job)
+    if in_memory is not None:
+        return in_memory
+    source: Path | bytes = spooled.body if spooled.body is not None else blobs.path(spooled.blob or "")
+    if not job.subscription.fields.decompress:
+        return _unchanged(source, spooled.content_length, spooled.file_id, {})
     if not _is_gzip(source):
-        return Payload(
-            source, spooled.content_length, spooled.file_id, {DECOMPRESSION_STATUS: "UNSUPPORTED_FORMAT"}
-        )
+        unsupported = {DECOMPRESSION_STATUS: "UNSUPPORTED_FORMAT"}
+        return _unchanged(source, spooled.content_length, spooled.file_id, unsupported)
     try:
         target = _gunzip(source, scratch_dir, limits.allowed_output(spooled.content_length))
     except _OverLimit:
         refusal = limits.describe(spooled.content_length)
         return Payload(None, spooled.content_length, spooled.file_id, refusal=refusal)
     if target is None:
-        return Payload(source, spooled.content_length, spooled.file_id, {DECOMPRESSION_STATUS: "FAILURE"})
+        return _unchanged(source, spooled.content_length, spooled.file_id, {DECOMPRESSION_STATUS: "FAILURE"})
     return Payload(
         target,
         target.stat().st_size,
@@ -106,19 +108,49 @@ def prepare_payload(
     )
 
 
-def _is_gzip(path: Path) -> bool:
-    with open(path, "rb") as handle:
+def prepared_in_memory(job: DeliveryJob) -> Payload | None:
+    """The payload when it needs no file work (no body, or a body kept in the row and sent as it is);
+    None when :func:`prepare_payload` must run in a worker thread."""
+    spooled = job.file
+    fields = job.subscription.fields
+    if spooled.method != "PUT" or fields.metadata_only or spooled.content_length == 0:
+        return Payload(None, 0, spooled.file_id)
+    if spooled.body is None and spooled.blob is None:
+        return Payload(None, 0, spooled.file_id)
+    if spooled.body is None or fields.decompress:
+        return None
+    return Payload(None, spooled.content_length, spooled.file_id, data=spooled.body)
+
+
+def _unchanged(source: Path | bytes, length: int, file_id: str, headers: dict[str, str]) -> Payload:
+    """The stored body as it is, with ``headers`` telling why it was not decompressed."""
+    if isinstance(source, bytes):
+        return Payload(None, length, file_id, headers, data=source)
+    return Payload(source, length, file_id, headers)
+
+
+def _opened(source: Path | bytes) -> BinaryIO:
+    """The stored body to read from (the caller closes it)."""
+    return io.BytesIO(source) if isinstance(source, bytes) else open(source, "rb")
+
+
+def _is_gzip(source: Path | bytes) -> bool:
+    with _opened(source) as handle:
         return handle.read(2) == GZIP_MAGIC
 
 
-def _gunzip(source: Path, scratch_dir: Path, allowed: int) -> Path | None:
+def _gunzip(source: Path | bytes, scratch_dir: Path, allowed: int) -> Path | None:
     """Decompress ``source`` (every gzip member) into a new scratch file; None when it is corrupt,
     :class:`_OverLimit` as soon as it would produce more than ``allowed`` bytes."""
     scratch_dir.mkdir(parents=True, exist_ok=True)
     descriptor, name = tempfile.mkstemp(dir=scratch_dir, prefix="gunzip-")
     target = Path(name)
     try:
-        with gzip.open(source, "rb") as reader, os.fdopen(descriptor, "wb") as writer:
+        with (
+            _opened(source) as raw,
+            gzip.GzipFile(fileobj=raw, mode="rb") as reader,
+            os.fdopen(descriptor, "wb") as writer,
+        ):
             _copy_bounded(reader, writer, allowed)
         return target
     except (OSError, EOFError, zlib.error):

@@ -30,7 +30,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -91,6 +91,9 @@ class DeliveryEngine:
         # claim is this node's and no worker's, and would keep its queue until the lease ran out.
         self._claim_lock = threading.Lock()
         self._draining: set[int] = set()
+        # Queues a worker here drains that got new work meanwhile (only touched on the event loop):
+        # the worker reads the queue again before it lets go, and rings when it lets go of one.
+        self._rung_while_draining: set[int] = set()
         self._claims_uncertain = False
         self._stopping = False
         self._workers: list[asyncio.Task[None]] = []
@@ -122,8 +125,19 @@ class DeliveryEngine:
         if self._sender is not None:
             await self._sender.session.close()
 
-    def wake(self) -> None:
-        """New work was committed here: let an idle worker look now rather than at the next poll."""
+    def wake(self, sub_ids: Collection[int] | None = None) -> None:
+        """New work was committed here (for the queues of ``sub_ids``; None: not known): let an idle
+        worker look now rather than at the next poll.
+
+        A queue a worker of this process drains needs no other worker: it reads the queue's head
+        again before it lets go. So only work for another queue rings, and new work for a drained
+        queue rings once its worker has let go (an idle worker then claims it, if it is still due).
+        A publish to a queue being drained thus costs no idle worker a futile look for a queue.
+        """
+        if sub_ids is not None:
+            self._rung_while_draining.update(sub_id for sub_id in sub_ids if sub_id in self._draining)
+            if all(sub_id in self._draining for sub_id in sub_ids):
+                return
         self._doorbell.ring()
 
     # --- the worker loop -------------------------------------------------------------------
@@ -148,6 +162,7 @@ class DeliveryEngine:
         try:
             handled = 0
             while handled < BATCH and not self._stopping:
+                self._rung_while_draining.discard(sub_id)  # the read below sees what was committed
                 jobs, delay_s = await anyio.to_thread.run_sync(self._heads, sub_id)
                 if not jobs:
                     break
@@ -164,6 +179,9 @@ class DeliveryEngine:
             await self._free(sub_id, retry_at_ms)
             with self._claim_lock:
                 self._draining.discard(sub_id)
+            if sub_id in self._rung_while_draining:  # work that came after its last read
+                self._rung_while_draining.discard(sub_id)
+                self._doorbell.ring()
 
     async def _free(self, sub_id: int, retry_at_ms: int | None) -> None:
         """Release the claim; while the database cannot take it (down, restarting), try again, so

@@ -28,7 +28,7 @@ from ...web.auth import basic_header
 from ..file_headers import CONTENT_TYPE, INVOCATION_HEADER, PUBLISH_ID_HEADER, content_headers, other_headers
 from ..logs.records import NO_STATUS
 from ..repository.queue import DeliveryJob
-from .body import DecompressionLimits, Payload, prepare_payload
+from .body import DecompressionLimits, Payload, prepare_payload, prepared_in_memory
 
 log = logging.getLogger("netplatform.distribution.delivery.engine")
 
@@ -92,7 +92,11 @@ class Sender:
         self.limits = limits
 
     async def send(self, job: DeliveryJob) -> Attempt:
-        payload, small = await anyio.to_thread.run_sync(self._prepare, job)
+        in_memory = prepared_in_memory(job)  # no thread hop for a body kept in the file row
+        if in_memory is not None:
+            payload, small = in_memory, in_memory.data
+        else:
+            payload, small = await anyio.to_thread.run_sync(self._prepare, job)
         if payload.refusal is not None:
             url = delivery_url(job, payload.file_name)
             content_type = job.file.headers.get(CONTENT_TYPE)
@@ -108,6 +112,8 @@ class Sender:
     def _prepare(self, job: DeliveryJob) -> tuple[Payload, bytes | None]:
         """The payload, and its bytes when it is small (one thread hop for both)."""
         payload = prepare_payload(job, self.blobs, self.scratch_dir, self.limits)
+        if payload.data is not None:
+            return payload, payload.data
         if payload.path is None or payload.length > SMALL_BODY:
             return payload, None
         try:
@@ -135,10 +141,10 @@ class Sender:
             content_type = content.get("Content-Type")
         attempt = Attempt(url, job.file.method, payload.file_name, content_type, payload.length, NO_STATUS)
         try:
-            if payload.path is None:
-                return await self._request(attempt, headers, None, expect100=False)
             if small is not None:
                 return await self._request(attempt, headers, small, expect100=target.use100)
+            if payload.path is None:
+                return await self._request(attempt, headers, None, expect100=False)
             body = await anyio.to_thread.run_sync(payload.path.open, "rb")
             with body:
                 headers["Content-Length"] = str(payload.length)  # sent as is, not chunked

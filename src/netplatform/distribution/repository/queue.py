@@ -46,7 +46,8 @@ Millis = int | sa.BindParameter[int]
 
 @dataclass(frozen=True)
 class SpooledFile:
-    """An accepted publish (PUT, with its blob) or retraction (DELETE, no blob)."""
+    """An accepted publish (PUT, with its blob, or its ``body`` when that is small) or retraction
+    (DELETE, neither)."""
 
     row: int
     node: str
@@ -58,6 +59,7 @@ class SpooledFile:
     content_length: int
     headers: dict[str, str]
     published_ms: int
+    body: bytes | None = None
 
 
 @dataclass(frozen=True)
@@ -88,6 +90,12 @@ class DeliveryJob:
 
 _INSERT_FILE = sa.insert(files)
 _INSERT_DELIVERIES = sa.insert(deliveries)
+# Built once per dialect (by "is PostgreSQL"): every publish runs it, and building it cost more
+# than SQLite running it.
+_NEW_QUEUES = {
+    False: sqlite.insert(queues).on_conflict_do_nothing(),
+    True: postgresql.insert(queues).on_conflict_do_nothing(),
+}
 
 
 def _is_free(now_ms: Millis) -> sa.ColumnElement[bool]:
@@ -147,6 +155,7 @@ def _jobs() -> sa.Select[Any]:
             files.c.file_id,
             files.c.method,
             files.c.blob,
+            files.c.body,
             files.c.content_length,
             files.c.headers,
             files.c.published_ms,
@@ -195,6 +204,7 @@ def _spooled(row: Any) -> SpooledFile:
         content_length=row["content_length"],
         headers=dict(row["headers"]),
         published_ms=row["published_ms"],
+        body=None if row["body"] is None else bytes(row["body"]),
     )
 
 
@@ -214,6 +224,7 @@ class QueueRepository:
             "file_id": spooled.file_id,
             "method": spooled.method,
             "blob": spooled.blob,
+            "body": spooled.body,
             "content_length": spooled.content_length,
             "headers": spooled.headers,
             "published_ms": spooled.published_ms,
@@ -255,12 +266,11 @@ class QueueRepository:
 
     def _ensure_queues(self, node: str, sub_ids: list[int]) -> None:
         """A queue row per subscription at ``node``, made the first time the node holds work for it."""
-        dialect = self.session.get_bind().dialect.name
-        insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
+        connection = self.session.connection()
         values = [
             {"sub_id": sub_id, "node": node, "retry_at_ms": 0, "retry_delay_s": 0.0} for sub_id in sub_ids
         ]
-        self.session.connection().execute(insert(queues).on_conflict_do_nothing(), values)
+        connection.execute(_NEW_QUEUES[connection.dialect.name == "postgresql"], values)
 
     def drop_deliveries(self, sub_ids: list[int], node: str) -> list[str]:
         """Remove every queued delivery of these subscriptions (at every node); ``node``'s blobs no
@@ -498,10 +508,11 @@ class QueueRepository:
     # --- giving files up (spool space) -----------------------------------------------------
 
     def oldest_spooled(self, node: str, limit: int) -> list[int]:
-        """Rows of up to ``limit`` of ``node``'s files that hold a blob, oldest first."""
+        """Rows of up to ``limit`` of ``node``'s files that hold a body (a blob, or one kept in the
+        row), oldest first."""
         statement = (
             sa.select(files.c.id)
-            .where(files.c.node == node, files.c.blob.is_not(None))
+            .where(files.c.node == node, sa.or_(files.c.blob.is_not(None), files.c.body.is_not(None)))
             .order_by(files.c.id)
             .limit(limit)
         )

@@ -29,6 +29,13 @@ class EgressRoute:
     node: str
 
 
+def ingress_route_for(routes: list[IngressRoute], publisher: str) -> IngressRoute | None:
+    """Of a feed's ingress routes, the one that applies to this publisher: its own, else the feed's
+    any-publisher route."""
+    by_publisher = {route.publisher: route for route in routes}
+    return by_publisher.get(publisher) or by_publisher.get(ANY_PUBLISHER)
+
+
 _INGRESS_ROUTES = sa.select(ingress_routes).order_by(ingress_routes.c.feed_id, ingress_routes.c.publisher)
 # Built once: asked on every publish, where building and keying it cost more than running it.
 _INGRESS_ROUTES_OF_FEED = _INGRESS_ROUTES.where(ingress_routes.c.feed_id == sa.bindparam("feed_id"))
@@ -73,11 +80,6 @@ class RouteRepository:
         return [
             IngressRoute(row["feed_id"], row["publisher"], tuple(row["sites"])) for row in found.mappings()
         ]
-
-    def ingress_for(self, feed_id: int, publisher: str) -> IngressRoute | None:
-        """The route that applies to this publisher: its own, else the feed's any-publisher route."""
-        routes = {route.publisher: route for route in self.ingress_routes(feed_id)}
-        return routes.get(publisher) or routes.get(ANY_PUBLISHER)
 
     def set_egress(self, route: EgressRoute) -> bool:
         """Bind the subscription to the node (replacing a binding); True when it is new."""

@@ -27,7 +27,7 @@ from ...web.requestid import current_request_id
 from ...web.routes import STREAMED_BODY
 from ..delivery.engine import DeliveryEngine
 from ..delivery.metrics import DeliveryMetrics
-from ..deps import DeliveryEngineDep, DeliveryMetricsDep, PublisherDep, RoutingDep
+from ..deps import OBJECTS
 from ..file_headers import CONTENT_TYPE, META_HEADER, PUBLISH_ID_HEADER, captured_headers
 from ..publishing import Admission, Arrival, Publisher
 from ..routing import Routing
@@ -65,6 +65,23 @@ _FILE_BODY = {
         "content": {"*/*": {"schema": {"type": "string", "format": "binary"}}},
     }
 }
+
+
+@dataclass(frozen=True)
+class Services:
+    """The service objects a publish goes through."""
+
+    publisher: Publisher
+    routing: Routing
+    delivery: DeliveryEngine
+    metrics: DeliveryMetrics
+
+
+# One dependency for the four: FastAPI's solving of each was a visible share of a small publish
+# (about 10 % of the GIL-holding samples with four).
+ServicesDep = Annotated[
+    Services, OBJECTS.depends(lambda o: Services(o.publisher, o.routing, o.delivery, o.delivery_metrics))
+]
 MetaHeader = Annotated[
     str | None, Header(alias=META_HEADER, description="A flat JSON object of at most 4096 characters")
 ]
@@ -82,15 +99,10 @@ async def publish_file(
     request: Request,
     feed_id: str,
     file_id: str,
-    publisher: PublisherDep,
-    routing: RoutingDep,
-    delivery: DeliveryEngineDep,
-    metrics: DeliveryMetricsDep,
+    services: ServicesDep,
     meta: MetaHeader = None,
 ) -> Response:
-    return await _accept_publish(
-        request, Services(publisher, routing, delivery, metrics), feed_id, file_id, "PUT"
-    )
+    return await _accept_publish(request, services, feed_id, file_id, "PUT")
 
 
 @router.delete(
@@ -104,13 +116,9 @@ async def retract_file(
     request: Request,
     feed_id: str,
     file_id: str,
-    publisher: PublisherDep,
-    routing: RoutingDep,
-    delivery: DeliveryEngineDep,
-    metrics: DeliveryMetricsDep,
+    services: ServicesDep,
     meta: MetaHeader = None,
 ) -> Response:
-    services = Services(publisher, routing, delivery, metrics)
     return await _accept_publish(request, services, feed_id, file_id, "DELETE")
 
 
@@ -118,23 +126,9 @@ async def retract_file(
 async def publish_without_file_id(
     request: Request,
     feed_id: str,
-    publisher: PublisherDep,
-    routing: RoutingDep,
-    delivery: DeliveryEngineDep,
-    metrics: DeliveryMetricsDep,
+    services: ServicesDep,
 ) -> Response:
-    services = Services(publisher, routing, delivery, metrics)
     return await _accept_publish(request, services, feed_id, "", request.method)
-
-
-@dataclass(frozen=True)
-class Services:
-    """The service objects a publish goes through."""
-
-    publisher: Publisher
-    routing: Routing
-    delivery: DeliveryEngine
-    metrics: DeliveryMetrics
 
 
 async def _accept_publish(
@@ -142,15 +136,16 @@ async def _accept_publish(
 ) -> Response:
     """Admit, receive and commit a publish or retraction: its 204, or a 307 to an allowed node."""
     source_ip = request.client.host if request.client else ""
-    # Three thread hops for a small file (checks, body, commit): each hop is a measurable share
-    # of a small publish's cost (docs/performance/distribution.md).
+    # One thread hop of its own for a small file (the checks) and a share of its group's commit
+    # (the body is kept in the file row): each hop is a measurable share of a small publish's cost.
     admitted = await anyio.to_thread.run_sync(_admit, request, services, feed_id, file_id, method, source_ip)
     if isinstance(admitted, str):
         return _redirect(request, admitted)
     admission, room = admitted
     arrival = await _receive(request, services.publisher, method, source_ip, room)
-    publish_id = await anyio.to_thread.run_sync(services.publisher.accept, admission, arrival)
-    return _accepted(publish_id, method, services.delivery, services.metrics)
+    publish_id, receivers = await services.publisher.accept(admission, arrival)
+    services.delivery.wake(receivers)
+    return _accepted(publish_id, method, services.metrics)
 
 
 def _admit(
@@ -166,7 +161,7 @@ def _admit(
         source_ip,
         request.headers.get(META_HEADER),
     )
-    target = services.routing.ingress_target(admission.feed.id, admission.endpoint_id)
+    target = services.routing.target_of(admission.ingress_route)
     if target is not None:
         return target
     if method != "PUT":
@@ -187,9 +182,8 @@ def _redirect(request: Request, node_url: str) -> Response:
     return reply(None, 307, headers={"Location": location})
 
 
-def _accepted(publish_id: str, method: str, delivery: DeliveryEngine, metrics: DeliveryMetrics) -> Response:
-    """The 204 of a committed publish; idle delivery workers are told at once."""
-    delivery.wake()
+def _accepted(publish_id: str, method: str, metrics: DeliveryMetrics) -> Response:
+    """The 204 of a committed publish."""
     metrics.published.labels(method).inc()
     return reply(None, 204, headers={PUBLISH_ID_HEADER: publish_id})
 
@@ -200,15 +194,18 @@ async def _receive(
     """The body spooled to a durable blob (PUT, within ``room``) and the headers that travel with it."""
     received_ms = now_ms()
     has_body = method == "PUT"
-    blob = None
+    blob = inline = None
     length = 0
     if has_body:
         try:
-            stored = await publisher.spool(request.stream(), room)
+            received = await publisher.receive(request.stream(), room)
         except ClientDisconnect:
             log.warning("publish to %s: the body was not received completely", request.url.path)
             raise BadRequest("Request body was not received completely") from None
-        blob, length = stored.name, stored.size
+        if isinstance(received, bytes):
+            inline, length = received, len(received)
+        else:
+            blob, length = received.name, received.size
     server = request.scope.get("server") or ("", 0)
     headers = captured_headers(
         request.headers.items(),
@@ -225,4 +222,5 @@ async def _receive(
         content_length=length,
         blob=blob,
         headers=headers,
+        body=inline,
     )
