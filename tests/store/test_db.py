@@ -4,11 +4,18 @@ from __future__ import annotations
 
 import threading
 
-from sqlalchemy import Column, Integer, String, Table, select, text
-from sqlalchemy.exc import IntegrityError, OperationalError, PendingRollbackError
+import pytest
+from sqlalchemy import Column, Integer, String, Table, bindparam, select, text
+from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError, PendingRollbackError
 
 from netplatform.settings import Settings
-from netplatform.store.db import database_for, forget_database, new_metadata, unavailable
+from netplatform.store.db import (
+    OneStatementRead,
+    database_for,
+    forget_database,
+    new_metadata,
+    unavailable,
+)
 
 metadata = new_metadata()
 notes = Table(
@@ -59,6 +66,38 @@ def test_a_one_statement_read_leaves_its_connection_transactional(settings: Sett
             pass
     with database.read() as session:
         assert session.execute(select(notes.c.body)).scalars().all() == ["kept"]
+
+
+def test_a_compiled_one_statement_read_sees_committed_rows_and_leaves_writes_transactional(
+    settings: Settings,
+) -> None:
+    """``OneStatementRead`` (a driver-level read, no session): its parameters by name on either
+    driver, every committed row, and its pooled connection goes back transactional."""
+    database = database_for(settings)
+    metadata.create_all(database.engine)
+    by_body = OneStatementRead(database, select(notes.c.id).where(notes.c.body == bindparam("body")))
+    assert by_body.rows(body="kept") == []
+    with database.write() as session:
+        session.execute(notes.insert().values(id=1, body="kept"))
+    assert [tuple(row) for row in by_body.rows(body="kept")] == [(1,)]
+    for n in range(2, 5):  # whichever pooled connection comes next
+        try:
+            with database.write() as session:
+                session.execute(notes.insert().values(id=n, body="lost"))
+                raise RuntimeError("abort")
+        except RuntimeError:
+            pass
+    assert by_body.rows(body="lost") == []
+
+
+def test_a_failing_one_statement_read_raises_sqlalchemy_errors(settings: Settings) -> None:
+    """A driver error of ``rows_of_one_statement`` arrives as SQLAlchemy's, as a session's would
+    (the kernel's 503 decision reads those), and the pool still serves afterwards."""
+    database = database_for(settings)
+    metadata.create_all(database.engine)
+    with pytest.raises(DBAPIError):
+        database.rows_of_one_statement("SELECT no_such_column FROM kernel_test_notes")
+    assert database.rows_of_one_statement("SELECT count(*) FROM kernel_test_notes")[0][0] == 0
 
 
 def test_concurrent_read_modify_write_loses_nothing(settings: Settings) -> None:

@@ -21,7 +21,7 @@ from ..web.errors import BadRequest, NotFound
 from .bridge_plans import Topology, place_topic, plan_bridges, split_agent
 from .repository.rows import CLUSTERS, LOCATIONS, MIRROR_MAKERS, TOPICS, RowRepository
 from .repository.topology import TopologyRepository
-from .schemas import BrTopic, MirrorMaker, Status, Topic
+from .schemas import BrTopic, MirrorMaker, MrClient, Status, Topic
 
 if TYPE_CHECKING:  # the provisioner reads the topology through this module
     from .outbound.router.provisioning import RouterProvisioner
@@ -65,10 +65,12 @@ class BridgeBook:
                 self.agents[name] = agent
                 self._stored.add(name)
 
-    def recompute(self, topic: Topic) -> None:
-        """Bring the agents in line with the topic's case and clients; set the topic's status."""
+    def recompute(self, topic: Topic, clients: list[MrClient] | None = None) -> None:
+        """Bring the agents in line with the topic's case and clients (``clients``: the topic's,
+        read in this transaction, else read here); set the topic's status."""
         fqtn = topic.fqtn or ""
-        clients = self.repo.clients.of_topic(fqtn)
+        if clients is None:
+            clients = self.repo.clients.of_topic(fqtn)
         plan = plan_bridges(fqtn, topic.replicationCase, topic.globalMrURL, clients, self.topology)
         self._take_in(self.repo.agents.holding(fqtn))
         self._take_in(self.repo.agents.of_pairs(plan.pairs))

@@ -23,6 +23,7 @@ from .fqtn import Naming, build_fqtn, resolve_style
 from .outbound.router.provisioning import RouterProvisioner
 from .replication import default_case, global_url, is_unspecified
 from .repository.rows import TOPICS, Duplicate
+from .repository.topic_reads import TopicReader
 from .repository.topology import TopologyRepository
 from .roles import default_roles
 from .schemas import BusSettings, MrClient, ReplicationCase, Status, Topic
@@ -87,6 +88,7 @@ class Topics:
 
     def __init__(self, db: Database, settings: Settings, routers: RouterProvisioner) -> None:
         self.unit = UnitOfWork(db, TopologyRepository)
+        self.reader = TopicReader(db)
         self.limits = limits_of(settings)
         self.defaults = TopicDefaults.of(settings)
         self.routers = routers
@@ -100,13 +102,10 @@ class Topics:
     def get(self, fqtn: str) -> Topic:
         check_token(fqtn, "topicName")
 
-        def get(repo: TopologyRepository) -> Topic:
-            topic = repo.get(TOPICS, fqtn)
-            if topic is None:
-                raise _not_found(fqtn)
-            return _with_clients(repo, topic)
-
-        return self.unit.read(get)
+        topic = self.reader.topic(fqtn)
+        if topic is None:
+            raise _not_found(fqtn)
+        return topic
 
     def create(self, body: Topic, use_existing: bool) -> Topic:
         require_token(body.topicName, "topicName")
@@ -170,7 +169,7 @@ class Topics:
     def update(self, fqtn: str, body: Topic) -> Topic:
         """Change the descriptive and replication fields; name, style, fqtn and clients stay."""
 
-        def update(repo: TopologyRepository) -> bool:
+        def update(repo: TopologyRepository) -> tuple[Topic, bool]:
             repo.lock_topology()
             topic = repo.get(TOPICS, fqtn)
             if topic is None:
@@ -187,7 +186,7 @@ class Topics:
                 topic.replicationCase, topic.globalMrURL, self.defaults.global_host
             )
             topic.lastMod = wire_now()
-            book.recompute(topic)
+            book.recompute(topic, clients)
             # A provisioned topic whose placement stays as it was and whose recompute touched no
             # mirror agent (one with bridges always touches its agents: it is provisioned again)
             # needs nothing of the routers: they take a topic once (a second create is their
@@ -198,10 +197,15 @@ class Topics:
                 topic.status = Status.VALID
             repo.update(TOPICS, fqtn, topic)
             book.save()
-            return topic.status != Status.VALID
+            topic.clients = clients
+            return topic, topic.status != Status.VALID
 
-        if self.unit.write(update, retry=False):
-            self.routers.provision_pending()
+        topic, provision = self.unit.write(update, retry=False)
+        if not provision:
+            # The topic as this transaction stored it, with the clients it read: what a read
+            # after the commit would show, without a second transaction.
+            return topic
+        self.routers.provision_pending()
         return self.get(fqtn)
 
     def delete(self, fqtn: str) -> None:

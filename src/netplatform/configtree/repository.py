@@ -17,6 +17,7 @@ import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
+from ..store.db import Database, OneStatementRead
 from .tables import containers, entries
 
 Document = dict[str, Any]
@@ -99,6 +100,25 @@ class TreeRepository:
 
     def delete_entries(self, container: str) -> None:
         self.session.execute(sa.delete(entries).where(entries.c.container == container))
+
+
+class EntryReader:
+    """One list entry's document, read by one statement outside any transaction (the config
+    tree's hot GET: a node in one entry is in that entry's row alone)."""
+
+    def __init__(self, db: Database) -> None:
+        self.query = OneStatementRead(
+            db,
+            sa.select(entries.c.document).where(
+                entries.c.container == sa.bindparam("container"),
+                entries.c.list == sa.bindparam("list_name"),
+                entries.c.key_digest == sa.bindparam("digest"),
+            ),
+        )
+
+    def entry(self, container: str, list_name: str, keys: Sequence[Any]) -> Document | None:
+        rows = self.query.rows(container=container, list_name=list_name, digest=_digest(_key_text(keys)))
+        return json.loads(rows[0][0]) if rows else None
 
 
 def _entry_is(container: str, list_name: str, keys: Sequence[Any]) -> list[sa.ColumnElement[bool]]:

@@ -21,18 +21,23 @@ from .edits import Edit
 from .errors import restconf_error
 from .instances import prune
 from .paths import Target
-from .repository import TreeRepository
+from .repository import EntryReader, TreeRepository
 from .schema import qualified_name
-from .tree import Tree
+from .tree import Tree, in_one_entry, read_in_entry
 
 
 class ConfigTree:
     def __init__(self, db: Database) -> None:
         self.unit = UnitOfWork(db, _tree)
+        self.entries = EntryReader(db)
 
     def read(self, target: Target, depth: int | None = None) -> dict[str, Any]:
         """The RFC 7951 body of the target: ``{"module:node": value}`` (a list entry as a 1-array)."""
-        value = self.unit.read(lambda tree: tree.read(target))
+        if in_one_entry(target):
+            # One row, one statement: no transaction, session or statement to build.
+            value = read_in_entry(self.entries, target)
+        else:
+            value = self.unit.read(lambda tree: tree.read(target))
         if value is None:
             raise restconf_error(
                 "data-missing",

@@ -15,7 +15,8 @@ the whole transaction again (:mod:`.config`), which then sees the row. So every 
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, Protocol
 
 from yangson.enumerations import ContentType, ValidationScope
 from yangson.exceptions import ValidationError, YangsonException
@@ -39,8 +40,7 @@ class Tree:
         if not rest:
             return self._whole(top)
         if _is_sharded(rest[0]):
-            entry = self.rows.entry(name, rest[0].node.iname(), rest[0].keys)
-            return None if entry is None else locate(entry, rest[1:])
+            return read_in_entry(self.rows, target)
         document = self.rows.container(name)
         return None if document is None else locate(document, rest)
 
@@ -160,6 +160,22 @@ def _sharded_lists(top: DataNode) -> list[ListNode]:
     """The lists directly below a top-level container: one row per entry."""
     assert isinstance(top, InternalNode)
     return [child for child in top.data_children() if isinstance(child, ListNode)]
+
+
+class EntrySource(Protocol):
+    def entry(self, container: str, list_name: str, keys: Sequence[Any]) -> Document | None: ...
+
+
+def in_one_entry(target: Target) -> bool:
+    """Whether the target is an entry of a sharded list or a node inside one: one row holds it."""
+    return len(target.steps) > 1 and _is_sharded(target.steps[1])
+
+
+def read_in_entry(rows: EntrySource, target: Target) -> Any | None:
+    """The value of a target :func:`in_one_entry`, from its entry's row (None if absent)."""
+    top, step = target.steps[0].node, target.steps[1]
+    entry = rows.entry(qualified_name(top), step.node.iname(), step.keys)
+    return None if entry is None else locate(entry, target.steps[2:])
 
 
 def _is_sharded(step: Step) -> bool:

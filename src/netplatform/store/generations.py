@@ -192,25 +192,8 @@ class Generation:
         A hit needs nothing else from the database, so it skips the ORM session and the explicit
         transaction (BEGIN, ROLLBACK) of :meth:`Database.read`: most of a hit's cost otherwise.
         """
-        connection = self.db.engine.raw_connection()
-        # On PostgreSQL the statement runs in autocommit: one statement sees one snapshot either
-        # way, and the driver then sends neither a BEGIN before it nor the ROLLBACK the pool
-        # would send when the connection goes back: two round trips of the three saved.
-        autocommit = self.db.is_postgresql
-        driver: Any = connection.driver_connection
-        try:
-            if autocommit:
-                driver.autocommit = True
-            cursor = connection.cursor()
-            try:
-                cursor.execute(self._peek_sql)
-                row = cursor.fetchone()
-            finally:
-                cursor.close()
-        finally:
-            if autocommit and not driver.closed:
-                driver.autocommit = False
-            connection.close()  # back to the pool, which rolls back what the driver opened
+        rows = self.db.rows_of_one_statement(self._peek_sql)
+        row = rows[0] if rows else None
         return int(row[0]) if row is not None else 0
 
 

@@ -6,6 +6,7 @@ Generic access by natural key (:class:`RowRepository`), shared by every concept 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
 from typing import Any, Generic, TypeVar, cast
@@ -67,7 +68,11 @@ def field_columns(model: type[WireModel], table: Table) -> tuple[tuple[str, str]
 
 
 def to_model(kind: Kind[M], row: Row[Any]) -> M:
-    values = row._mapping
+    return model_of(kind, row._mapping)
+
+
+def model_of(kind: Kind[M], values: Mapping[Any, Any]) -> M:
+    """The wire model of a row given as column -> value."""
     return kind.model.model_validate(
         {field: values[column] for field, column in field_columns(kind.model, kind.table)}
     )
