@@ -1,7 +1,8 @@
 """Mixed workload against the platform as ``make run`` starts it: many objects, a few writes.
 
 Real traffic is not one URL read ten thousand times. Starts every service in one process with
-the access log on (``make run``'s configuration, throwaway data dir), seeds ``--objects`` objects
+the access log on and written to a file (``make run``'s configuration, throwaway data dir; the
+same start as bench_platform.py), seeds ``--objects`` objects
 per service (feeds, config entries, policy type versions, bus topics), then, per service, 32
 keep-alive clients each send requests back to back for ``seconds``: a GET of an object picked at
 random, or, one time in twenty, a write to one (feed and topic description PUT, config entry PUT,
@@ -36,17 +37,17 @@ from common import (
     database,
     drive,
     send,
-    serve,
+    serve_platform,
     tree_cpu_s,
     variant_name,
     variant_title,
     write_fragment,
     write_results,
 )
+from netplatform.settings import SERVED_NAMES
 
 CLIENTS = 32
 WRITE_SHARE = 0.05
-SERVICES = ["blueprints", "distribution", "bus", "policy", "configtree", "router", "authz"]
 ON_BEHALF = {"X-BUS-DR-ON-BEHALF-OF": "bench"}
 FEED_TYPE = "application/vnd.bus-dr.feed"
 CONFIG_LIST = "/config/GENERIC-RESOURCE-API:brg-allotted-resources/brg-allotted-resource/"
@@ -218,12 +219,6 @@ def workloads(urls: dict[str, str], objects: int) -> list[tuple[str, Request, st
     return rows
 
 
-def served_env(database_url: str | None) -> dict[str, str]:
-    """The access log on, as `make run` has it; the throwaway PostgreSQL database when given."""
-    env = {"NETPLATFORM_ACCESS_LOG": "true"}
-    return env | {"NETPLATFORM_DATABASE_URL": database_url} if database_url else env
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("seconds", nargs="?", type=float, default=5.0)
@@ -240,11 +235,14 @@ def main() -> None:
     columns = "requests/s | ratio to the bare app | p50 ms | p99 ms | CPU a request | replayed | errors"
     table = [f"| workload | {columns} |"]
     table.append("|---|---:|---:|---:|---:|---:|---:|---:|")
-    with database(options.postgres) as database_url, serve(SERVICES, served_env(database_url)) as served:
-        urls = {name: served.url(name) for name in SERVICES}
+    with (
+        database(options.postgres) as database_url,
+        serve_platform(list(SERVED_NAMES), "true", database_url) as served,
+    ):
+        urls = {name: served.url(name) for name in SERVED_NAMES}
         for label, request, service_url in workloads(urls, options.objects):
             before = replay_counts(service_url)
-            result, cpu_ms = measure(label, request, options.seconds, served.process.pid)
+            result, cpu_ms = measure(label, request, options.seconds, served.pid)
             share = replayed_share(before, replay_counts(service_url))
             results.append(result)
             ratio = result.rps / baseline.rps if baseline.rps else 0.0

@@ -45,8 +45,6 @@ import argparse
 import asyncio
 import dataclasses
 import os
-import subprocess
-import sys
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -62,14 +60,14 @@ from bench_goals import ON_BEHALF, create_delete, measure, seed
 from common import (
     AUTH,
     LoadResult,
+    Platform,
     Request,
     bare_app,
     database,
     drive,
-    free_port,
     get,
     send,
-    served_until_stopped,
+    serve_platform,
     variant_name,
     variant_title,
     write_fragment,
@@ -92,42 +90,6 @@ VARIANTS = {"make run (access log on)": "true", "access log off": "false"}
 WRITES_VARIANT = "make run (access log on)"
 """The variant whose process also takes the writes (the issue's figures are of `make run` as shipped)."""
 WRITERS = 8
-
-
-@dataclass(frozen=True)
-class Platform:
-    ports: dict[str, int]
-    pid: int
-    data_dir: Path
-
-    def url(self, service: str) -> str:
-        return f"http://127.0.0.1:{self.ports[service]}"
-
-
-@contextmanager
-def platform(
-    services: list[str], access_log: str, database_url: str | None, env: dict[str, str] | None = None
-) -> Iterator[Platform]:
-    """``netplatform serve`` as `make run` starts it (or ``--only`` those services); ``env`` adds
-    settings (the CA of the writes' subscriber)."""
-    data_dir = Path(tempfile.mkdtemp(prefix="netplatform-bench-"))
-    ports = {name: free_port() for name in services}
-    env = {
-        **os.environ,
-        "NETPLATFORM_DATA_DIR": str(data_dir),
-        "NETPLATFORM_ACCESS_LOG": access_log,
-        "NETPLATFORM_USERS": "admin:admin",
-        **{f"NETPLATFORM_{name.upper()}_PORT": str(port) for name, port in ports.items()},
-        **({"NETPLATFORM_DATABASE_URL": database_url} if database_url else {}),
-        **(env or {}),
-    }
-    only = [] if services == list(SERVED_NAMES) else [arg for name in services for arg in ("--only", name)]
-    with open(data_dir / "serve.log", "wb") as log:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "netplatform", "serve", *only], env=env, stdout=log, stderr=log
-        )
-        with served_until_stopped(process, ports.values(), data_dir):
-            yield Platform(ports, process.pid, data_dir)
 
 
 def lag_buckets(metrics_url: str) -> dict[float, float]:
@@ -199,7 +161,10 @@ def measure_variant(
     """The hot reads of one configuration; then, given ``load``, the writes in the same process."""
     rows = []
     env = {"NETPLATFORM_DELIVERY_CA_BUNDLE": str(load.subscriber.ca_bundle)} if load else None
-    with database(postgres) as database_url, platform(services, access_log, database_url, env) as served:
+    with (
+        database(postgres) as database_url,
+        serve_platform(services, access_log, database_url, env) as served,
+    ):
         targets = seed({name: served.url(name) for name in services})
         if "policy" in services:
             targets["policy healthcheck"] = served.url("policy") + "/policy/api/v1/healthcheck"

@@ -30,6 +30,8 @@ import aiohttp
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
+from netplatform.settings import SERVED_NAMES
+
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
 FRAGMENTS = DOCS / "performance"
@@ -103,6 +105,42 @@ def served_until_stopped(
         except subprocess.TimeoutExpired:
             process.kill()
         shutil.rmtree(data_dir, ignore_errors=True)
+
+
+@dataclass(frozen=True)
+class Platform:
+    ports: dict[str, int]
+    pid: int
+    data_dir: Path
+
+    def url(self, service: str) -> str:
+        return f"http://127.0.0.1:{self.ports[service]}"
+
+
+@contextmanager
+def serve_platform(
+    services: list[str], access_log: str, database_url: str | None, env: dict[str, str] | None = None
+) -> Iterator[Platform]:
+    """``netplatform serve`` as `make run` starts it (or ``--only`` those services); ``env`` adds
+    settings (the CA of the writes' subscriber)."""
+    data_dir = Path(tempfile.mkdtemp(prefix="netplatform-bench-"))
+    ports = {name: free_port() for name in services}
+    env = {
+        **os.environ,
+        "NETPLATFORM_DATA_DIR": str(data_dir),
+        "NETPLATFORM_ACCESS_LOG": access_log,
+        "NETPLATFORM_USERS": "admin:admin",
+        **{f"NETPLATFORM_{name.upper()}_PORT": str(port) for name, port in ports.items()},
+        **({"NETPLATFORM_DATABASE_URL": database_url} if database_url else {}),
+        **(env or {}),
+    }
+    only = [] if services == list(SERVED_NAMES) else [arg for name in services for arg in ("--only", name)]
+    with open(data_dir / "serve.log", "wb") as log:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "netplatform", "serve", *only], env=env, stdout=log, stderr=log
+        )
+        with served_until_stopped(process, ports.values(), data_dir):
+            yield Platform(ports, process.pid, data_dir)
 
 
 @dataclass(frozen=True)
