@@ -14,6 +14,9 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from sqlalchemy import create_engine, func, select
+
+from netplatform.distribution.tables import files
 
 from ..distribution.conftest import FAST_DELIVERY
 from ..support.distribution_calls import create_feed, create_subscription, publish
@@ -50,6 +53,16 @@ def start_instance(
 def spooled_files(data_dir: Path) -> list[Path]:
     blobs = data_dir / "blobs"
     return [path for path in blobs.rglob("*") if path.is_file()] if blobs.exists() else []
+
+
+def files_left(database_url: str) -> int:
+    """The file rows of every node in the shared database (a small body is kept in its row)."""
+    engine = create_engine(database_url.replace("postgresql://", "postgresql+psycopg://", 1))
+    try:
+        with engine.connect() as connection:
+            return int(connection.scalar(select(func.count()).select_from(files)) or 0)
+    finally:
+        engine.dispose()
 
 
 def client(url: str) -> httpx.Client:
@@ -91,9 +104,11 @@ def test_two_instances_over_one_store_act_as_one(
             feed_id, _ = create_feed(via_a)
             create_subscription(via_b, feed_id, url=f"{receiver.url}/in")
         names = [f"file-{index:03d}.csv" for index in range(40)]
+        # Every fourth body is over 64 KiB: spooled in a blob; the others are kept in their file row.
+        bodies = {name: name.encode() * (6000 if index % 4 == 0 else 1) for index, name in enumerate(names)}
         for index, name in enumerate(names):
             base = a["distribution"] if index % 2 else b["distribution"]
-            assert publish(base, feed_id, name, name.encode()).status_code == 204
+            assert publish(base, feed_id, name, bodies[name]).status_code == 204
         delivered = receiver.wait_for(len(names), timeout=120)
         # A fixed wait on purpose: an absence has no condition to await.
         time.sleep(1)  # room for a duplicate to show up, were any claimed twice
@@ -102,9 +117,10 @@ def test_two_instances_over_one_store_act_as_one(
         assert set(counts) == set(names)
         assert max(counts.values()) == 1, counts.most_common(3)
         for request in delivered:
-            assert request.body == request.path.rsplit("/", 1)[1].encode()
+            assert request.body == bodies[request.path.rsplit("/", 1)[1]]
         for name in ("node-a", "node-b"):  # each node removed what it delivered from its own spool
             assert spooled_files(tmp_path / f"{name}-data") == [], name
+        assert files_left(database_url or f"sqlite:///{tmp_path / 'shared.db'}") == 0
     finally:
         assert first.stop() == 0, first.log()
         assert second.stop() == 0, second.log()
