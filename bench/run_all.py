@@ -24,6 +24,7 @@ ORDER = [
     "platform",
     "platform-postgres",
     "platform-policy",
+    "platform-policy-postgres",
     "mixed",
     "mixed-postgres",
     "kernel",
@@ -44,6 +45,7 @@ def variants() -> dict[str, tuple[str, list[str]]]:
     return {
         "platform-postgres": ("platform", ["--postgres", postgres]),
         "platform-policy": ("platform", ["--only", "policy"]),
+        "platform-policy-postgres": ("platform", ["--only", "policy", "--postgres", postgres]),
         "mixed-postgres": ("mixed", ["--postgres", postgres]),
     }
 
