@@ -57,7 +57,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import Session
 
-from .db import Database
+from .db import Database, OneStatementRead
 
 Value = TypeVar("Value")
 
@@ -284,21 +284,23 @@ class _ChangeLog:
     """
 
     def __init__(self, db: Database, changes: Table, scope: str, *, max_keys: int = DEFAULT_MAX_KEYS) -> None:
-        self.db = db
         self.max_keys = max_keys
         self.floor = 0
         self.known: int | None = None
         self.last: dict[str | None, int] = {}
         self._lock = anyio.Lock()
-        self._since = (
+        # Compiled once and run on a driver connection: this read is on the path of a replay.
+        self._since = OneStatementRead(
+            db,
             select(changes.c.generation, changes.c.object_key)
             .where(
-                changes.c.scope == scope,
+                changes.c.scope == bindparam("scope"),
                 changes.c.generation > bindparam("after"),
                 changes.c.generation <= bindparam("upto"),
             )
-            .order_by(changes.c.generation)
+            .order_by(changes.c.generation),
         )
+        self.scope = scope
         self.reads = 0
 
     def start(self, first: int) -> None:
@@ -335,9 +337,8 @@ class _ChangeLog:
 
     def _read(self, after: int, upto: int) -> list[tuple[int, str | None]]:
         self.reads += 1
-        with self.db.read_one_statement() as session:
-            found = session.execute(self._since, {"after": after, "upto": upto})
-            return [(int(generation), key) for generation, key in found]
+        found = self._since.rows(scope=self.scope, after=after, upto=upto)
+        return [(int(generation), key) for generation, key in found]
 
     def _forget(self, now: int) -> None:
         self.floor = self.known = now
