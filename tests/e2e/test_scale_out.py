@@ -14,12 +14,9 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from sqlalchemy import create_engine, func, select
-
-from netplatform.distribution.tables import files
 
 from ..distribution.conftest import FAST_DELIVERY
-from ..support.distribution_calls import create_feed, create_subscription, publish
+from ..support.distribution_calls import create_feed, create_subscription, files_held, publish
 from ..support.receiver import Receiver
 from ..support.servers import ServeProcess, free_port
 from ..support.tls import TlsFiles
@@ -53,16 +50,6 @@ def start_instance(
 def spooled_files(data_dir: Path) -> list[Path]:
     blobs = data_dir / "blobs"
     return [path for path in blobs.rglob("*") if path.is_file()] if blobs.exists() else []
-
-
-def files_left(database_url: str) -> int:
-    """The file rows of every node in the shared database (a small body is kept in its row)."""
-    engine = create_engine(database_url.replace("postgresql://", "postgresql+psycopg://", 1))
-    try:
-        with engine.connect() as connection:
-            return int(connection.scalar(select(func.count()).select_from(files)) or 0)
-    finally:
-        engine.dispose()
 
 
 def client(url: str) -> httpx.Client:
@@ -120,7 +107,7 @@ def test_two_instances_over_one_store_act_as_one(
             assert request.body == bodies[request.path.rsplit("/", 1)[1]]
         for name in ("node-a", "node-b"):  # each node removed what it delivered from its own spool
             assert spooled_files(tmp_path / f"{name}-data") == [], name
-        assert files_left(database_url or f"sqlite:///{tmp_path / 'shared.db'}") == 0
+        assert files_held(database_url or f"sqlite:///{tmp_path / 'shared.db'}") == []
     finally:
         assert first.stop() == 0, first.log()
         assert second.stop() == 0, second.log()

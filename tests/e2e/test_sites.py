@@ -18,9 +18,6 @@ from typing import Any
 
 import httpx
 import pytest
-from sqlalchemy import create_engine, select
-
-from netplatform.distribution.tables import files
 
 from ..distribution.conftest import FAST_DELIVERY
 from ..support.distribution_calls import (
@@ -28,6 +25,7 @@ from ..support.distribution_calls import (
     PublisherAuth,
     create_feed,
     create_subscription,
+    files_held,
     publish,
     sub_log,
 )
@@ -112,17 +110,6 @@ class Sites:
         )
         self.nodes.append(node)
         return node
-
-    def held_by(self, node: Node) -> list[str]:
-        """The publish ids of the files ``node`` holds, as the shared database records them (a small
-        body is kept in its file row, so an empty spool does not mean that no file is held)."""
-        engine = create_engine(self.database_url.replace("postgresql://", "postgresql+psycopg://", 1))
-        try:
-            with engine.connect() as connection:
-                query = select(files.c.publish_id).where(files.c.node == node.name)
-                return sorted(connection.scalars(query))
-        finally:
-            engine.dispose()
 
     def stop(self) -> None:
         for node in self.nodes:
@@ -216,8 +203,8 @@ def test_a_forward_to_a_node_that_is_down_is_retried_until_it_is_back(
 
     wait_until(lambda: len(failed_forwards()) >= 2, timeout=30, what="two failed forwards")
     assert {record["statusCode"] for record in failed_forwards()} == {-1}
-    assert sites.held_by(node_a) == [publish_id], "A keeps the file while B is down"
-    assert sites.held_by(node_b) == []
+    assert files_held(sites.database_url, node_a.name) == [publish_id], "A keeps the file while B is down"
+    assert files_held(sites.database_url, node_b.name) == []
     assert receiver.requests == [], "nobody delivers for B meanwhile"
 
     def up() -> dict[str, bool]:
@@ -231,11 +218,7 @@ def test_a_forward_to_a_node_that_is_down_is_retried_until_it_is_back(
     node_b.restart()
     [delivered] = receiver.wait_for(1, timeout=30)
     assert delivered.body == b"a,b\n1,2\n" and delivered.header("X-BUS-DR-PUBLISH-ID") == publish_id
-    wait_until(
-        lambda: sites.held_by(node_a) + sites.held_by(node_b) == [],
-        timeout=30,
-        what="both nodes let go of the file",
-    )
+    wait_until(lambda: files_held(sites.database_url) == [], timeout=30, what="both nodes let go of the file")
     # A fixed wait on purpose: an absence has no condition to await: room for a duplicate.
     time.sleep(1)
     assert len(receiver.requests) == 1

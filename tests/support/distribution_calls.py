@@ -7,7 +7,10 @@ from collections.abc import Generator
 from typing import Any
 
 import httpx
+from sqlalchemy import create_engine, select
 
+from netplatform.distribution.tables import files
+from netplatform.store.db import normalize_url
 from netplatform.web.auth import basic_header
 
 FEED_TYPE = "application/vnd.bus-dr.feed"
@@ -160,3 +163,17 @@ class PublisherAuth(httpx.Auth):
             redirected = response.request
             redirected.headers["Authorization"] = self.value
             yield redirected
+
+
+def files_held(database_url: str, node: str | None = None) -> list[str]:
+    """The publish ids of the files the database records as held (by ``node``, or by any node):
+    a small body is kept in its file row, so an empty spool does not mean that no file is held."""
+    engine = create_engine(normalize_url(database_url))
+    try:
+        with engine.connect() as connection:
+            query = select(files.c.publish_id)
+            if node is not None:
+                query = query.where(files.c.node == node)
+            return sorted(connection.scalars(query))
+    finally:
+        engine.dispose()
