@@ -16,6 +16,7 @@ from netplatform.settings import Settings
 from netplatform.store.db import forget_database
 
 from .support.databases import migrate, temporary_database
+from .support.keys import TEST_SECRET_KEY
 from .support.receiver import Receiver
 from .support.servers import LiveServer, http_client
 from .support.slow import mark_slow
@@ -52,6 +53,7 @@ def make_settings(tmp_path: Path, database_url: str | None) -> Iterator[Settings
             "users": TEST_USERS,
             "access_log": False,
             "instance_name": "test",
+            "secret_key": TEST_SECRET_KEY,
         }
         values.update(overrides)
         settings = Settings(**values)

@@ -17,6 +17,8 @@ from .settings import SERVED_NAMES, Settings
 app = typer.Typer(add_completion=False, no_args_is_help=True, help=__doc__)
 db_app = typer.Typer(no_args_is_help=True, help="Database schema management.")
 app.add_typer(db_app, name="db")
+secrets_app = typer.Typer(no_args_is_help=True, help="The platform key: sealed secrets and their rotation.")
+app.add_typer(secrets_app, name="secrets")
 
 
 def _describe(problem: Any) -> str:
@@ -111,6 +113,32 @@ def db_upgrade() -> None:
     settings = _load_settings()
     configure_logging(settings)
     upgrade(settings)
+
+
+@secrets_app.command("new-key")
+def secrets_new_key() -> None:
+    """Print a new platform key (for NETPLATFORM_SECRET_KEY or the key file)."""
+    from .store.secrets import SecretKeys
+
+    typer.echo(SecretKeys.generate().decode("ascii"))
+
+
+@secrets_app.command("rotate")
+def secrets_rotate() -> None:
+    """Seal every stored secret again with the newest key (the first one configured), and seal any
+    value still stored in clear; run it after putting a new key first, before dropping old ones."""
+    from .services import sealed_columns
+    from .store.db import database_for
+    from .store.migrate import upgrade
+    from .store.secrets import reseal_column, sealer_for
+
+    settings = _load_settings()
+    configure_logging(settings)
+    upgrade(settings)
+    database, sealer = database_for(settings), sealer_for(settings)
+    for column in sealed_columns():
+        count = reseal_column(database, sealer, column)
+        typer.echo(f"{column.table.name}.{column.name}: {count} sealed with the newest key")
 
 
 def main() -> None:

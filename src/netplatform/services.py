@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import importlib
+from typing import Any
 
 from fastapi import FastAPI
+from sqlalchemy import Column
 
-from .settings import SERVED_NAMES, Settings
+from .settings import SERVED_NAMES, SERVICE_NAMES, Settings
 
 
 def create_service_app(name: str, settings: Settings) -> FastAPI:
@@ -15,3 +17,13 @@ def create_service_app(name: str, settings: Settings) -> FastAPI:
     module = importlib.import_module(f"netplatform.{name}")
     app: FastAPI = module.create_app(settings)
     return app
+
+
+def sealed_columns() -> list[Column[Any]]:
+    """Every column of every service that holds sealed secrets (store/secrets.py): each service's
+    ``tables.SEALED_COLUMNS``, which ``netplatform secrets rotate`` seals again."""
+    columns: list[Column[Any]] = []
+    for name in SERVICE_NAMES:
+        tables = importlib.import_module(f"netplatform.{name}.tables")
+        columns.extend(getattr(tables, "SEALED_COLUMNS", ()))
+    return columns

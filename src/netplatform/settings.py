@@ -11,7 +11,7 @@ import socket
 from dataclasses import dataclass
 from pathlib import Path
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 DEFAULT_USERS = "admin:admin"
@@ -59,6 +59,11 @@ class Settings(BaseSettings):
     # ``user:password[:role1|role2]``, comma-separated (see parse_user_entries for escapes).
     # Message-router ACL entries may name a role.
     users: str = DEFAULT_USERS
+    # The platform key (store/secrets.py): Fernet keys, comma-separated, newest first. It seals the
+    # secrets the platform presents again and derives the platform's own credentials. Unset: the
+    # key file (default <data_dir>/secret.key, created with a new key on the first start).
+    secret_key: SecretStr | None = None
+    secret_key_file: Path | None = None
 
     # --- logging and operations --------------------------------------------------------------
     log_level: str = "INFO"
@@ -276,6 +281,10 @@ class Settings(BaseSettings):
     @property
     def effective_database_url(self) -> str:
         return self.database_url or f"sqlite:///{self.sqlite_path.resolve()}"
+
+    @property
+    def effective_secret_key_file(self) -> Path:
+        return self.secret_key_file or self.data_dir / "secret.key"
 
     @property
     def blob_dir(self) -> Path:

@@ -7,6 +7,8 @@ from concurrent.futures import ThreadPoolExecutor
 import httpx
 import pytest
 
+from netplatform.access.platform import PLATFORM_IDENTITIES
+
 from ..conftest import RunningService
 from ..support.answers import ok
 from .conftest import ADMIN, AUTHZ_USERS, client_as, new_identity, new_role, refused, unique, within
@@ -20,7 +22,8 @@ def test_an_identity_is_created_listed_and_deleted(admin: httpx.Client) -> None:
 
     listed = ok(admin.get("/authn/cred"))["user"]
     configured = [entry["id"] for entry in listed if entry["configured"]]
-    assert configured == [entry.split(":")[0] for entry in AUTHZ_USERS.split(",")]
+    platform = [identity.name for identity in PLATFORM_IDENTITIES]
+    assert configured == [entry.split(":")[0] for entry in AUTHZ_USERS.split(",")] + platform
     assert {"id": identity, "configured": False} in listed
 
     assert ok(admin.delete(f"/authn/cred/{identity}")) == {"id": identity}

@@ -24,6 +24,7 @@ import uvicorn
 
 from netplatform.server import EmbeddedServer, bind_socket
 
+from .keys import TEST_SECRET_KEY
 from .serve_child import LISTEN_FDS
 
 PORT_BLOCK = 1000  # ports free_port() hands out in one test process
@@ -254,7 +255,7 @@ class ServeProcess:
     def __init__(
         self, env: Mapping[str, str], args: list[str] | None = None, log_path: Path | None = None
     ) -> None:
-        self.env = {**os.environ, **env}
+        self.env = {"NETPLATFORM_SECRET_KEY": TEST_SECRET_KEY, **os.environ, **env}
         self.args = args or []
         self.log_path = log_path
         self.process: subprocess.Popen[bytes] | None = None

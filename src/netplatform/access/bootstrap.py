@@ -2,8 +2,10 @@
 the roles they hold from the start.
 
 The first entry is the bootstrap administrator (a member of ``platform.admin``); every other
-entry holds exactly the roles it lists, and an entry without roles holds none. These identities
-are configuration, not rows: an entry wins over a stored identity of the same name.
+entry holds exactly the roles it lists, and an entry without roles holds none. The platform's own
+identities (access/platform.py) join them, each with its one role, unless an entry names them.
+These identities are configuration, not rows: an entry wins over a stored identity of the same
+name.
 """
 
 from __future__ import annotations
@@ -11,8 +13,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..settings import Settings, parse_user_entries
+from ..store.secrets import sealer_for
 from ..web.auth import Credentials, UserDirectory
 from .builtin import ADMIN_ROLE
+from .platform import PLATFORM_IDENTITIES, accepted_passwords
 
 
 @dataclass(frozen=True)
@@ -27,7 +31,12 @@ class ConfiguredIdentities:
         first = next(iter(entries))
         roles = {name: entry.roles for name, entry in entries.items()}
         roles[first] = roles[first] | {ADMIN_ROLE}
-        users = {name: entry.password for name, entry in entries.items()}
+        users = [(name, entry.password) for name, entry in entries.items()]
+        keys = sealer_for(settings).keys
+        for identity in PLATFORM_IDENTITIES:
+            if identity.name not in entries:  # an entry naming it replaces it
+                roles[identity.name] = frozenset({identity.role})
+                users.extend((identity.name, password) for password in accepted_passwords(keys, identity))
         return cls(UserDirectory(users), roles, first)
 
     def __contains__(self, name: object) -> bool:

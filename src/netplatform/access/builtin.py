@@ -7,6 +7,11 @@ from ..web.permissions import Permission, ServicePermissions
 
 ADMIN_ROLE = "platform.admin"
 NODE_ROLE = "platform.node"
+# The roles of the platform's own identities (access/platform.py), one per hop, each with the
+# least it needs.
+BUS_ROLE = "platform.bus"
+MIRROR_ROLE = "platform.mirror"
+EXECUTION_ROLE = "platform.execution"
 
 # Services whose API permissions have built-in reader and writer roles.
 ROLE_SERVICES = ("blueprints", "distribution", "bus", "policy", "configtree", "router", "authz")
@@ -22,6 +27,7 @@ def _builtin() -> dict[str, tuple[str, tuple[Permission, ...]]]:
                 ServicePermissions("router").internal("*"),
             ),
         ),
+        **_platform_roles(),
     }
     for service in ROLE_SERVICES:
         permissions = ServicePermissions(service)
@@ -31,6 +37,34 @@ def _builtin() -> dict[str, tuple[str, tuple[Permission, ...]]]:
             (Permission(permissions.api_type, "*", "read,write"),),
         )
     return roles
+
+
+def _platform_roles() -> dict[str, tuple[str, tuple[Permission, ...]]]:
+    distribution, router, authz = (ServicePermissions(name) for name in ("distribution", "router", "authz"))
+    configtree = ServicePermissions("configtree")
+    return {
+        BUS_ROLE: (
+            "The bus controller's own identity: provisions file distribution (for the owners it names),"
+            " the message routers (as their administrator) and the topic roles in authz",
+            (
+                Permission(distribution.api_type, "*", "read,write"),
+                Permission(distribution.internal_type, "route,nodes", "call"),
+                distribution.act_as(),
+                Permission(router.api_type, "*", "read,write"),
+                router.internal("mirror"),
+                Permission(router.admin_type, "*", "*"),
+                Permission(authz.api_type, "role,userRole", "write"),
+            ),
+        ),
+        MIRROR_ROLE: (
+            "A router's mirror agents: reading the source routers of their bridges",
+            (router.internal("mirror"),),
+        ),
+        EXECUTION_ROLE: (
+            "Blueprint execution: reading the config tree for the caller of a run, with the caller's rights",
+            (configtree.act_as(),),
+        ),
+    }
 
 
 BUILTIN_ROLES = _builtin()

@@ -28,6 +28,7 @@ from ..clock import now_ms
 from ..settings import Settings
 from ..store.db import Database, normalize_url
 from ..store.generations import Generation
+from ..store.secrets import sealer_for
 from ..store.unit_of_work import UnitOfWork
 from ..web.auth import parse_basic
 from ..web.errors import ServiceUnavailable
@@ -194,13 +195,14 @@ def _builtin_permissions(roles: Iterable[str]) -> set[Permission]:
     return found
 
 
-_directories: dict[tuple[str, str], AccessDirectory] = {}
+_directories: dict[tuple[str, str, tuple[bytes, ...]], AccessDirectory] = {}
 _directories_lock = Lock()
 
 
 def directory_for(settings: Settings, db: Database) -> AccessDirectory:
     """The process-wide directory of a database and user list (the apps of one process share it)."""
-    key = (normalize_url(settings.effective_database_url), settings.users)
+    keys = sealer_for(settings).keys.keys  # the platform identities' credentials derive from them
+    key = (normalize_url(settings.effective_database_url), settings.users, keys)
     with _directories_lock:
         directory = _directories.get(key)
         if directory is None or directory.unit.db is not db:

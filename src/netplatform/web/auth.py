@@ -12,7 +12,7 @@ import base64
 import binascii
 import hashlib
 import hmac
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -56,10 +56,12 @@ class UserDirectory:
     password shows in the response time.
     """
 
-    def __init__(self, users: Mapping[str, str]) -> None:
+    def __init__(self, users: Mapping[str, str] | Iterable[tuple[str, str]]) -> None:
         # Verified header values are remembered by the caller (access/directory.py), per
-        # generation of the authorization data, not here.
-        self._digests = [self._digest(user, password) for user, password in users.items()]
+        # generation of the authorization data, not here. A user may have several passwords
+        # (a platform identity during a key rotation).
+        pairs = users.items() if isinstance(users, Mapping) else users
+        self._digests = [self._digest(user, password) for user, password in pairs]
 
     @staticmethod
     def _digest(user: str, password: str) -> bytes:

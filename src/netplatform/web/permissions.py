@@ -163,8 +163,10 @@ def _parsed(text: str) -> Permission:
 
 @dataclass(frozen=True)
 class ServicePermissions:
-    """The permissions of one service's own API: ``platform.<service>.api|<resource>|read|write``
-    and ``platform.<service>.internal|<resource>|call`` (node-to-node routes)."""
+    """The permissions of one service's own API: ``platform.<service>.api|<resource>|read|write``,
+    ``platform.<service>.internal|<resource>|call`` (node-to-node routes),
+    ``platform.<service>.admin|<resource>|write`` (administrators only) and
+    ``platform.<service>.actas|*|call`` (acting for another identity)."""
 
     service: str
 
@@ -184,6 +186,24 @@ class ServicePermissions:
 
     def internal(self, resource: str) -> Permission:
         return Permission(self.internal_type, resource, "call")
+
+    @property
+    def admin_type(self) -> str:
+        return f"platform.{self.service}.admin"
+
+    def admin(self, resource: str) -> Permission:
+        """What only an administrator of the service may do, a writer not: what decides where
+        the platform sends its own credentials (clusters, nodes, the bridge-admin topic)."""
+        return Permission(self.admin_type, resource, "write")
+
+    @property
+    def act_as_type(self) -> str:
+        return f"platform.{self.service}.actas"
+
+    def act_as(self) -> Permission:
+        """Acting for another identity on this service (an on-behalf-of header is honoured only
+        from holders): the platform's own identities that call for someone, and administrators."""
+        return Permission(self.act_as_type, "*", "call")
 
     def by_method(self, resource: str) -> dict[str, Permission]:
         """GET reads, every other method writes (a route serving several methods)."""
