@@ -44,7 +44,8 @@ run: $(RUNTIME)
 
 # The router's JetStream tests need a NATS server (.ci/nats finds, starts or installs one) and
 # the console's browser tests Debian's Chromium (.ci/chromium installs it). Where either cannot
-# be had, those tests skip and say why; everything else still runs.
+# be had, those tests skip and say why in the summary; everything else still runs. CI
+# (.ci/run) sets NETPLATFORM_TEST_REQUIRE_SERVERS=1, which turns such a skip into a failure.
 SERVERS := NETPLATFORM_TEST_NATS_URL=$${NETPLATFORM_TEST_NATS_URL:-$$(.ci/nats || true)}
 
 test: $(DEV) $(ONAPSDK)

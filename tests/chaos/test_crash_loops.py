@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from ..support.required import unavailable
 from ..support.servers import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -58,7 +59,7 @@ def test_the_router_on_the_embedded_engine_survives_sigkill() -> None:
 def test_the_router_on_jetstream_survives_sigkill() -> None:
     url = os.environ.get(NATS_URL_ENV)
     if not url:
-        pytest.skip(f"{NATS_URL_ENV} unset")
+        unavailable(f"{NATS_URL_ENV} unset")
     assert_survived(run_script("router_crash.py", "--engine", "jetstream", "--nats-url", url))
 
 
@@ -68,7 +69,7 @@ def test_a_two_site_forward_survives_the_receiving_node_killed() -> None:
 
 def test_every_service_answers_503_through_a_postgresql_restart_and_recovers() -> None:
     if not list(Path("/usr/lib/postgresql").glob("*/bin/pg_ctl")):
-        pytest.skip("no PostgreSQL server binaries under /usr/lib/postgresql/*/bin")
+        unavailable("no PostgreSQL server binaries under /usr/lib/postgresql/*/bin")
     summary = run_script("postgres_restart.py")
     assert_survived(summary)
     assert summary["outage_answers"].startswith("503:"), summary  # the outage was seen, as 503s

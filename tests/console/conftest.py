@@ -21,6 +21,7 @@ from netplatform.settings import SERVICE_NAMES, Settings
 
 from ..support.databases import temporary_database
 from ..support.receiver import Receiver
+from ..support.required import unavailable
 from ..support.servers import LiveServer, ServeProcess, free_port
 from ..support.tls import TlsFiles, make_tls_files
 
@@ -134,7 +135,7 @@ def chromium_path() -> str | None:
 def browser() -> Iterator[Any]:
     executable = chromium_path()
     if executable is None:
-        pytest.skip("no Chromium at /usr/bin/chromium (run .ci/chromium as root to install Debian's package)")
+        unavailable("no Chromium at /usr/bin/chromium (run .ci/chromium as root to install Debian's package)")
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:

@@ -13,7 +13,6 @@ afterwards so the NATS server does not fill up.
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import socket
 import uuid
@@ -32,6 +31,7 @@ from netplatform.settings import Settings
 from netplatform.store.db import forget_database
 
 from ..support.databases import migrate, temporary_database
+from ..support.required import unavailable
 from ..support.servers import LiveServer, http_client
 
 NATS_URL_ENV = "NETPLATFORM_TEST_NATS_URL"
@@ -64,9 +64,7 @@ def nats_url_or_skip() -> str:
     if url:
         return url  # asked for explicitly: a server that does not answer is a failure, not a skip
     if not _answers(DEFAULT_NATS_URL):
-        pytest.skip(f"jetstream engine: no NATS server at {DEFAULT_NATS_URL} and {NATS_URL_ENV} unset")
-    if importlib.util.find_spec("netplatform.router.engines.jetstream") is None:
-        pytest.skip("jetstream engine: netplatform/router/engines/jetstream/ does not exist yet")
+        unavailable(f"jetstream engine: no NATS server at {DEFAULT_NATS_URL} and {NATS_URL_ENV} unset")
     return DEFAULT_NATS_URL
 
 

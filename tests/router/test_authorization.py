@@ -7,7 +7,6 @@ Each test starts routers of its own (live_router), with the users and settings i
 from __future__ import annotations
 
 import base64
-import importlib.util
 import logging
 import time
 from collections.abc import Callable
@@ -180,15 +179,9 @@ def test_the_internal_routes_are_for_platform_node(router: Router) -> None:
 # -- ACL entries naming authz roles ------------------------------------------------------------------
 
 
-def authz_available() -> bool:
-    return importlib.util.find_spec("netplatform.authz.routes") is not None
-
-
 def test_an_acl_names_configured_and_stored_roles(make_settings: Callable[..., Settings]) -> None:
     """carol holds team.a from NETPLATFORM_USERS; dave is given team.b through the authz service
     (a stored membership, over the same database), and loses it again within 2 seconds."""
-    if not authz_available():
-        pytest.skip("the authz service's routes do not exist yet")
     settings = make_settings(users="admin:admin,carol:carol-pw:team.a,dave:dave-pw")
     migrate(settings)
     carol, dave = ("carol", "carol-pw"), ("dave", "dave-pw")

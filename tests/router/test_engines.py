@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import importlib
-import importlib.util
 import time
 import uuid
 from collections.abc import AsyncIterator, Callable
@@ -21,6 +19,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from netplatform.router.engines.base import Engine, EngineUnavailable, MessageTooLarge, StreamSpec
+from netplatform.router.engines.embedded import EmbeddedEngine
 from netplatform.router.engines.jetstream import JetStreamEngine, stream_name
 from netplatform.settings import Settings
 from netplatform.store.db import database_for
@@ -49,13 +48,8 @@ def nats_url() -> str:
 
 def _embedded_factory(request: pytest.FixtureRequest) -> EngineFactory:
     """The embedded engine on this test's database (migrated), or a skip while it is unwritten."""
-    if importlib.util.find_spec(EMBEDDED_MODULE) is None:
-        pytest.skip(f"{EMBEDDED_MODULE} does not exist yet")
-    router = importlib.util.find_spec("netplatform.router")
-    if router is None or router.origin is None:  # migrate.py applies only packages' migrations
-        pytest.skip("netplatform.router has no __init__.py yet, so its tables are not migrated")
     settings: Settings = request.getfixturevalue("settings")
-    embedded_engine = importlib.import_module(EMBEDDED_MODULE).EmbeddedEngine
+    embedded_engine = EmbeddedEngine
     migrate(settings)
     database = database_for(settings)
     return lambda: cast(Engine, embedded_engine(database, retention_s=RETENTION_S))
@@ -569,7 +563,7 @@ def embedded_on_one_database(request: pytest.FixtureRequest) -> Callable[..., En
     """Embedded engines over this test's database, each named as an instance of its own."""
     _embedded_factory(request)  # migrates, or skips while the engine is unwritten
     database = database_for(request.getfixturevalue("settings"))
-    embedded_engine = importlib.import_module(EMBEDDED_MODULE).EmbeddedEngine
+    embedded_engine = EmbeddedEngine
 
     def make(instance: str, claim_lease_s: float = 30.0) -> Engine:
         return cast(

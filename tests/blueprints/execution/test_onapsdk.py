@@ -21,14 +21,18 @@ import pytest
 
 from ...conftest import ADMIN, RunningService
 from ...support.cbas import assignment, cba, resolution_node, workflow
+from ...support.required import unavailable
 
 SITE = Path(os.environ.get("NETPLATFORM_TEST_ONAPSDK_SITE") or Path(sys.prefix) / "onapsdk-site")
 CLIENT = Path(__file__).with_name("onapsdk_client.py")
 
-pytestmark = pytest.mark.skipif(
-    not (SITE / "onapsdk").is_dir(),
-    reason=f"onapsdk is not installed in {SITE} (`make install` installs requirements-onapsdk.lock there)",
-)
+
+@pytest.fixture(autouse=True)
+def _onapsdk_installed() -> None:
+    if not (SITE / "onapsdk").is_dir():
+        unavailable(
+            f"onapsdk is not installed in {SITE} (`make install` installs requirements-onapsdk.lock there)"
+        )
 
 
 def hello_cba() -> bytes:
