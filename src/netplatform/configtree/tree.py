@@ -9,7 +9,7 @@ other in this model, so validating the written entry validates the tree).
 
 Races: a row that was absent when read is added with a plain INSERT, never an upsert. If a
 concurrent writer added it in between, the INSERT fails on the unique key and the caller runs
-the whole transaction again (:mod:`.config`), which then sees the row. So every decision
+the whole transaction again (:mod:`.service`), which then sees the row. So every decision
 ("it exists: 409", "it existed: 204") rests on the one read the write itself is based on.
 """
 
