@@ -265,6 +265,7 @@ def test_the_overview_lists_recent_delivery_failures_with_a_link_to_the_log(
         section.get_by_role("img", name=re.compile(r"^Delivery failures per hour, last 24 hours: \d+$"))
     ).to_be_visible()
     expect(section.locator("#failures caption")).to_contain_text("Failed deliveries:")
+    SHOTS.mkdir(parents=True, exist_ok=True)
     section.screenshot(path=str(SHOTS / "overview-failures.png"))
     # The distribution card: its delivery queue (the 404 was not retried: nothing waits for it) and
     # the attempts by outcome, the refusal among them.

@@ -287,7 +287,7 @@ _databases_lock = threading.Lock()
 
 
 def database_for(settings: Settings) -> Database:
-    """The process-wide Database for the settings' URL (the five apps of one process share it)."""
+    """The process-wide Database for the settings' URL (the apps of one process share it)."""
     url = normalize_url(settings.effective_database_url)
     with _databases_lock:
         database = _databases.get(url)

@@ -56,9 +56,21 @@ class Registry(Generic[S]):
         return picked
 
     def depends(self, choose: Callable[[S], T]) -> Any:
-        """A route dependency giving one member: the metadata of an ``Annotated`` alias."""
+        """A route dependency giving one member: the metadata of an ``Annotated`` alias.
+
+        Its type is ``Any`` because an ``Annotated`` alias's metadata is not checked against the
+        alias's type by mypy; :func:`members_of` lets a test check each alias's declared type
+        against what its registry really hands over (tests/web/test_registry_aliases.py)."""
 
         async def member(connection: HTTPConnection) -> T:
             return choose(self.of(connection.app))
 
+        member.chooses = (self, choose)  # type: ignore[attr-defined]
         return Depends(member)
+
+
+def members_of(dependency: object) -> tuple[Registry[Any], Callable[[Any], Any]] | None:
+    """The registry and chooser behind a dependency :meth:`Registry.depends` made, else None."""
+    function = getattr(dependency, "dependency", None)
+    chooses = getattr(function, "chooses", None)
+    return chooses if isinstance(chooses, tuple) else None
