@@ -198,14 +198,12 @@ async def test_long_poll_wakes_on_a_publish(harness: Harness) -> None:
     engine = await harness.engine()
     topic = await harness.topic(engine)
     assert await take(engine, topic, "g", "m", limit=10, timeout_s=0.1) == []  # the group exists now
-    started = time.monotonic()
     waiting = asyncio.create_task(take(engine, topic, "g", "m", limit=10, timeout_s=20))
     # A fixed wait on purpose: the take must be pending when the publish comes (no outside sign).
     await asyncio.sleep(0.5)
     assert not waiting.done()
     await engine.publish(topic, ["wake up"])
-    assert await asyncio.wait_for(waiting, 10) == ["wake up"]
-    assert time.monotonic() - started < 5
+    assert await asyncio.wait_for(waiting, 10) == ["wake up"]  # woken by the publish, not its 20 s
 
 
 async def test_long_poll_on_a_group_that_never_read(harness: Harness) -> None:
@@ -225,12 +223,12 @@ async def test_an_empty_list_after_the_timeout(harness: Harness) -> None:
     topic = await harness.topic(engine)
     started = time.monotonic()
     assert await take(engine, topic, "g", "m", limit=10, timeout_s=0.5) == []
-    assert 0.4 <= time.monotonic() - started < 4
+    assert time.monotonic() - started >= 0.4  # it waited for the timeout asked
     await engine.publish(topic, ["one"])
     assert await drain(engine, topic, "g") == ["one"]
     started = time.monotonic()
     assert await take(engine, topic, "g", "m", limit=10, timeout_s=0.5) == []
-    assert 0.4 <= time.monotonic() - started < 4
+    assert time.monotonic() - started >= 0.4  # it waited for the timeout asked
 
 
 async def test_a_group_continues_where_it_stopped_on_a_new_engine(harness: Harness) -> None:
@@ -328,12 +326,11 @@ async def test_close_ends_a_pending_fetch(harness: Harness) -> None:
 
 async def test_no_server_gives_engine_unavailable_promptly() -> None:
     engine = JetStreamEngine(f"nats://127.0.0.1:{free_port()}", retention_s=RETENTION_S)
-    started = time.monotonic()
+    # Refused on its own (a refused connection), not by this test's bound.
     with pytest.raises(EngineUnavailable):
-        await engine.start()
+        await asyncio.wait_for(engine.start(), 10)
     with pytest.raises(EngineUnavailable):
-        await engine.publish("org.example.t", ["x"])
-    assert time.monotonic() - started < 3
+        await asyncio.wait_for(engine.publish("org.example.t", ["x"]), 10)
     await engine.close()
 
 
@@ -346,10 +343,9 @@ async def test_a_silent_server_gives_engine_unavailable_in_bounded_time() -> Non
     port = server.sockets[0].getsockname()[1]
     try:
         engine = JetStreamEngine(f"nats://127.0.0.1:{port}", retention_s=RETENTION_S)
-        started = time.monotonic()
+        # The engine's own connect timeout ends the wait, not this test's bound.
         with pytest.raises(EngineUnavailable):
-            await engine.start()
-        assert time.monotonic() - started < 8
+            await asyncio.wait_for(engine.start(), 20)
         await engine.close()
     finally:
         server.close()
@@ -358,12 +354,12 @@ async def test_a_silent_server_gives_engine_unavailable_in_bounded_time() -> Non
 async def test_publish_without_a_stream_fails_promptly(nats_url: str) -> None:
     engine = JetStreamEngine(nats_url, retention_s=RETENTION_S)
     await engine.start()
-    started = time.monotonic()
     with pytest.raises(EngineUnavailable, match="no JetStream stream"):
-        await engine.publish(f"org.example.never.{uuid.uuid4().hex}", ["x", "y"])
+        await asyncio.wait_for(engine.publish(f"org.example.never.{uuid.uuid4().hex}", ["x", "y"]), 10)
+    # Refused at once, not after the take's own 5 s: a bound below it shows which.
     with pytest.raises(EngineUnavailable, match="no JetStream stream"):
-        await take(engine, f"org.example.never.{uuid.uuid4().hex}", "g", "m", limit=1, timeout_s=5)
-    assert time.monotonic() - started < 3
+        never = f"org.example.never.{uuid.uuid4().hex}"
+        await asyncio.wait_for(take(engine, never, "g", "m", limit=1, timeout_s=30), 10)
     await engine.close()
 
 
@@ -415,13 +411,11 @@ async def test_a_lost_connection_fails_promptly_and_the_engine_recovers(nats_url
         waiting = asyncio.create_task(take(engine, topic, "g", "m", limit=10, timeout_s=30))
         # A fixed wait on purpose: the take must be pending when the link is cut (no outside sign).
         await asyncio.sleep(0.3)
-        started = time.monotonic()
         await proxy.cut()
-        with pytest.raises(EngineUnavailable):
+        with pytest.raises(EngineUnavailable):  # the lost link ends the 30 s take
             await asyncio.wait_for(waiting, 10)
         with pytest.raises(EngineUnavailable):
-            await engine.publish(topic, ["while down"])
-        assert time.monotonic() - started < 3
+            await asyncio.wait_for(engine.publish(topic, ["while down"]), 10)
         await proxy.start(int(urlsplit(url).port or 0))  # the server is back on the same address
         await engine.publish(topic, ["after"])
         assert await take(engine, topic, "g", "m", limit=10, timeout_s=1) == ["after"]
@@ -474,7 +468,7 @@ async def test_read_after_the_last_long_polls(harness: Harness) -> None:
     ((last, _),) = await engine.read(topic, 0, 10, 1.0)
     started = time.monotonic()
     assert await engine.read(topic, last, 10, 0.5) == []
-    assert 0.4 <= time.monotonic() - started < 4
+    assert time.monotonic() - started >= 0.4  # it waited for the timeout asked
     waiting = asyncio.create_task(engine.read(topic, last, 10, 20))
     # A fixed wait on purpose: the read must be pending when the publish comes (no outside sign).
     await asyncio.sleep(0.5)
@@ -524,10 +518,8 @@ async def test_an_abandoned_fetch_claims_nothing(harness: Harness) -> None:
     waiting = asyncio.create_task(engine.fetch(topic, "g", "m", limit=10, timeout_s=20, abandoned=abandoned))
     # A fixed wait on purpose: the fetch must be pending when it is abandoned (no outside sign).
     await asyncio.sleep(0.3)
-    started = time.monotonic()
     abandoned.set()
-    assert (await asyncio.wait_for(waiting, 5)).messages == []
-    assert time.monotonic() - started < 2
+    assert (await asyncio.wait_for(waiting, 5)).messages == []  # ended by the abandon, not its 20 s
     # JetStream still holds the abandoned pull request: what it delivers there is given back.
     await engine.publish(topic, ["after the member left"])
     assert await take(engine, topic, "g", "m", limit=10, timeout_s=10) == ["after the member left"]

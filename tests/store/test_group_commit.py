@@ -200,22 +200,32 @@ def test_units_from_the_event_loop_share_groups_and_return_once_committed(databa
     assert sum(groups) == 20 and len(groups) < 20  # units queued while a group committed shared one
 
 
+async def until(condition: Callable[[], bool]) -> None:
+    """Let the loop's other tasks run until ``condition`` holds (each runs to its next wait)."""
+    for _ in range(10_000):
+        if condition():
+            return
+        await asyncio.sleep(0)
+    raise AssertionError("the condition never held")
+
+
 def test_a_cancelled_unit_from_the_event_loop_hands_on_and_runs_only_if_taken(database: Database) -> None:
     commits = GroupCommit(database)
-    release = threading.Event()
+    entered, release = threading.Event(), threading.Event()
 
     def slow(session: Session) -> str:
+        entered.set()
         release.wait(10)  # the first group holds the commit while the others queue
         return insert("first")(session)
 
     async def scenario() -> list[str]:
         first = asyncio.create_task(commits.run_async(slow))
-        await asyncio.sleep(0.05)
+        assert await asyncio.to_thread(entered.wait, 10)  # the first group is committing
         cancelled = asyncio.create_task(commits.run_async(insert("cancelled")))
         later = asyncio.create_task(commits.run_async(insert("later")))
-        await asyncio.sleep(0.05)
+        await until(lambda: len(commits._waiting) == 2)  # both queued behind it
         cancelled.cancel()
-        await asyncio.sleep(0.05)
+        await until(cancelled.done)
         release.set()
         done = [await first, await later]
         done.append(await commits.run_async(insert("after")))  # the lead was passed on, not lost
