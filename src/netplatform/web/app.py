@@ -8,6 +8,7 @@ failure to the service's own error body (validation failures are 400, never the 
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
@@ -28,6 +29,7 @@ from . import errors
 from .answers import reply
 from .auth import PUBLIC
 from .health import HealthProbe, HealthShortcut
+from .jobs import Jobs
 from .looplag import probing, register_loop_lag_metrics
 from .metrics import CONTENT_TYPE_LATEST, Metrics
 from .middleware.kernel import KernelMiddleware
@@ -93,6 +95,7 @@ def build_app(
     # Who the caller is and what they may do, shared by every app of the process.
     app.state.access = directory_for(settings, database)
     app.state.replays = ReplayCounts()
+    app.state.jobs = Jobs(spec.name, app.state.metrics.registry)
     register_replay_metrics(app.state.metrics.registry, spec.name, app.state.replays)
     app.state.loop_lag = register_loop_lag_metrics(app.state.metrics.registry)
 
@@ -113,11 +116,14 @@ def _kernel_lifespan(spec: ServiceSpec, database: Database, inner: Lifespan | No
         async with probing() as probe:
             app.state.loop_lag.probe = probe
             log.info("%s service ready", spec.name)
-            if inner is None:
+            async with contextlib.AsyncExitStack() as stack:
+                if inner is not None:
+                    await stack.enter_async_context(inner(app))
+                # The background jobs run inside the service's own lifespan: started once it
+                # has set up, stopped before it tears down.
+                app.state.jobs.start()
+                stack.push_async_callback(app.state.jobs.stop)
                 yield
-            else:
-                async with inner(app):
-                    yield
             log.info("%s service stopped", spec.name)
 
     return lifespan
@@ -148,19 +154,25 @@ def _install_middleware(
     )
 
 
-async def _health_answer(spec: ServiceSpec, probe: HealthProbe) -> Response:
+async def _health_answer(spec: ServiceSpec, probe: HealthProbe, jobs: Jobs) -> Response:
+    """UP; DOWN (503) when what the service cannot serve without is unreachable; DEGRADED (200:
+    it still serves) while a background job has failed beyond its bound."""
     health = await probe.health()
-    answer = {"service": spec.name, "status": "UP" if health.down is None else "DOWN", **health.named}
+    overdue = jobs.overdue()
+    status = "DOWN" if health.down is not None else "DEGRADED" if overdue else "UP"
+    answer = {"service": spec.name, "status": status, **health.named}
     if health.down is not None:
         answer["reason"] = health.down
-    return reply(answer, 200 if health.down is None else 503)
+    elif overdue:
+        answer["reason"] = "; ".join(overdue)
+    return reply(answer, 503 if health.down is not None else 200)
 
 
 def _health_shortcut(app: FastAPI, spec: ServiceSpec, routes: RouteTable) -> Middleware:
     route = next(r for r in routes.routes if r.path == HEALTH_PATH and "GET" in (r.methods or ()))
 
     async def answer(scope: Scope) -> Response:
-        return await _health_answer(spec, app.state.health)
+        return await _health_answer(spec, app.state.health, app.state.jobs)
 
     return Middleware(HealthShortcut, path=HEALTH_PATH, route=route, answer=answer)
 
@@ -200,7 +212,7 @@ def _kernel_router(spec: ServiceSpec) -> APIRouter:
 
     @router.get(HEALTH_PATH, summary="Liveness and database reachability", openapi_extra=PUBLIC)
     async def health(request: Request) -> Response:
-        return await _health_answer(spec, request.app.state.health)
+        return await _health_answer(spec, request.app.state.health, request.app.state.jobs)
 
     @router.get(
         "/metrics",
