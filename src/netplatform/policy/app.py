@@ -23,20 +23,16 @@ from .policy_store import PolicyStore
 from .preload import load_catalog
 from .routes import health, node_templates, policies, policy_types, statistics
 from .spec import SPEC
-from .statistics import Statistics
+from .statistics import FLUSH_INTERVAL_S, Statistics
 
 
 @asynccontextmanager
 async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-    """Load the preloaded catalog on the first start of an empty store; flush statistics meanwhile."""
+    """Load the preloaded catalog on the first start of an empty store; flush the statistics last
+    (the kernel's job flushes them meanwhile, and stops before this ends)."""
     objects = OBJECTS.of(app)
     await anyio.to_thread.run_sync(load_catalog, objects.catalog)
-    async with anyio.create_task_group() as tasks:
-        tasks.start_soon(objects.statistics.flush_periodically)
-        try:
-            yield
-        finally:
-            tasks.cancel_scope.cancel()
+    yield
     await objects.statistics.flush_now()
 
 
@@ -60,6 +56,7 @@ def create_app(settings: Settings) -> FastAPI:
         middleware=[Middleware(CountingMiddleware, statistics=counters), health.healthcheck_shortcut()],
     )
     register_cache_metrics(app.state.metrics.registry, SPEC.name, store.answers)
+    app.state.jobs.every("statistics-flush", FLUSH_INTERVAL_S, counters.flush)
     catalog = Catalog(store)
     OBJECTS.install(
         app,

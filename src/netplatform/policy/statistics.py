@@ -95,12 +95,6 @@ class Statistics:
             self.record(pending.elements())
             raise
 
-    async def flush_periodically(self, interval: float = FLUSH_INTERVAL_S) -> None:
-        """Flush every ``interval`` seconds until cancelled; a failed flush is retried next time."""
-        while True:
-            await anyio.sleep(interval)
-            await self.flush_now()
-
     async def flush_now(self) -> None:
         """Flush from the event loop; a failure is logged and the counts kept for the next flush."""
         try:
