@@ -64,6 +64,18 @@ class Settings(BaseSettings):
     # key file (default <data_dir>/secret.key, created with a new key on the first start).
     secret_key: SecretStr | None = None
     secret_key_file: Path | None = None
+    # CA certificates the platform trusts on its own hops (a site following the central authz,
+    # ...); unset: the system's.
+    ca_bundle: Path | None = None
+    # Sites (access/replica.py): a site whose authorization comes from a central authz service
+    # follows its directory at this URL; it decides from its replica for authz_offline_s after
+    # central last answered, then answers 503. It presents authz_user / authz_password there
+    # (default: the platform identity svc.node). authz_poll_s: how long one long poll waits.
+    authz_url: str | None = None
+    authz_offline_s: float = Field(600.0, gt=0)
+    authz_poll_s: float = Field(20.0, gt=0, le=30)
+    authz_user: str | None = None
+    authz_password: str | None = None
 
     # --- logging and operations --------------------------------------------------------------
     log_level: str = "INFO"

@@ -66,6 +66,11 @@ def test_each_route_admits_the_roles_its_permission_names(
                 else:
                     refused(response, 403, f"User {auth[0]} does not have permission platform.authz.api|")
                 continue
+            if required.type == "platform.authz.internal":  # sites following the directory
+                assert path == "/internal/directory", (method, path)
+                if auth != ADMIN:
+                    refused(response, 403, f"User {auth[0]} does not have permission {required}")
+                continue
             assert required.type == "platform.authz.api", (method, path, required)
             if required.action in allowed:
                 assert response.status_code != 403, (method, path, auth[0], response.text)
@@ -89,6 +94,7 @@ def test_reads_and_writes_declare_the_documented_resources(authz: RunningService
     assert found[("GET", "/authz/perms/role/{role}")] == f"{api}|perms|read"
     assert found[("GET", "/authz/roles/user/{user}")] == AUTHENTICATED
     assert found[("GET", "/authz/perms/user/{user}")] == AUTHENTICATED
+    assert found[("GET", "/internal/directory")] == "platform.authz.internal|directory|call"
 
 
 def test_the_document_shows_each_permission(admin: httpx.Client) -> None:

@@ -165,6 +165,7 @@ def test_built_in_roles_list_their_permissions(admin: httpx.Client) -> None:
     assert {p["type"] for p in by_name["platform.node"]["perms"]} == {
         "platform.distribution.internal",
         "platform.router.internal",
+        "platform.authz.internal",
     }
     for service in ("blueprints", "distribution", "bus", "policy", "configtree", "router", "authz"):
         assert f"{service}.reader" in by_name and f"{service}.writer" in by_name

@@ -21,10 +21,12 @@ def _builtin() -> dict[str, tuple[str, tuple[Permission, ...]]]:
     roles: dict[str, tuple[str, tuple[Permission, ...]]] = {
         ADMIN_ROLE: ("Everything, on every service", (Permission("*", "*", "*"),)),
         NODE_ROLE: (
-            "The internal routes: distribution nodes forwarding files, mirror agents reading topics",
+            "The internal routes: distribution nodes forwarding files, mirror agents reading topics,"
+            " sites following the central authorization directory",
             (
                 ServicePermissions("distribution").internal("*"),
                 ServicePermissions("router").internal("*"),
+                ServicePermissions("authz").internal("directory"),
             ),
         ),
         **_platform_roles(),

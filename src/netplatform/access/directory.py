@@ -37,6 +37,7 @@ from . import tables
 from .bootstrap import ConfiguredIdentities
 from .builtin import BUILTIN_ROLES
 from .passwords import verify_password
+from .replica import Replica, replica_for
 from .repository import AccessRepository
 
 log = logging.getLogger("netplatform.access")
@@ -66,9 +67,14 @@ class Grants:
 
 
 class AccessDirectory:
-    def __init__(self, db: Database, configured: ConfiguredIdentities) -> None:
+    def __init__(
+        self, db: Database, configured: ConfiguredIdentities, replica: Replica | None = None
+    ) -> None:
         self.unit = UnitOfWork(db, AccessRepository)
         self.configured = configured
+        # At a site that follows a central directory (access/replica.py): past its offline bound,
+        # no decision is taken.
+        self.replica = replica
         self.generation = Generation(db, tables.generations, tables.GENERATION_SCOPE)
         self._epoch: int | None = None
         self._checked = float("-inf")
@@ -88,6 +94,11 @@ class AccessDirectory:
         last = self._checked
         if now - last < REFRESH_S:
             return
+        if self.replica is not None:
+            await self.replica.loaded()
+            stale = self.replica.stale()
+            if stale is not None:
+                raise ServiceUnavailable(f"No authorization decision can be taken: {stale}")
         self._checked = now
         try:
             epoch = await anyio.to_thread.run_sync(self.generation.peek)
@@ -195,17 +206,18 @@ def _builtin_permissions(roles: Iterable[str]) -> set[Permission]:
     return found
 
 
-_directories: dict[tuple[str, str, tuple[bytes, ...]], AccessDirectory] = {}
+_directories: dict[tuple[str, str, tuple[bytes, ...], str], AccessDirectory] = {}
 _directories_lock = Lock()
 
 
 def directory_for(settings: Settings, db: Database) -> AccessDirectory:
     """The process-wide directory of a database and user list (the apps of one process share it)."""
     keys = sealer_for(settings).keys.keys  # the platform identities' credentials derive from them
-    key = (normalize_url(settings.effective_database_url), settings.users, keys)
+    key = (normalize_url(settings.effective_database_url), settings.users, keys, settings.authz_url or "")
     with _directories_lock:
         directory = _directories.get(key)
         if directory is None or directory.unit.db is not db:
-            directory = AccessDirectory(db, ConfiguredIdentities.from_settings(settings))
+            configured = ConfiguredIdentities.from_settings(settings)
+            directory = AccessDirectory(db, configured, replica_for(settings, db))
             _directories[key] = directory
         return directory

@@ -52,5 +52,16 @@ memberships = Table(
 
 generations = generations_table("authz_generations", metadata)
 
+# At a site that replicates its directory from another (access/replica.py): the source's URL,
+# the source generation the rows here are a copy of, and when the source last answered (epoch
+# ms). Not watched: following the source moves this site's generation only when rows change.
+replica = Table(
+    "authz_replica",
+    metadata,
+    Column("source", String(1024), primary_key=True),
+    Column("generation", BigInteger, nullable=False),
+    Column("synced", BigInteger, nullable=False),
+)
+
 GENERATION_SCOPE = "access"
 WATCHED_TABLES = ("authz_identities", "authz_roles", "authz_role_permissions", "authz_memberships")

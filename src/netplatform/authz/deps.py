@@ -15,6 +15,7 @@ from fastapi import Request
 from ..access.directory import AccessDirectory
 from ..web.permissions import Permission
 from ..web.registry import Registry
+from .directory_feed import DirectoryFeed
 from .errors import lacks_permission
 from .identities import Identities
 from .memberships import Memberships
@@ -28,6 +29,7 @@ class AuthzObjects:
     identities: Identities
     roles: Roles
     memberships: Memberships
+    directory_feed: DirectoryFeed
 
 
 OBJECTS = Registry(AuthzObjects)
@@ -35,6 +37,7 @@ OBJECTS = Registry(AuthzObjects)
 IdentitiesDep = Annotated[Identities, OBJECTS.depends(lambda o: o.identities)]
 RolesDep = Annotated[Roles, OBJECTS.depends(lambda o: o.roles)]
 MembershipsDep = Annotated[Memberships, OBJECTS.depends(lambda o: o.memberships)]
+DirectoryFeedDep = Annotated[DirectoryFeed, OBJECTS.depends(lambda o: o.directory_feed)]
 
 
 class SelfOr:

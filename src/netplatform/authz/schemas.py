@@ -155,3 +155,40 @@ class RoleNameAnswer(BaseModel):
 class MembershipKey(BaseModel):
     user: str
     role: str
+
+
+class DirectoryIdentity(BaseModel):
+    id: str
+    passwordHash: str = Field(description="argon2id; never a password")
+    created: int
+
+
+class DirectoryRole(BaseModel):
+    name: str
+    description: str
+
+
+class DirectoryGrant(BaseModel):
+    role: str
+    type: str
+    instance: str
+    action: str
+
+
+class DirectoryMembership(BaseModel):
+    identity: str
+    role: str
+    expires: int | None
+
+
+class Directory(BaseModel):
+    generation: int
+    identities: list[DirectoryIdentity]
+    roles: list[DirectoryRole]
+    grants: list[DirectoryGrant]
+    memberships: list[DirectoryMembership]
+
+
+class DirectoryAnswer(BaseModel):
+    generation: int = Field(description="the directory's generation now")
+    directory: Directory | None = Field(description="the directory; null when it did not move past `after`")

@@ -21,6 +21,7 @@ from starlette.middleware import Middleware
 from starlette.types import Scope
 
 from ..access.directory import directory_for
+from ..access.replica import Replica, register_replica_metrics
 from ..settings import Settings
 from ..store.blobs import BlobStore
 from ..store.db import Database, database_for
@@ -96,6 +97,10 @@ def build_app(
     app.state.access = directory_for(settings, database)
     app.state.replays = ReplayCounts()
     app.state.jobs = Jobs(spec.name, app.state.metrics.registry)
+    replica = app.state.access.replica
+    if replica is not None:  # this site follows a central authz (access/replica.py)
+        app.state.jobs.loop("authz-replica", replica.follow)
+        register_replica_metrics(app.state.metrics.registry, replica)
     register_replay_metrics(app.state.metrics.registry, spec.name, app.state.replays)
     app.state.loop_lag = register_loop_lag_metrics(app.state.metrics.registry)
 
@@ -154,25 +159,35 @@ def _install_middleware(
     )
 
 
-async def _health_answer(spec: ServiceSpec, probe: HealthProbe, jobs: Jobs) -> Response:
+async def _health_answer(
+    spec: ServiceSpec, probe: HealthProbe, jobs: Jobs, replica: Replica | None
+) -> Response:
     """UP; DOWN (503) when what the service cannot serve without is unreachable; DEGRADED (200:
-    it still serves) while a background job has failed beyond its bound."""
+    it still serves) while a background job has failed beyond its bound, or while this site's
+    central authz does not answer (decisions go on from the replica, within its bound)."""
     health = await probe.health()
-    overdue = jobs.overdue()
-    status = "DOWN" if health.down is not None else "DEGRADED" if overdue else "UP"
-    answer = {"service": spec.name, "status": status, **health.named}
-    if health.down is not None:
-        answer["reason"] = health.down
-    elif overdue:
-        answer["reason"] = "; ".join(overdue)
-    return reply(answer, 503 if health.down is not None else 200)
+    down = health.down
+    degraded = jobs.overdue()
+    named: dict[str, str] = dict(health.named)
+    if replica is not None:
+        named["authz"] = replica.describe()
+        down = down or replica.stale()
+        if (away := replica.away()) is not None:
+            degraded.insert(0, away)
+    status = "DOWN" if down is not None else "DEGRADED" if degraded else "UP"
+    answer = {"service": spec.name, "status": status, **named}
+    if down is not None:
+        answer["reason"] = down
+    elif degraded:
+        answer["reason"] = "; ".join(degraded)
+    return reply(answer, 503 if down is not None else 200)
 
 
 def _health_shortcut(app: FastAPI, spec: ServiceSpec, routes: RouteTable) -> Middleware:
     route = next(r for r in routes.routes if r.path == HEALTH_PATH and "GET" in (r.methods or ()))
 
     async def answer(scope: Scope) -> Response:
-        return await _health_answer(spec, app.state.health, app.state.jobs)
+        return await _health_answer(spec, app.state.health, app.state.jobs, app.state.access.replica)
 
     return Middleware(HealthShortcut, path=HEALTH_PATH, route=route, answer=answer)
 
@@ -212,7 +227,8 @@ def _kernel_router(spec: ServiceSpec) -> APIRouter:
 
     @router.get(HEALTH_PATH, summary="Liveness and database reachability", openapi_extra=PUBLIC)
     async def health(request: Request) -> Response:
-        return await _health_answer(spec, request.app.state.health, request.app.state.jobs)
+        state = request.app.state
+        return await _health_answer(spec, state.health, state.jobs, state.access.replica)
 
     @router.get(
         "/metrics",
