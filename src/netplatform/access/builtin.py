@@ -4,9 +4,11 @@ code, not rows (so an upgrade that adds a route's permission needs no data migra
 from __future__ import annotations
 
 from ..web.permissions import Permission, ServicePermissions
+from .acting import ACTING_ACTION, acting_type
 
 ADMIN_ROLE = "platform.admin"
 NODE_ROLE = "platform.node"
+EXECUTION_ROLE = "platform.execution"
 
 # Services whose API permissions have built-in reader and writer roles.
 ROLE_SERVICES = ("blueprints", "distribution", "bus", "policy", "configtree", "router", "authz")
@@ -21,6 +23,10 @@ def _builtin() -> dict[str, tuple[str, tuple[Permission, ...]]]:
                 ServicePermissions("distribution").internal("*"),
                 ServicePermissions("router").internal("*"),
             ),
+        ),
+        EXECUTION_ROLE: (
+            "The blueprint execution reading the config tree for a run's caller, with the caller's permissions",
+            (Permission(acting_type("configtree"), "*", ACTING_ACTION),),
         ),
     }
     for service in ROLE_SERVICES:
