@@ -213,7 +213,7 @@ class Settings(BaseSettings):
     # them busy waits, at most ``execution_queue`` of them at once and each at most
     # ``execution_queue_wait_s``; beyond either it is refused with 503 and Retry-After. The same
     # queue bounds the async runs accepted and not yet started.
-    execution_workers: int = Field(8, ge=1, le=256)
+    execution_workers: int = Field(4, ge=1, le=256)
     execution_queue: int = Field(128, ge=0, le=100_000)
     execution_queue_wait_s: float = Field(5.0, gt=0, le=600)
     # An ExecutionServiceInput is at most this many bytes (413 beyond) and nests at most this

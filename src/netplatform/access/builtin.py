@@ -25,7 +25,7 @@ def _builtin() -> dict[str, tuple[str, tuple[Permission, ...]]]:
             ),
         ),
         EXECUTION_ROLE: (
-            "The blueprint execution reading the config tree for a run's caller, with the caller's permissions",
+            "The blueprint execution reading the config tree for a run's caller, as the caller",
             (Permission(acting_type("configtree"), "*", ACTING_ACTION),),
         ),
     }

@@ -90,7 +90,9 @@ def _objects(app: FastAPI, settings: Settings) -> BlueprintsObjects:
     """The catalog's stores, then the execution service over them (:func:`_execution`)."""
     db = app.state.db
     archives = shared_blob_store(db, app.state.blobs, blob_chunks)  # no shared directory on PostgreSQL
-    expansion = ExpansionLimits(settings.execution_max_expansion_values, settings.execution_max_expansion_bytes)
+    expansion = ExpansionLimits(
+        settings.execution_max_expansion_values, settings.execution_max_expansion_bytes
+    )
     models = BlueprintModels(db, archives, ArchiveLimits.from_settings(settings), expansion)
     types = ModelTypes(db)
     dictionary = Dictionaries(db)
@@ -121,9 +123,7 @@ def _execution(
     or of ``async_pool``; each step runs on ``step_pool`` (so that its timeout can end the
     wait), sized so that every run holding a thread has one for its step and as many again for
     steps that timed out and are still ending."""
-    run_pool = RunPool(
-        settings.execution_workers, settings.execution_queue, settings.execution_queue_wait_s
-    )
+    run_pool = RunPool(settings.execution_workers, settings.execution_queue, settings.execution_queue_wait_s)
     step_pool = ThreadPoolExecutor(
         max_workers=2 * (settings.execution_workers + settings.execution_async_workers),
         thread_name_prefix="blueprints-step",

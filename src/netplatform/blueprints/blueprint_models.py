@@ -26,8 +26,8 @@ from ..web.errors import PayloadTooLarge, ServiceUnavailable
 from .archive import Archive, ArchiveLimits
 from .cba import Cba
 from .enrich import EnrichmentFailed, enrich
-from .execution.expressions import ExpansionLimits
 from .errors import IO_FILE_INTERRUPT, resource_not_found
+from .execution.expressions import ExpansionLimits
 from .repository.blueprint_models import MODEL_SORT_COLUMNS, BlueprintModelRepository, ModelRecord
 from .repository.stored_definitions import StoredDefinitions
 from .tables import CATALOG_SCOPE, generations

@@ -55,7 +55,7 @@ class HttpStub:
         stub = self
 
         class Handler(BaseHTTPRequestHandler):
-            def do_GET(self) -> None:  # noqa: N802 - the name http.server calls
+            def do_GET(self) -> None:
                 with stub._lock:
                     stub.paths.append(self.path)
                     stub.headers.append({name.lower(): value for name, value in self.headers.items()})
@@ -67,7 +67,7 @@ class HttpStub:
                 self.end_headers()
                 self.wfile.write(body)
 
-            def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base's name
+            def log_message(self, format: str, *args: Any) -> None:
                 return
 
         return Handler

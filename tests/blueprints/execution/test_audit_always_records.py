@@ -64,7 +64,12 @@ def test_an_input_given_under_its_dictionary_name_is_masked(client: httpx.Client
     steps = workflow({"s": {"target": "n"}}, outputs={"map": {"get_attribute": ["n", "assignment-map"]}})
     save(
         client,
-        cba("by-dictionary", {"login": steps}, {"n": resolution_node({"login": None})}, {"Templates/login-mapping.json": mapping}),
+        cba(
+            "by-dictionary",
+            {"login": steps},
+            {"n": resolution_node({"login": None})},
+            {"Templates/login-mapping.json": mapping},
+        ),
     )
     request = execution(
         "by-dictionary", "login", {"login-properties": {"user": "u1", "device-password": "dict-s3cret"}}
@@ -85,7 +90,12 @@ def test_values_stored_as_json_text_are_masked_in_the_audit(client: httpx.Client
     )
     save(
         client,
-        cba("as-json", {"login": steps}, {"n": resolution_node({"login": None})}, {"Templates/login-mapping.json": mapping}),
+        cba(
+            "as-json",
+            {"login": steps},
+            {"n": resolution_node({"login": None})},
+            {"Templates/login-mapping.json": mapping},
+        ),
     )
     request = execution("as-json", "login", {"login-properties": {"user": "u1", "password": "json-s3cret"}})
     body = run(client, request)
@@ -93,7 +103,9 @@ def test_values_stored_as_json_text_are_masked_in_the_audit(client: httpx.Client
     assert json.loads(content) == {"password": "json-s3cret", "user": "u1"}  # the caller's answer
     (record,) = audit_of(client, request)
     assert "json-s3cret" not in record["workflowResponseContent"]
-    recorded = json.loads(json.loads(record["workflowResponseContent"])["payload"]["login-response"]["params"]["login"])
+    recorded = json.loads(
+        json.loads(record["workflowResponseContent"])["payload"]["login-response"]["params"]["login"]
+    )
     assert recorded == {"password": REDACTED, "user": "u1"}
 
 

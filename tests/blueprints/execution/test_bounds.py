@@ -108,7 +108,10 @@ def test_the_template_read_by_query_answers_the_stored_text_in_any_format(client
         {"Templates/h-mapping.json": mapping, "Templates/h-template.vtl": "hostname $hostname"},
     )
     save(client, archive)
-    run(client, execution("texts", "assign", {"resolution-key": "k1", "assign-properties": {"hostname": "r1"}}))
+    run(
+        client,
+        execution("texts", "assign", {"resolution-key": "k1", "assign-properties": {"hostname": "r1"}}),
+    )
     query = {"bpName": "texts", "bpVersion": "1.0.0", "artifactName": "h", "resolutionKey": "k1"}
     for format_, media_type in (("application/json", "application/json"), ("xml", "application/xml")):
         answer = client.get("/api/v1/template", params={**query, "format": format_})

@@ -67,6 +67,7 @@ def served(tmp_path: Path, database_url: str | None, gate: HttpStub) -> Iterator
     try:
         yield clients
     finally:
+        gate.open()  # whatever the test saw: no run stays held while the process stops
         for client in clients.values():
             client.close()
         process.stop()

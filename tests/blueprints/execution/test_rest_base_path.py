@@ -26,7 +26,9 @@ def stub() -> Iterator[HttpStub]:
 
 
 @pytest.fixture
-def catalog(stub: HttpStub, start_service: ServiceStarter, make_settings: SettingsFactory) -> Iterator[httpx.Client]:
+def catalog(
+    stub: HttpStub, start_service: ServiceStarter, make_settings: SettingsFactory
+) -> Iterator[httpx.Client]:
     with_auth = stub.url.replace("http://", "http://operator-at-inventory:inv-secret@")
     settings = make_settings(execution_rest_sources=f"inventory={with_auth}{BASE}")
     with start_service("blueprints", settings).client() as client:
@@ -54,9 +56,7 @@ def rest_cba(name: str, url_path: str) -> bytes:
         }
     }
     mapping = [assignment("p"), assignment("item", "inventory", dependencies=["p"])]
-    steps = workflow(
-        {"s": {"target": "n"}}, outputs={"map": {"get_attribute": ["n", "assignment-map"]}}
-    )
+    steps = workflow({"s": {"target": "n"}}, outputs={"map": {"get_attribute": ["n", "assignment-map"]}})
     return cba(
         name,
         {"assign": steps},

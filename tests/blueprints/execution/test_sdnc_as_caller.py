@@ -58,7 +58,10 @@ def platform(start_service: ServiceStarter, make_settings: SettingsFactory, **ex
     with catalog.client() as admin:
         mapping = [assignment("ar-id"), assignment("vlan", "sdnc", type_="integer", dependencies=["ar-id"])]
         files = {"Templates/net-mapping.json": mapping, "Templates/net-template.vtl": "vlan=$vlan"}
-        save(admin, one_step("sdnc-read", {"net": "vtl"}, files, definitions=rest_definition("sdnc", PARAM_PATH)))
+        save(
+            admin,
+            one_step("sdnc-read", {"net": "vtl"}, files, definitions=rest_definition("sdnc", PARAM_PATH)),
+        )
     return Platform(tree.url, catalog.url)
 
 
@@ -71,7 +74,9 @@ def as_admin(start_service: ServiceStarter, make_settings: SettingsFactory) -> I
 @pytest.fixture
 def as_hop(start_service: ServiceStarter, make_settings: SettingsFactory) -> Iterator[Platform]:
     """The execution presents an identity that holds platform.execution and nothing else."""
-    yield platform(start_service, make_settings, execution_sdnc_user="exec-hop", execution_sdnc_password="hop-pw")
+    yield platform(
+        start_service, make_settings, execution_sdnc_user="exec-hop", execution_sdnc_password="hop-pw"
+    )
 
 
 def sdnc_run(client: httpx.Client, status: int) -> httpx.Response:
@@ -96,9 +101,12 @@ def test_a_run_reads_the_config_tree_with_its_caller_s_permissions(
         allowed = sdnc_run(catalog, 200).json()  # a caller who may read the tree reads it
     assert response(allowed)["params"] == {"net": "vlan=110"}
     with found.at("catalog", "admin", "admin") as catalog:
-        assert response(run(catalog, execution("sdnc-read", "assign", {"assign-properties": {"ar-id": "ar-7"}})))[
-            "map"
-        ]["net"]["vlan"] == 110
+        assert (
+            response(
+                run(catalog, execution("sdnc-read", "assign", {"assign-properties": {"ar-id": "ar-7"}}))
+            )["map"]["net"]["vlan"]
+            == 110
+        )
 
 
 def test_the_caller_header_is_taken_only_from_an_identity_allowed_to_act_for_others(

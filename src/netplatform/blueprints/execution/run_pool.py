@@ -100,9 +100,7 @@ class RunPool:
     def _expire(self, turn: asyncio.Future[None]) -> None:
         if not turn.done():
             turn.set_exception(
-                PoolFull(
-                    f"no execution worker was free within {self.wait_s:g} s", self.retry_after_s
-                )
+                PoolFull(f"no execution worker was free within {self.wait_s:g} s", self.retry_after_s)
             )
 
     def _release(self) -> None:

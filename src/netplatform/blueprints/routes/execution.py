@@ -71,7 +71,9 @@ INPUT_SCHEMA: dict[str, Any] = {
 """The body the process route reads itself (ExecutionServiceInput, wire.py)."""
 
 
-_RETRY_AFTER = {"Retry-After": {"description": "Seconds to wait before trying again", "schema": {"type": "integer"}}}
+_RETRY_AFTER = {
+    "Retry-After": {"description": "Seconds to wait before trying again", "schema": {"type": "integer"}}
+}
 
 
 def _failures(*statuses: int) -> dict[int | str, dict[str, Any]]:

@@ -34,7 +34,11 @@ FETCHED = answers(
     SPEC, None, 404, 406, description="The resolved template in the requested format", content=TEXT_CONTENT
 )
 FETCHED_AS_STORED = answers(
-    SPEC, None, 404, description="The resolved template as stored, in the media type asked for", content=TEXT_CONTENT
+    SPEC,
+    None,
+    404,
+    description="The resolved template as stored, in the media type asked for",
+    content=TEXT_CONTENT,
 )
 
 

@@ -172,21 +172,23 @@ class KernelMiddleware:
         named caller's, when a platform identity acts for one: access/acting.py)."""
         required = self.routes.requirement(scope)
         needed = required if isinstance(required, Permission) else None
-        decided = None if acting_for is not None else self.access.remembered(authorization, needed)
+        decided = self.access.remembered(authorization, needed) if acting_for is None else None
         if decided is None:
+            found: tuple[str, bool] | ApiError | None
             if acting_for is None:
-                decided = await self._decide(authorization, needed)
+                found = await self._decide(authorization, needed)
             else:
-                decided = await self._decide_acting(scope, authorization, acting_for, needed)
-            if isinstance(decided, ApiError):
-                return decided
-            if decided is None:
+                found = await self._decide_acting(scope, authorization, acting_for, needed)
+            if isinstance(found, ApiError):
+                return found
+            if found is None:
                 credentials = parse_basic(authorization)
                 return Unauthorized(
                     "Authentication required" if credentials is None else "Bad credentials",
                     headers={"WWW-Authenticate": self.challenge},
                     extra={"user": credentials.user if credentials else None},
                 )
+            decided = found
         user, allowed = decided
         scope["state"]["user"] = user
         if isinstance(required, str) and required != AUTHENTICATED:
