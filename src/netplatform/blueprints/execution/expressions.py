@@ -246,9 +246,10 @@ class _Measure:
         return self._remembered((target, str(argument[1]), "p", depth + 1), found, target)
 
     def _remembered(self, key: tuple[str, str, str, int], value: Any, node: str | None) -> tuple[int, int]:
+        """Each key once; keys carry the depth, which only grows, so no computation waits on
+        itself (an entry naming itself is counted down to the depth bound)."""
         found = self.known.get(key)
         if found is None:
-            self.known[key] = (1, 0)  # a cycle back here: the run stops at the depth bound
             found = self.known[key] = self.size(value, node, key[3])
         return found
 

@@ -54,15 +54,6 @@ class RunPool:
     def retry_after_s(self) -> int:
         return max(1, math.ceil(self.wait_s))
 
-    @property
-    def busy(self) -> int:
-        """Slots held now (by running work, or by requests about to start some)."""
-        return self.workers - self._free
-
-    @property
-    def waiting(self) -> int:
-        return len(self._waiting)
-
     @asynccontextmanager
     async def slot(self) -> AsyncIterator[Slot]:
         """A slot of the pool for the body of the ``async with``; PoolFull when none comes."""
