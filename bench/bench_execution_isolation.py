@@ -18,23 +18,20 @@ anything else is counted as an error. Goal (issue 37): the reads' p99 under 50 m
 go on. ``--against DIR`` measures an older source tree too (rows labelled ``(before)``). Needs
 ``wrk`` (Debian: ``apt-get install wrk``).
 
-Prints the figures, writes docs/performance/execution-isolation.md and
-bench/results/execution-isolation.json.
+Prints the figures, writes docs/performance/execution_isolation.md and
+bench/results/execution_isolation.json.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import io
-import json
 import re
 import shutil
 import subprocess
 import threading
 import time
 import uuid
-import zipfile
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -43,7 +40,7 @@ from typing import Any
 import aiohttp
 import httpx
 
-from common import AUTH, LoadResult, percentile, serve, write_fragment, write_results
+from common import AUTH, LoadResult, cba_archive, percentile, serve, write_fragment, write_results
 
 NAME = "bench-isolation"
 PROCESS = "/api/v1/execution-service/process"
@@ -123,39 +120,23 @@ def sdnc_cba() -> bytes:
             "net-template": {"type": "artifact-template-velocity", "file": "Templates/net-template.vtl"},
         },
     }
-    entry = {
-        "tosca_definitions_version": "controller_blueprint_1_0_0",
-        "metadata": {
-            "template_author": "bench",
-            "template_name": NAME,
-            "template_version": "1.0.0",
-            "template_tags": "bench",
+    topology = {
+        "workflows": {
+            "assign": {
+                "steps": {"s": {"target": "n"}},
+                "outputs": {
+                    "params": {"type": "json", "value": {"get_attribute": ["n", "assignment-params"]}}
+                },
+            }
         },
-        "topology_template": {
-            "workflows": {
-                "assign": {
-                    "steps": {"s": {"target": "n"}},
-                    "outputs": {
-                        "params": {"type": "json", "value": {"get_attribute": ["n", "assignment-params"]}}
-                    },
-                }
-            },
-            "node_templates": {"n": node},
-        },
+        "node_templates": {"n": node},
     }
-    meta = (
-        "TOSCA-Meta-File-Version: 1.0.0\nCSAR-Version: 1.0\nCreated-By: bench <b@example.net>\n"
-        f"Entry-Definitions: Definitions/main.json\nTemplate-Name: {NAME}\nTemplate-Version: 1.0.0\n"
-        "Template-Tags: bench\n"
-    )
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
-        archive.writestr("TOSCA-Metadata/TOSCA.meta", meta)
-        archive.writestr("Definitions/main.json", json.dumps(entry))
-        archive.writestr("Definitions/resources_definition_types.json", json.dumps(definitions))
-        archive.writestr("Templates/net-mapping.json", json.dumps(mapping))
-        archive.writestr("Templates/net-template.vtl", "vlan $vlan\n")
-    return buffer.getvalue()
+    files = {
+        "Definitions/resources_definition_types.json": definitions,
+        "Templates/net-mapping.json": mapping,
+        "Templates/net-template.vtl": "vlan $vlan\n",
+    }
+    return cba_archive(NAME, topology, files)
 
 
 def run_body() -> dict[str, Any]:
@@ -336,8 +317,8 @@ and connections that got none):
 |---|---:|---:|---:|---:|---:|---:|---:|
 {chr(10).join(run_rows)}
 """
-    path = write_fragment("execution-isolation", "Blueprint execution beside the platform", body)
-    write_results("execution-isolation", rows)
+    path = write_fragment("execution_isolation", "Blueprint execution beside the platform", body)
+    write_results("execution_isolation", rows)
     print(f"wrote {path}")
 
 
