@@ -61,11 +61,14 @@ class HttpStub:
                     stub.headers.append({name.lower(): value for name, value in self.headers.items()})
                 stub._gate.wait(timeout=120)
                 body = json.dumps(stub.answer).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
+                try:
+                    self.send_response(200)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(body)))
+                    self.end_headers()
+                    self.wfile.write(body)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the caller went away while the gate was closed (its run is over)
 
             def log_message(self, format: str, *args: Any) -> None:
                 return
