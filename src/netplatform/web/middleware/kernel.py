@@ -1,8 +1,10 @@
 """The kernel's per-request work as one ASGI layer.
 
 In order: request id and the service's response headers (on every response, 401s and
-unexpected failures included), Basic authentication for routes that are not public, the NUL
-guard on path and query (400), the body limit (413, announced or streamed), then the service;
+unexpected failures included), Basic authentication for routes that are not public and the
+route's permission (decided for the caller an ``X-PLATFORM-ACTING-FOR`` header names, when a
+platform identity allowed to act for it sends one: access/acting.py), the NUL guard on path and
+query (400), the body limit (413, announced or streamed), then the service;
 around all of it the metrics, the access log and the last-resort answer: 503 when the database
 could not serve (store.db.unavailable), else 500.
 
