@@ -26,15 +26,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import io
-import json
 import os
 import shutil
 import signal
 import subprocess
 import sys
 import uuid
-import zipfile
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -50,6 +47,7 @@ from common import (
     TABLE_HEADER,
     LoadResult,
     bare_app,
+    cba_archive,
     drive,
     get,
     send_json,
@@ -93,69 +91,50 @@ def template() -> str:
 
 
 def bench_cba() -> bytes:
-    entry = {
-        "tosca_definitions_version": "controller_blueprint_1_0_0",
-        "metadata": {
-            "template_author": "bench",
-            "template_name": NAME,
-            "template_version": "1.0.0",
-            "template_tags": "bench",
+    topology = {
+        "workflows": {
+            "config-assign": {
+                "inputs": {"resolution-key": {"type": "string", "required": True}},
+                "steps": {"assign": {"target": "resolve"}},
+                "outputs": {
+                    "dry-run": {
+                        "type": "json",
+                        "value": {"get_attribute": ["resolve", "assignment-params"]},
+                    }
+                },
+            }
         },
-        "topology_template": {
-            "workflows": {
-                "config-assign": {
-                    "inputs": {"resolution-key": {"type": "string", "required": True}},
-                    "steps": {"assign": {"target": "resolve"}},
-                    "outputs": {
-                        "dry-run": {
-                            "type": "json",
-                            "value": {"get_attribute": ["resolve", "assignment-params"]},
-                        }
-                    },
-                }
-            },
-            "node_templates": {
-                "resolve": {
-                    "type": "component-resource-resolution",
-                    "interfaces": {
-                        "ResourceResolutionComponent": {
-                            "operations": {
-                                "process": {
-                                    "inputs": {
-                                        "artifact-prefix-names": ["config"],
-                                        "resolution-key": {"get_input": "resolution-key"},
-                                        "store-result": True,
-                                    }
+        "node_templates": {
+            "resolve": {
+                "type": "component-resource-resolution",
+                "interfaces": {
+                    "ResourceResolutionComponent": {
+                        "operations": {
+                            "process": {
+                                "inputs": {
+                                    "artifact-prefix-names": ["config"],
+                                    "resolution-key": {"get_input": "resolution-key"},
+                                    "store-result": True,
                                 }
                             }
                         }
+                    }
+                },
+                "artifacts": {
+                    "config-mapping": {
+                        "type": "artifact-mapping-resource",
+                        "file": "Templates/config-mapping.json",
                     },
-                    "artifacts": {
-                        "config-mapping": {
-                            "type": "artifact-mapping-resource",
-                            "file": "Templates/config-mapping.json",
-                        },
-                        "config-template": {
-                            "type": "artifact-template-velocity",
-                            "file": "Templates/config-template.vtl",
-                        },
+                    "config-template": {
+                        "type": "artifact-template-velocity",
+                        "file": "Templates/config-template.vtl",
                     },
-                }
-            },
+                },
+            }
         },
     }
-    meta = (
-        "TOSCA-Meta-File-Version: 1.0.0\nCSAR-Version: 1.0\nCreated-By: bench <b@example.net>\n"
-        f"Entry-Definitions: Definitions/main.json\nTemplate-Name: {NAME}\nTemplate-Version: 1.0.0\n"
-        "Template-Tags: bench\n"
-    )
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
-        archive.writestr("TOSCA-Metadata/TOSCA.meta", meta)
-        archive.writestr("Definitions/main.json", json.dumps(entry))
-        archive.writestr("Templates/config-mapping.json", json.dumps(mapping()))
-        archive.writestr("Templates/config-template.vtl", template())
-    return buffer.getvalue()
+    files = {"Templates/config-mapping.json": mapping(), "Templates/config-template.vtl": template()}
+    return cba_archive(NAME, topology, files)
 
 
 def run_body(n: int) -> dict[str, Any]:

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import io
+import json
 import os
 import platform
 import shutil
@@ -20,11 +22,13 @@ import sys
 import tempfile
 import time
 import uuid
+import zipfile
 from collections import Counter
 from collections.abc import Awaitable, Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import aiohttp
 from sqlalchemy import create_engine, text
@@ -38,6 +42,34 @@ FRAGMENTS = DOCS / "performance"
 AUTH = {"Authorization": "Basic " + base64.b64encode(b"admin:admin").decode()}
 CONCURRENCY_LEVELS = (1, 8, 32)
 PG_DEFAULT = "postgresql://postgres@127.0.0.1:5432/postgres"
+
+
+def cba_archive(name: str, topology: dict[str, Any], files: dict[str, Any]) -> bytes:
+    """A CBA ``name`` 1.0.0 as the execution benchmarks save it: TOSCA.meta, the entry definition
+    ``Definitions/main.json`` with ``topology`` as its topology_template, and ``files`` (archive
+    path -> text, or a value written as JSON)."""
+    entry = {
+        "tosca_definitions_version": "controller_blueprint_1_0_0",
+        "metadata": {
+            "template_author": "bench",
+            "template_name": name,
+            "template_version": "1.0.0",
+            "template_tags": "bench",
+        },
+        "topology_template": topology,
+    }
+    meta = (
+        "TOSCA-Meta-File-Version: 1.0.0\nCSAR-Version: 1.0\nCreated-By: bench <b@example.net>\n"
+        f"Entry-Definitions: Definitions/main.json\nTemplate-Name: {name}\nTemplate-Version: 1.0.0\n"
+        "Template-Tags: bench\n"
+    )
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("TOSCA-Metadata/TOSCA.meta", meta)
+        archive.writestr("Definitions/main.json", json.dumps(entry))
+        for path, content in files.items():
+            archive.writestr(path, content if isinstance(content, str) else json.dumps(content))
+    return buffer.getvalue()
 
 
 def free_port() -> int:

@@ -31,6 +31,7 @@ ORDER = [
     "authz",
     "blueprints",
     "execution",
+    "execution_isolation",
     "distribution",
     "bus",
     "router",

@@ -214,7 +214,8 @@ class Settings(BaseSettings):
     # (Basic credentials as the URL's user-info); a CBA names a selector, never a host.
     execution_rest_sources: str = ""
     # The ``sdnc`` selector: the config tree (default this process's own, http(s)://<host>:
-    # <configtree_port>) and the credentials presented there (default the first NETPLATFORM_USERS entry).
+    # <configtree_port>) and the credentials presented there (default the platform identity
+    # svc.execution, which may only act for a run's caller: access/platform.py).
     execution_sdnc_url: str | None = None
     execution_sdnc_user: str | None = None
     execution_sdnc_password: str | None = None
@@ -225,6 +226,23 @@ class Settings(BaseSettings):
     # MiB above what it starts with; one that overruns its step's time is killed.
     execution_render_workers: int = Field(2, ge=1, le=64)
     execution_render_memory_mb: int = Field(512, ge=16)
+    # Runs (sync runs, and async ones being accepted) use threads of their own, never the ones the
+    # other services share: at most ``execution_workers`` at once per instance. A run that finds
+    # them busy waits, at most ``execution_queue`` of them at once and each at most
+    # ``execution_queue_wait_s``; beyond either it is refused with 503 and Retry-After. The same
+    # queue bounds the async runs accepted and not yet started.
+    execution_workers: int = Field(4, ge=1, le=256)
+    execution_queue: int = Field(128, ge=0, le=100_000)
+    execution_queue_wait_s: float = Field(5.0, gt=0, le=600)
+    # An ExecutionServiceInput is at most this many bytes (413 beyond) and nests at most this
+    # many arrays and objects deep (400 beyond).
+    execution_max_body_bytes: int = Field(1024 * 1024, ge=1024)
+    execution_max_body_depth: int = Field(64, ge=8, le=256)
+    # What the expressions of one operation's inputs (or of a workflow's outputs) may expand to
+    # (dsl_definitions, get_property, get_input, get_attribute): values and bytes, refused at
+    # save when the CBA alone exceeds them, and at run before they are built.
+    execution_max_expansion_values: int = Field(100_000, ge=100)
+    execution_max_expansion_bytes: int = Field(16 * 1024 * 1024, ge=1024)
 
     # --- console ---------------------------------------------------------------------------------
     # Base URLs of the services the console is a client of, ``name=url`` comma-separated

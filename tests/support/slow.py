@@ -15,9 +15,15 @@ import pytest
 SLOW_FOLDERS = ("e2e", "chaos")
 """Whole platforms in child processes: 12 to 36 s a test (chaos), several seconds each (e2e)."""
 
-SLOW_FILES = ("test_fuzz.py", "test_openapi_examples.py", "web/test_replay.py")
+SLOW_FILES = (
+    "test_fuzz.py",
+    "test_openapi_examples.py",
+    "web/test_replay.py",
+    "blueprints/execution/test_isolation.py",
+)
 """Schemathesis over every operation: about 150 s (fuzz), 15 to 47 s per service (examples); two
-``netplatform serve`` processes per module (replay: 16 to 18 s to start them). A file name, or a path
+``netplatform serve`` processes per module (replay: 16 to 18 s to start them); a ``netplatform
+serve`` process under 50 concurrent runs (execution isolation: 7 to 12 s). A file name, or a path
 below tests/."""
 
 SLOW_FIXTURES = frozenset({"page", "browser"})

@@ -31,11 +31,14 @@ from .execution.components import (
 )
 from .execution.engine import Component, Engine
 from .execution.executions import Executions
+from .execution.expressions import ExpansionLimits
 from .execution.render_pool import RenderPool
 from .execution.resolution import ResourceResolution
 from .execution.rest_sources import RestSources
 from .execution.results import ResolutionResults
+from .execution.run_pool import RunPool
 from .execution.sources import Sources
+from .execution.wire import RequestLimits
 from .model_types import ModelTypes
 from .resolved_resources import ResolvedResources
 from .resolved_templates import ResolvedTemplates
@@ -59,6 +62,8 @@ class _Execution(TypedDict):
 
     executions: Executions
     execution_audit: ExecutionAudit
+    run_pool: RunPool
+    request_limits: RequestLimits
     step_pool: ThreadPoolExecutor
     async_pool: ThreadPoolExecutor
     rest_sources: RestSources
@@ -85,7 +90,10 @@ def _objects(app: FastAPI, settings: Settings) -> BlueprintsObjects:
     """The catalog's stores, then the execution service over them (:func:`_execution`)."""
     db = app.state.db
     archives = shared_blob_store(db, app.state.blobs, blob_chunks)  # no shared directory on PostgreSQL
-    models = BlueprintModels(db, archives, ArchiveLimits.from_settings(settings))
+    expansion = ExpansionLimits(
+        settings.execution_max_expansion_values, settings.execution_max_expansion_bytes
+    )
+    models = BlueprintModels(db, archives, ArchiveLimits.from_settings(settings), expansion)
     types = ModelTypes(db)
     dictionary = Dictionaries(db)
     snapshots = ConfigSnapshots(db)
@@ -98,7 +106,7 @@ def _objects(app: FastAPI, settings: Settings) -> BlueprintsObjects:
         resolved_resources=ResolvedResources(db),
         starter_catalog=StarterCatalog(models, types, dictionary),
         catalog=Generation(db, generations, CATALOG_SCOPE),
-        **_execution(db, settings, models, dictionary, snapshots),
+        **_execution(db, settings, models, dictionary, snapshots, expansion),
     )
 
 
@@ -108,10 +116,18 @@ def _execution(
     models: BlueprintModels,
     dictionary: Dictionaries,
     snapshots: ConfigSnapshots,
+    expansion: ExpansionLimits,
 ) -> _Execution:
     """The execution service: the engine, its components over the catalog's stores, the audit,
-    and the pools and REST sources the lifespan closes."""
-    step_pool = ThreadPoolExecutor(max_workers=32, thread_name_prefix="blueprints-step")
+    and the pools and REST sources the lifespan closes. Runs hold a thread of ``run_pool`` (sync)
+    or of ``async_pool``; each step runs on ``step_pool`` (so that its timeout can end the
+    wait), sized so that every run holding a thread has one for its step and as many again for
+    steps that timed out and are still ending."""
+    run_pool = RunPool(settings.execution_workers, settings.execution_queue, settings.execution_queue_wait_s)
+    step_pool = ThreadPoolExecutor(
+        max_workers=2 * (settings.execution_workers + settings.execution_async_workers),
+        thread_name_prefix="blueprints-step",
+    )
     async_pool = ThreadPoolExecutor(
         max_workers=settings.execution_async_workers, thread_name_prefix="blueprints-async"
     )
@@ -124,11 +140,15 @@ def _execution(
         DELETION: ResourceDeletion(results),
         SNAPSHOTS: ConfigSnapshotsExecutor(snapshots),
     }
-    engine = Engine(components, unsupported, step_pool)
+    engine = Engine(components, unsupported, step_pool, expansion)
     audit = ExecutionAudit(db, settings.execution_audit_retention_s, settings.instance_name)
+    async_limit = settings.execution_async_workers + settings.execution_queue
+    executions = Executions(models, engine, audit, async_pool, async_limit, run_pool.retry_after_s)
     return _Execution(
-        executions=Executions(models, engine, audit, async_pool),
+        executions=executions,
         execution_audit=audit,
+        run_pool=run_pool,
+        request_limits=RequestLimits(settings.execution_max_body_bytes, settings.execution_max_body_depth),
         step_pool=step_pool,
         async_pool=async_pool,
         rest_sources=rest_sources,
@@ -146,6 +166,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         yield
     finally:
         await anyio.to_thread.run_sync(lambda: objects.async_pool.shutdown(wait=True))
+        objects.run_pool.shutdown()
         objects.step_pool.shutdown(wait=False, cancel_futures=True)
         objects.rest_sources.close()
         objects.renderers.close()

@@ -27,10 +27,11 @@ from .archive import Archive, ArchiveLimits
 from .cba import Cba
 from .enrich import EnrichmentFailed, enrich
 from .errors import IO_FILE_INTERRUPT, resource_not_found
+from .execution.expressions import ExpansionLimits
 from .repository.blueprint_models import MODEL_SORT_COLUMNS, BlueprintModelRepository, ModelRecord
 from .repository.stored_definitions import StoredDefinitions
 from .tables import CATALOG_SCOPE, generations
-from .validate import ValidationFailed, refuse_step_cycles, validate
+from .validate import ValidationFailed, refuse_expansion_bombs, refuse_step_cycles, validate
 from .workflows import workflow_spec
 
 ARTIFACT_TYPE = "SDNC_MODEL"
@@ -57,7 +58,14 @@ class PageRequest:
 
 
 class BlueprintModels:
-    def __init__(self, db: Database, blobs: BlobStorage, limits: ArchiveLimits) -> None:
+    def __init__(
+        self,
+        db: Database,
+        blobs: BlobStorage,
+        limits: ArchiveLimits,
+        expansion: ExpansionLimits | None = None,
+    ) -> None:
+        self.expansion = expansion or ExpansionLimits()
         self.unit = UnitOfWork(db, BlueprintModelRepository)
         self.definitions = UnitOfWork(db, StoredDefinitions)
         # Models by name and version, each read once per catalog generation (a save or delete
@@ -78,7 +86,9 @@ class BlueprintModels:
 
     def enrich(self, upload: BinaryIO) -> bytes:
         """The archive completed from the stored model types and dictionaries; nothing is stored."""
-        return self._enriched(self.open(upload))
+        cba = self.open(upload)
+        refuse_expansion_bombs(cba, self.expansion)
+        return self._enriched(cba)
 
     def _enriched(self, cba: Cba) -> bytes:
         try:
@@ -100,6 +110,7 @@ class BlueprintModels:
     def _save(self, upload: BinaryIO, mode: SaveMode) -> ModelRecord:
         cba = self.open(upload)
         refuse_step_cycles(cba)
+        refuse_expansion_bombs(cba, self.expansion)
         content: BinaryIO = upload
         if mode is SaveMode.ENRICH_AND_PUBLISH:
             enriched = self._enriched(cba)

@@ -20,6 +20,8 @@ from .execution.audit import ExecutionAudit
 from .execution.executions import Executions
 from .execution.render_pool import RenderPool
 from .execution.rest_sources import RestSources
+from .execution.run_pool import RunPool
+from .execution.wire import RequestLimits
 from .model_types import ModelTypes
 from .resolved_resources import ResolvedResources
 from .resolved_templates import ResolvedTemplates
@@ -30,7 +32,8 @@ from .starter_catalog import StarterCatalog
 class BlueprintsObjects:
     """The blueprint catalog's objects, built once by ``create_app``: the catalog's stores, the
     generation its GET answers are replayed under, and the execution service with the pools and
-    REST sources its lifespan closes."""
+    REST sources its lifespan closes (``run_pool``: the threads runs use, none of the threads the
+    other services share)."""
 
     blueprint_models: BlueprintModels
     model_types: ModelTypes
@@ -42,6 +45,8 @@ class BlueprintsObjects:
     catalog: Generation
     executions: Executions
     execution_audit: ExecutionAudit
+    run_pool: RunPool
+    request_limits: RequestLimits
     step_pool: ThreadPoolExecutor
     async_pool: ThreadPoolExecutor
     rest_sources: RestSources
@@ -67,6 +72,8 @@ StarterCatalogDep = Annotated[StarterCatalog, OBJECTS.depends(lambda o: o.starte
 RouteTableDep = Annotated[RouteTable, Depends(route_table)]
 ExecutionsDep = Annotated[Executions, OBJECTS.depends(lambda o: o.executions)]
 ExecutionAuditDep = Annotated[ExecutionAudit, OBJECTS.depends(lambda o: o.execution_audit)]
+RunPoolDep = Annotated[RunPool, OBJECTS.depends(lambda o: o.run_pool)]
+RequestLimitsDep = Annotated[RequestLimits, OBJECTS.depends(lambda o: o.request_limits)]
 
 REPLAYABLE = replayable(OBJECTS.pick(lambda o: o.catalog))
 """For GET routes whose answer is a function of the request and the stored models, model types

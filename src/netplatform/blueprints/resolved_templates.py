@@ -27,10 +27,24 @@ class ResolvedTemplates:
         return record
 
     def in_format(self, key: ResolutionKey, format_: str) -> FormattedText:
-        """The result of ``key`` in the format asked for (404 when there is none)."""
+        """The result of ``key`` in the format asked for, converted between JSON and XML (406
+        when it cannot be), 404 when there is none."""
         media_type = media_type_of(format_)
+        record = self._found(key)
+        return FormattedText(rendered(record.result, media_type, _what(key)), media_type)
+
+    def as_stored(self, key: ResolutionKey, format_: str) -> FormattedText:
+        """The result of ``key`` as it was stored, in the media type ``format_`` names (the
+        reference's query form: the text itself, whatever it holds), 404 when there is none."""
+        media_type = media_type_of(format_)
+        return FormattedText(self._found(key).result, media_type)
+
+    def _found(self, key: ResolutionKey) -> TemplateRecord:
         record = self.unit.read(lambda templates: templates.find(key))
-        what = f"resolved template ({key.blueprint_name}, {key.blueprint_version}, {key.artifact_name})"
         if record is None:
-            raise resource_not_found(f"No {what} stored for this key")
-        return FormattedText(rendered(record.result, media_type, what), media_type)
+            raise resource_not_found(f"No {_what(key)} stored for this key")
+        return record
+
+
+def _what(key: ResolutionKey) -> str:
+    return f"resolved template ({key.blueprint_name}, {key.blueprint_version}, {key.artifact_name})"

@@ -15,6 +15,7 @@ from ..web.errors import BadRequest
 from .cba import Cba
 from .errors import sub_error
 from .execution.engine import ACYCLIC, step_cycle, unknown_edges
+from .execution.expressions import ExpansionLimits, expansion_problems
 from .tosca import (
     ARTIFACT_IMPLEMENTATION,
     ARTIFACT_ROOT,
@@ -335,6 +336,14 @@ class _Validator:
         for name, definition in (definitions or {}).items():
             for source_name, source in definition.sources.items():
                 self.node_template("resource_definition", f"{name}/sources/{source_name}", source)
+
+
+def refuse_expansion_bombs(cba: Cba, limits: ExpansionLimits) -> None:
+    """400 when an expression of the CBA would expand past the run's bounds (a fan-out through
+    ``dsl_definitions``): checked on every save and enrichment, without expanding anything."""
+    problems = expansion_problems(cba.entry, limits)
+    if problems:
+        raise ValidationFailed(problems)
 
 
 def refuse_step_cycles(cba: Cba) -> None:

@@ -22,17 +22,70 @@ from .engine import Write
 
 REDACTED = "****REDACTED****"
 _PURGE_EVERY_S = 60.0
+_JSON_TEXT_LEVELS = 4
 
 
 def masked(value: Any, protected: frozenset[str]) -> Any:
-    """``value`` with the value of every member named in ``protected`` replaced, at any depth."""
+    """``value`` with the value of every member named in ``protected`` replaced, at any depth,
+    inside JSON text too (a prefix's values stored as JSON when it has no template). Iterative:
+    no depth or shape of value makes it fail."""
     if not protected:
         return value
-    if isinstance(value, dict):
-        return {k: REDACTED if k in protected else masked(v, protected) for k, v in value.items()}
-    if isinstance(value, list):
-        return [masked(item, protected) for item in value]
-    return value
+    return _Masker(protected).copy(value)
+
+
+class _Masker:
+    def __init__(self, protected: frozenset[str]) -> None:
+        self.protected = protected
+        self.quoted = tuple(f'"{name}"' for name in protected)
+
+    def copy(self, value: Any, level: int = 0) -> Any:
+        root: list[Any] = [None]
+        pending: list[tuple[Any, Any, Any]] = [(value, root, 0)]
+        while pending:
+            item, parent, key = pending.pop()
+            if isinstance(item, dict):
+                parent[key] = copied = {}
+                for name, member in item.items():
+                    copied[name] = REDACTED if name in self.protected else None
+                    if name not in self.protected:
+                        pending.append((member, copied, name))
+            elif isinstance(item, list):
+                parent[key] = listed = [None] * len(item)
+                pending.extend((member, listed, index) for index, member in enumerate(item))
+            elif isinstance(item, str):
+                parent[key] = self.text(item, level)
+            else:
+                parent[key] = item
+        return root[0]
+
+    def text(self, text: str, level: int) -> str:
+        """JSON text masked like any value; other text as it is (what a template rendered from
+        a protected value is not recognised: docs/execution.md says so)."""
+        start = text.lstrip()[:1]
+        if start not in ("{", "[") or ("\\" not in text and not any(q in text for q in self.quoted)):
+            return text  # not JSON, or no protected name in it (nor an escape that could hide one)
+        if level >= _JSON_TEXT_LEVELS:
+            return REDACTED  # JSON text inside JSON text inside...: not taken apart further
+        try:
+            document = json.loads(text)
+        except ValueError:
+            return text
+        except RecursionError:
+            return REDACTED
+        copied = self.copy(document, level + 1)
+        if copied == document:
+            return text
+        return _json_text(copied, indent=2 if "\n" in text else None)
+
+
+def _json_text(value: Any, indent: int | None = None) -> str:
+    """JSON text of a record's content; a note instead of a failure when it cannot be written
+    (nested deeper than the encoder goes, or not JSON at all): the record is written anyway."""
+    try:
+        return json.dumps(value, indent=indent)
+    except (RecursionError, ValueError, TypeError) as error:
+        return json.dumps({"error": f"the content could not be recorded: {type(error).__name__}"})
 
 
 class ExecutionAudit:
@@ -105,7 +158,7 @@ class ExecutionAudit:
     ) -> dict[str, Any]:
         return {
             **run,
-            "request_content": json.dumps(masked(request_payload, protected)),
+            "request_content": _json_text(masked(request_payload, protected)),
             "instance": self.instance,
             "start_date": now,
             "updated_date": now,
@@ -118,7 +171,7 @@ class ExecutionAudit:
         now = utc_now()
         return {
             "status": FAILED if failed else COMPLETED,
-            "response_content": json.dumps(masked(output, protected)),
+            "response_content": _json_text(masked(output, protected)),
             "error_message": error,
             "end_date": now,
             "updated_date": now,

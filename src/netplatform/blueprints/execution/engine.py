@@ -24,7 +24,7 @@ from sqlalchemy.orm import Session
 from ...store.errors import WriteConflict
 from ...web.errors import ApiError
 from ..tosca import Implementation, NodeTemplate, Step, Workflow
-from .expressions import ExpressionFailed, Scope
+from .expressions import SELF, ExpansionLimits, ExpressionFailed, Scope
 from .loaded import LoadedBlueprint
 
 log = logging.getLogger(__name__)
@@ -51,13 +51,15 @@ function of that transaction's session (it opens the repository it writes throug
 @dataclass(frozen=True)
 class RunInfo:
     """Who asked for the run, what it runs. ``deferred`` (not None) collects the writes of the
-    run's successful steps, for the caller to commit with the run's record."""
+    run's successful steps, for the caller to commit with the run's record. ``caller`` is the
+    identity that asked (what the run reads of the platform, it reads with its permissions)."""
 
     request_id: str
     sub_request_id: str
     originator_id: str
     action_name: str
     deferred: list[Write] | None = field(default=None, compare=False, hash=False)
+    caller: str | None = None
 
 
 @dataclass
@@ -141,11 +143,16 @@ class Engine:
     """Runs workflows; ``components`` maps a node type name to what runs it."""
 
     def __init__(
-        self, components: Mapping[str, Component], unsupported: Callable[[str], str], pool: ThreadPoolExecutor
+        self,
+        components: Mapping[str, Component],
+        unsupported: Callable[[str], str],
+        pool: ThreadPoolExecutor,
+        limits: ExpansionLimits | None = None,
     ) -> None:
         self.components = components
         self.unsupported = unsupported
         self.pool = pool
+        self.limits = limits or ExpansionLimits()
 
     def run(
         self, blueprint: LoadedBlueprint, action: str, request_block: dict[str, Any], run: RunInfo
@@ -159,12 +166,12 @@ class Engine:
         missing = unknown_edges(steps)
         if missing:
             return WorkflowResult({}, [f"workflow({action}) names unknown steps {missing}"])
-        scope = Scope(blueprint, _workflow_inputs(workflow, request_block, action), request_block)
+        inputs = _workflow_inputs(workflow, request_block, action)
+        scope = Scope(blueprint, inputs, request_block, limits=self.limits)
         errors = _Walk(self, blueprint, steps, scope, run).walk()
         try:
-            outputs = {
-                name: scope.resolve(prop.value, "SELF") for name, prop in (workflow.outputs or {}).items()
-            }
+            declared = {name: prop.value for name, prop in (workflow.outputs or {}).items()}
+            outputs = scope.resolve_each(declared, SELF)
         except ExpressionFailed as failure:
             return WorkflowResult({}, [*errors, f"workflow outputs: {failure}"])
         return WorkflowResult(outputs, errors)
@@ -234,7 +241,7 @@ def _operation(
         declared.implementation if declared else None
     )
     timeout = implementation.timeout if implementation else DEFAULT_TIMEOUT_S
-    resolved = {key: scope.resolve(value, name) for key, value in inputs.items()}
+    resolved = scope.resolve_each(inputs, name)
     return resolved, float(timeout if timeout > 0 else DEFAULT_TIMEOUT_S)
 
 

@@ -10,6 +10,7 @@ stopped, is failed at its next start).
 from __future__ import annotations
 
 import logging
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime
@@ -26,51 +27,61 @@ from .wire import ASYNC, ExecutionRequest, output
 
 log = logging.getLogger(__name__)
 LOG_PROTECT = "log-protect"
+REFUSED_CONTENT: dict[str, Any] = {}
+"""What the record of a run refused before it started keeps of the request: its header (the
+record's columns), not its body."""
 
 
 @dataclass(frozen=True)
 class Answer:
     status: int
     body: dict[str, Any]
+    retry_after_s: int | None = None
 
 
 class Executions:
+    """At most ``async_limit`` async runs accepted and not ended at once (the ``background``
+    pool's workers and the runs waiting for one); more are refused, 503 with ``retry_after_s``."""
+
     def __init__(
-        self, models: BlueprintModels, engine: Engine, audit: ExecutionAudit, background: ThreadPoolExecutor
+        self,
+        models: BlueprintModels,
+        engine: Engine,
+        audit: ExecutionAudit,
+        background: ThreadPoolExecutor,
+        async_limit: int = 128,
+        retry_after_s: int = 5,
     ) -> None:
         self.models = models
         self.engine = engine
         self.audit = audit
         self.background = background
         self.loaded = LoadedCache()
+        self.retry_after_s = retry_after_s
+        self._async_slots = threading.BoundedSemaphore(async_limit)
 
-    def process(self, request: ExecutionRequest) -> Answer:
-        """Run the request's workflow (sync) or start it (async)."""
+    def process(self, request: ExecutionRequest, caller: str | None = None) -> Answer:
+        """Run the request's workflow (sync) or start it (async), for ``caller``: what the run
+        reads of the platform (the ``sdnc`` source) it reads with the caller's permissions."""
         try:
             loaded = self._load(request)
             steps = workflow_of(loaded, request.action_name).steps or {}
         except (ApiError, WorkflowNotFound) as failure:
             message = failure.message if isinstance(failure, ApiError) else str(failure)
             status = failure.status if isinstance(failure, ApiError) else 404
-            columns = self._run_columns(request, None)
-            self.audit.start(columns, request.payload, frozenset(), status=FAILED, error=message)
-            return Answer(status, output(request.echo, status, request.payload, message))
+            return self._refused(request, None, status, message)
         try:
             protected = protected_names(loaded, request.action_name)
         except ApiError as failure:  # a mapping file of the stored CBA does not parse
-            columns = self._run_columns(request, loaded.model_id)
-            self.audit.start(columns, request.payload, frozenset(), status=FAILED, error=failure.message)
-            return Answer(500, output(request.echo, 500, request.payload, failure.message))
+            return self._refused(request, loaded.model_id, 500, failure.message)
         columns = self._run_columns(request, loaded.model_id)
         if request.mode == ASYNC:
-            execution_id = self.audit.start(columns, request.payload, protected)
-            self.background.submit(self._run_async, request, loaded, execution_id, protected)
-            return Answer(200, output(request.echo, 202, request.payload))
+            return self._start_async(request, loaded, columns, protected, caller)
         # A one-step sync run commits what its step stores with its record, in one transaction.
         # With more steps a later one may read what an earlier one stored: each step writes at once.
         deferred: list[Write] | None = [] if len(steps) == 1 else None
         started = utc_now()
-        answer, outcome = self._run(request, loaded, deferred)
+        answer, outcome = self._run(request, loaded, deferred, caller)
         try:
             self.audit.finished(columns, request.payload, started, outcome, protected, deferred or ())
         except Exception:
@@ -78,6 +89,31 @@ class Executions:
             if deferred:  # the results were not stored either: the run did not happen
                 return self._unstored(request, columns, started, protected)
         return answer
+
+    def _refused(self, request: ExecutionRequest, model_id: str | None, status: int, message: str) -> Answer:
+        """A run refused before its workflow started: recorded Failed, with its header only."""
+        columns = self._run_columns(request, model_id)
+        self.audit.start(columns, REFUSED_CONTENT, frozenset(), status=FAILED, error=message)
+        return Answer(status, output(request.echo, status, request.payload, message))
+
+    def _start_async(
+        self,
+        request: ExecutionRequest,
+        loaded: LoadedBlueprint,
+        columns: dict[str, Any],
+        protected: frozenset[str],
+        caller: str | None,
+    ) -> Answer:
+        if not self._async_slots.acquire(blocking=False):
+            message = "too many async runs are waiting for a worker; try again later"
+            return Answer(503, output(request.echo, 503, request.payload, message), self.retry_after_s)
+        try:
+            execution_id = self.audit.start(columns, request.payload, protected)
+            self.background.submit(self._run_async, request, loaded, execution_id, protected, caller)
+        except BaseException:
+            self._async_slots.release()
+            raise
+        return Answer(200, output(request.echo, 202, request.payload))
 
     def _unstored(
         self, request: ExecutionRequest, columns: dict[str, Any], started: datetime, protected: frozenset[str]
@@ -91,21 +127,33 @@ class Executions:
         return Answer(500, body)
 
     def _run_async(
-        self, request: ExecutionRequest, loaded: LoadedBlueprint, execution_id: int, protected: frozenset[str]
+        self,
+        request: ExecutionRequest,
+        loaded: LoadedBlueprint,
+        execution_id: int,
+        protected: frozenset[str],
+        caller: str | None,
     ) -> None:
-        _answer, outcome = self._run(request, loaded, None)
         try:
-            self.audit.finish(execution_id, *outcome, protected)
-        except Exception:
-            log.exception("the audit record of execution %s could not be completed", execution_id)
+            _answer, outcome = self._run(request, loaded, None, caller)
+            try:
+                self.audit.finish(execution_id, *outcome, protected)
+            except Exception:
+                log.exception("the audit record of execution %s could not be completed", execution_id)
+        finally:
+            self._async_slots.release()
 
     def _run(
-        self, request: ExecutionRequest, loaded: LoadedBlueprint, deferred: list[Write] | None
+        self,
+        request: ExecutionRequest,
+        loaded: LoadedBlueprint,
+        deferred: list[Write] | None,
+        caller: str | None,
     ) -> tuple[Answer, tuple[bool, dict[str, Any], str | None]]:
         """The run's answer, and its outcome for the audit (failed, output, error). ``deferred``
         (not None) collects the writes of its successful steps instead of running them."""
         ids = (request.request_id, request.sub_request_id, request.originator_id)
-        run = RunInfo(*ids, request.action_name, deferred)
+        run = RunInfo(*ids, request.action_name, deferred, caller)
         try:
             result = self.engine.run(loaded, request.action_name, request.request_block, run)
             errors = result.errors
@@ -171,5 +219,6 @@ def protected_names(loaded: LoadedBlueprint, action: str) -> frozenset[str]:
                     and definition.property is not None
                     and _protected(definition.property.metadata)
                 ):
-                    names.add(assignment.name)
+                    # Every name the input is accepted under (sources.py _given).
+                    names.update(filter(None, (assignment.name, assignment.dictionary_name)))
     return frozenset(names)

@@ -5,9 +5,10 @@ dictionary entry's ``sources`` (the CBA's ``Definitions/resources_definition_typ
 the catalog's dictionary store), and the source's node type says what to do:
 
 - ``source-input`` / ``source-default``: as above;
-- ``source-rest``: ``GET`` on an endpoint the operator configured (:mod:`.rest_sources`), ``$name``
-  in ``url-path`` and ``path`` filled from ``input-key-mapping``, ``path`` a JSON pointer into the
-  answer, ``output-key-mapping`` picking fields;
+- ``source-rest``: ``GET`` on an endpoint the operator configured (:mod:`.rest_sources`; the
+  platform's config tree, ``sdnc``, read as the run's caller), ``$name`` in ``url-path`` and
+  ``path`` filled from ``input-key-mapping``, ``path`` a JSON pointer into the answer,
+  ``output-key-mapping`` picking fields;
 - ``source-db`` of ``type`` ``resolved-resource``: a value stored in the catalog's resolved
   resource store (``query`` names it, ``input-key-mapping`` may name the blueprint, artifact,
   resolution key or resource, occurrence; by default this run's);
@@ -117,7 +118,7 @@ class Sources:
         pointer = _fill(str(props.get("path") or ""), variables, encode=False)
         selector = str(props.get("endpoint-selector") or source)
         try:
-            document = self.rest.get_json(selector, url_path)
+            document = self.rest.get_json(selector, url_path, context.run.caller)
         except RestFailed as failure:
             raise SourceFailed(f"({assignment.name}): {failure}") from None
         value = json_pointer(document, pointer)

@@ -23,6 +23,16 @@ EXECUTED = "EVENT_COMPONENT_EXECUTED"
 FAILURE = "EVENT_COMPONENT_FAILURE"
 PROCESSING = "EVENT_COMPONENT_PROCESSING"
 MAX_ID_LENGTH = 255
+DEFAULT_MAX_DEPTH = 64
+
+
+@dataclass(frozen=True)
+class RequestLimits:
+    """What an ExecutionServiceInput may be: at most ``max_body_bytes`` (413 beyond), nested at
+    most ``max_body_depth`` arrays and objects deep (400 beyond)."""
+
+    max_body_bytes: int = 1024 * 1024
+    max_body_depth: int = DEFAULT_MAX_DEPTH
 
 
 class _Lenient(BaseModel):
@@ -123,11 +133,17 @@ class ExecutionRequest:
         return self.payload.get(f"{self.action_name}-request")
 
 
-def read_request(body: bytes) -> ExecutionRequest:
+def read_request(body: bytes, max_depth: int = DEFAULT_MAX_DEPTH) -> ExecutionRequest:
+    """The request ``body`` holds, nested at most ``max_depth`` arrays and objects deep; else
+    BadExecutionInput (a 400 in the output's shape, never a failure of the service)."""
     try:
-        document = json.loads(body)
+        document = json.loads(body, parse_constant=_not_json)
     except (ValueError, UnicodeDecodeError) as error:
         raise BadExecutionInput(f"the body is not JSON: {error}", Echo()) from None
+    except RecursionError:  # the decoder's own bound, far deeper than ours
+        raise BadExecutionInput(_too_deep(max_depth), Echo()) from None
+    if depth_exceeds(document, max_depth):
+        raise BadExecutionInput(_too_deep(max_depth), Echo())
     echo = _echo(document)
     try:
         parsed = ExecutionServiceInput.model_validate(document)
@@ -164,6 +180,30 @@ def read_request(body: bytes) -> ExecutionRequest:
             f"Input request missing the expected '{action.actionName}-request' block!", echo
         )
     return request
+
+
+def _not_json(constant: str) -> Any:
+    """NaN and Infinity are not JSON (Python's decoder takes them; no answer could carry them)."""
+    raise ValueError(f"{constant} is not a JSON value")
+
+
+def _too_deep(max_depth: int) -> str:
+    return f"the body nests arrays and objects more than {max_depth} deep"
+
+
+def depth_exceeds(document: Any, max_depth: int) -> bool:
+    """Whether ``document`` nests arrays and objects more than ``max_depth`` deep (iterative:
+    no depth of input makes it fail)."""
+    pending: list[tuple[Any, int]] = [(document, 1)]
+    while pending:
+        value, depth = pending.pop()
+        children = value.values() if isinstance(value, dict) else value if isinstance(value, list) else None
+        if children is None:
+            continue
+        if depth > max_depth:
+            return True
+        pending.extend((child, depth + 1) for child in children if isinstance(child, dict | list))
+    return False
 
 
 def _echo(document: Any) -> Echo:

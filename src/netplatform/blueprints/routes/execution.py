@@ -3,21 +3,32 @@
 
 from __future__ import annotations
 
+import json
+from dataclasses import dataclass
 from typing import Annotated, Any
 
-import anyio
 from fastapi import APIRouter, Path, Query, Request
 from fastapi.responses import Response
 
 from ...access.directory import AccessDirectory
 from ...web.answers import reply
-from ...web.bodies import RawBody
 from ...web.errors import Forbidden
 from ...web.openapi import answers, error_responses, stated_request
 from ...web.permissions import Permission, per_object, requires
-from ..deps import ExecutionAuditDep, ExecutionsDep
+from ...web.routes import STREAMED_BODY
+from ..deps import ExecutionAuditDep, ExecutionsDep, RequestLimitsDep, RunPoolDep
 from ..execution.audit import record_body
-from ..execution.wire import BadExecutionInput, ExecutionRequest, ExecutionServiceOutput, output, read_request
+from ..execution.executions import Answer, Executions
+from ..execution.run_pool import PoolFull
+from ..execution.wire import (
+    BadExecutionInput,
+    Echo,
+    ExecutionRequest,
+    ExecutionServiceOutput,
+    RequestLimits,
+    output,
+    read_request,
+)
 from ..spec import PERMISSIONS, SPEC
 
 router = APIRouter(prefix="/api/v1", tags=["execution"])
@@ -60,14 +71,22 @@ INPUT_SCHEMA: dict[str, Any] = {
 """The body the process route reads itself (ExecutionServiceInput, wire.py)."""
 
 
+_RETRY_AFTER = {
+    "Retry-After": {"description": "Seconds to wait before trying again", "schema": {"type": "integer"}}
+}
+
+
 def _failures(*statuses: int) -> dict[int | str, dict[str, Any]]:
     """Failures answered in the execution's own output, not in the service's error body."""
     return {
         status: {"description": text, "model": ExecutionServiceOutput}
+        | ({"headers": _RETRY_AFTER} if status == 503 else {})
         for status, text in (
-            (400, "Not an ExecutionServiceInput, or no <actionName>-request block"),
+            (400, "Not an ExecutionServiceInput, no <actionName>-request block, or nested too deeply"),
             (404, "No such blueprint, version or workflow"),
+            (413, "The body is larger than NETPLATFORM_EXECUTION_MAX_BODY_BYTES"),
             (500, "The workflow failed: status.errorMessage says why"),
+            (503, "Every execution worker is busy and the queue is full: try again after Retry-After"),
         )
         if status in statuses
     }
@@ -108,12 +127,13 @@ def _refused(user: str, blueprint_name: str) -> Forbidden:
     summary="Run a workflow of a stored CBA (mode sync, or async: read the result from the audit)",
     responses={
         **answers(SPEC, ExecutionServiceOutput, description="Executed (or, async, accepted and processing)"),
-        **_failures(400, 404, 500),
+        **_failures(400, 404, 413, 500, 503),
         **error_responses(SPEC, 403),
     },
     response_model=None,
     openapi_extra={
         **per_object(EXECUTE_RULE),
+        **STREAMED_BODY,
         **stated_request(
             body={
                 "required": True,
@@ -122,15 +142,80 @@ def _refused(user: str, blueprint_name: str) -> Forbidden:
         ),
     },
 )
-async def process(request: Request, executions: ExecutionsDep, body: RawBody) -> Response:
+async def process(
+    request: Request, executions: ExecutionsDep, runs: RunPoolDep, limits: RequestLimitsDep
+) -> Response:
+    """The body is read here, bounded; parsed and run on the execution's own threads (the event
+    loop only waits), never on the threads the other services share."""
     await Executors.check_caller(request)
+    body = await _bounded_body(request, limits.max_body_bytes)
+    if body is None:
+        message = f"the request body is larger than {limits.max_body_bytes} bytes"
+        return reply(output(Echo(), 413, {}, message), 413)
     try:
-        parsed: ExecutionRequest = read_request(body)
+        async with runs.slot() as slot:
+            parsed = await slot.call(_parsed, body, limits)
+            if isinstance(parsed, _Rendered):
+                return parsed.response()
+            await Executors.check_blueprint(request, parsed.blueprint_name)
+            answered = await slot.call(_run, executions, parsed, request.state.user)
+            return answered.response()
+    except PoolFull as full:
+        headers = {"Retry-After": str(full.retry_after_s)}
+        return reply(output(Echo(), 503, {}, full.message), 503, headers=headers)
+
+
+async def _bounded_body(request: Request, limit: int) -> bytes | None:
+    """The whole body, None when it is (or announces itself) larger than ``limit``."""
+    declared = request.headers.get("content-length")
+    if declared is not None and declared.isdigit() and int(declared) > limit:
+        return None
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            return None
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+@dataclass(frozen=True)
+class _Rendered:
+    """An answer of the process route, already written as JSON (on the execution's threads)."""
+
+    status: int
+    content: bytes
+    retry_after_s: int | None = None
+
+    @classmethod
+    def of(cls, answer: Answer) -> _Rendered:
+        try:
+            content = _json(answer.body)
+            status = answer.status
+        except (RecursionError, ValueError):  # nested past what JSON is written at, or NaN
+            status = 500
+            content = _json(output(Echo(), status, {}, "the answer cannot be written as JSON"))
+        return cls(status, content, answer.retry_after_s)
+
+    def response(self) -> Response:
+        headers = None if self.retry_after_s is None else {"Retry-After": str(self.retry_after_s)}
+        return reply(self.content, self.status, media_type="application/json", headers=headers)
+
+
+def _json(body: dict[str, Any]) -> bytes:
+    """As the kernel's reply writes JSON (Starlette's JSONResponse)."""
+    return json.dumps(body, ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode("utf-8")
+
+
+def _parsed(body: bytes, limits: RequestLimits) -> ExecutionRequest | _Rendered:
+    try:
+        return read_request(body, limits.max_body_depth)
     except BadExecutionInput as bad:
-        return reply(output(bad.echo, 400, bad.echo.payload, bad.message), 400)
-    await Executors.check_blueprint(request, parsed.blueprint_name)
-    answer = await anyio.to_thread.run_sync(executions.process, parsed)
-    return reply(answer.body, answer.status)
+        return _Rendered.of(Answer(400, output(bad.echo, 400, bad.echo.payload, bad.message)))
+
+
+def _run(executions: Executions, parsed: ExecutionRequest, caller: str) -> _Rendered:
+    return _Rendered.of(executions.process(parsed, caller))
 
 
 @router.get(

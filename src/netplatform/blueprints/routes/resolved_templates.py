@@ -33,13 +33,20 @@ OptionalQuery = Annotated[str | None, Query(max_length=255)]
 FETCHED = answers(
     SPEC, None, 404, 406, description="The resolved template in the requested format", content=TEXT_CONTENT
 )
+FETCHED_AS_STORED = answers(
+    SPEC,
+    None,
+    404,
+    description="The resolved template as stored, in the media type asked for",
+    content=TEXT_CONTENT,
+)
 
 
 @router.get(
     "",
     summary="A resolved template by query (the reference's form): the stored text itself",
     response_class=Response,
-    responses=FETCHED,
+    responses=FETCHED_AS_STORED,
     openapi_extra=requires(PERMISSIONS.read("template")),
 )
 def fetch_by_query(
@@ -54,7 +61,7 @@ def fetch_by_query(
     format: Format = "text/plain",
 ) -> Response:
     key = template_query(bpName, bpVersion, artifactName, resolutionKey, resourceType, resourceId, occurrence)
-    fetched = templates.in_format(key, format)
+    fetched = templates.as_stored(key, format)
     return reply(fetched.text, media_type=fetched.media_type)
 
 

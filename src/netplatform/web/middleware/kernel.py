@@ -1,8 +1,10 @@
 """The kernel's per-request work as one ASGI layer.
 
 In order: request id and the service's response headers (on every response, 401s and
-unexpected failures included), Basic authentication for routes that are not public, the NUL
-guard on path and query (400), the body limit (413, announced or streamed), then the service;
+unexpected failures included), Basic authentication for routes that are not public and the
+route's permission (decided for the caller an ``X-PLATFORM-ACTING-FOR`` header names, when a
+platform identity allowed to act for it sends one: access/acting.py), the NUL guard on path and
+query (400), the body limit (413, announced or streamed), then the service;
 around all of it the metrics, the access log and the last-resort answer: 503 when the database
 could not serve (store.db.unavailable), else 500.
 
@@ -24,6 +26,7 @@ from urllib.parse import unquote_to_bytes
 from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from ...access.acting import ACTING_FOR_HEADER, acting_permission
 from ...access.directory import AccessDirectory
 from ...logs import FrozenArgsRecord
 from ...store.db import unavailable
@@ -51,6 +54,7 @@ RawHeader = tuple[bytes, bytes]
 _AUTHORIZATION = b"authorization"
 _CONTENT_LENGTH = b"content-length"
 _TRANSFER_ENCODING = b"transfer-encoding"
+_ACTING_FOR = ACTING_FOR_HEADER.lower().encode("latin-1")
 
 
 class KernelMiddleware:
@@ -79,7 +83,13 @@ class KernelMiddleware:
             (name.lower().encode("latin-1"), name) for name in (REQUEST_ID_HEADER, *spec.echoed_headers)
         )
         self.read = frozenset(
-            {_AUTHORIZATION, _CONTENT_LENGTH, _TRANSFER_ENCODING, *(raw for raw, _ in self.echoed)}
+            {
+                _AUTHORIZATION,
+                _CONTENT_LENGTH,
+                _TRANSFER_ENCODING,
+                _ACTING_FOR,
+                *(raw for raw, _ in self.echoed),
+            }
         )
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -143,7 +153,9 @@ class KernelMiddleware:
         """The error the kernel answers instead of the service, if any (in this order)."""
         if not self.routes.is_public(scope):
             try:
-                refusal = await self._access_refusal(scope, headers.get(_AUTHORIZATION))
+                refusal = await self._access_refusal(
+                    scope, headers.get(_AUTHORIZATION), headers.get(_ACTING_FOR)
+                )
             except ApiError as error:  # the authorization data cannot be read (503)
                 return error
             if refusal is not None:
@@ -155,20 +167,30 @@ class KernelMiddleware:
             return PayloadTooLarge(f"Request body larger than {limit} bytes")
         return None
 
-    async def _access_refusal(self, scope: Scope, authorization: str | None) -> ApiError | None:
-        """401 without valid credentials, 403 without the permission the route declares."""
+    async def _access_refusal(
+        self, scope: Scope, authorization: str | None, acting_for: str | None
+    ) -> ApiError | None:
+        """401 without valid credentials, 403 without the permission the route declares (the
+        named caller's, when a platform identity acts for one: access/acting.py)."""
         required = self.routes.requirement(scope)
         needed = required if isinstance(required, Permission) else None
-        decided = self.access.remembered(authorization, needed)
+        decided = self.access.remembered(authorization, needed) if acting_for is None else None
         if decided is None:
-            decided = await self._decide(authorization, needed)
-            if decided is None:
+            found: tuple[str, bool] | ApiError | None
+            if acting_for is None:
+                found = await self._decide(authorization, needed)
+            else:
+                found = await self._decide_acting(scope, authorization, acting_for, needed)
+            if isinstance(found, ApiError):
+                return found
+            if found is None:
                 credentials = parse_basic(authorization)
                 return Unauthorized(
                     "Authentication required" if credentials is None else "Bad credentials",
                     headers={"WWW-Authenticate": self.challenge},
                     extra={"user": credentials.user if credentials else None},
                 )
+            decided = found
         user, allowed = decided
         scope["state"]["user"] = user
         if isinstance(required, str) and required != AUTHENTICATED:
@@ -182,6 +204,21 @@ class KernelMiddleware:
         if user is None:
             return None
         return user, needed is None or await self.access.allows(user, needed)
+
+    async def _decide_acting(
+        self, scope: Scope, authorization: str | None, caller: str, needed: Permission | None
+    ) -> tuple[str, bool] | ApiError | None:
+        """(caller, allowed) when the authenticated identity may act for ``caller`` here; 403
+        when it may not (the request is never decided on its own permissions instead)."""
+        presenter = await self.access.authenticate(authorization)
+        if presenter is None:
+            return None
+        permission = acting_permission(self.spec.name, caller)
+        if permission is None or not await self.access.allows(presenter, permission):
+            scope["state"]["user"] = presenter
+            return Forbidden(f"User {presenter} may not act for another identity ({ACTING_FOR_HEADER})")
+        scope["state"]["acting_presenter"] = presenter
+        return caller, needed is None or await self.access.allows(caller, needed)
 
     def _limit(self, scope: Scope) -> int | None:
         # Routes that stream their body (a 100 MiB publish) enforce limits of their own.
