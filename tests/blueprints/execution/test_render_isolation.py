@@ -46,11 +46,15 @@ def run_template(client: httpx.Client, name: str, status: int = 200) -> dict[str
 
 def test_a_template_that_takes_too_much_memory_fails_its_step(client: httpx.Client) -> None:
     save_template(client, "fine", "host $host", "vtl")
-    doubling = (("v-double", DOUBLING_VELOCITY, "vtl"), ("j-double", DOUBLING_JINJA, "jinja"))
-    for name, template, suffix in doubling:
+    doubling = (
+        # Velocity's interpreter bounds every string it builds before the memory limit is reached.
+        ("v-double", DOUBLING_VELOCITY, "vtl", "line 2: a string longer than 4194304 characters"),
+        ("j-double", DOUBLING_JINJA, "jinja", "needs more than the 64 MiB a template may use"),
+    )
+    for name, template, suffix, reason in doubling:
         save_template(client, name, template, suffix)
         failed = run_template(client, name, 500)
-        assert "needs more than the 64 MiB a template may use" in str(failed["status"])
+        assert reason in str(failed["status"])
         assert response(run_template(client, "fine"))["params"]["t"] == "host r1"
 
 

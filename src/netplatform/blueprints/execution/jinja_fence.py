@@ -5,7 +5,9 @@ Jinja's ``ImmutableSandboxedEnvironment`` stops a template from reaching Python 
 (``range(100000)`` twice runs 10^10 iterations), repetition (``'x' * 10**9``), powers, padding and
 format widths (``'%300000000d' % 1``, ``'x'|center(10**9)``), ``replace`` of every character by a
 long string. A step's timeout cannot stop a running thread and a failed allocation can take the
-process, so each of these is bounded before it runs, with the limits Velocity templates have.
+process, so each of these is bounded before it runs, with the limits Velocity templates have:
+loop iterations and macro calls together (a macro calling itself twice is counted too), counted
+where the template cannot reach the count (:data:`RENDER_TICKS`).
 """
 
 from __future__ import annotations
@@ -14,69 +16,86 @@ import re
 import string
 import types
 from collections.abc import Iterable, Iterator
+from contextvars import ContextVar
 from typing import Any
 
-from jinja2 import filters
+from jinja2 import Environment, filters, nodes
 from jinja2.ext import Extension
 from jinja2.lexer import Token, TokenStream
+from jinja2.parser import Parser
 from jinja2.runtime import Context
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from .velocity import MAX_ITERATIONS, MAX_OUTPUT
 
-TICK = "_netplatform_loop_tick"
+TICK_TAG = "netplatform_tick"
 MAX_POWER_BITS = 4096
 MAX_WIDTH = 10_000  # the widest a format field, padding or indentation may be
 _PERCENT_SPEC = re.compile(r"%(?:\([^)]*\))?[-#0 +]*(\*|\d+)?(?:\.(\*|\d+))?")
 _PADDING = frozenset({"center", "ljust", "rjust", "zfill"})
+_COUNTED = frozenset({"for", "macro", "call"})  # blocks whose body starts with a tick
 
 
 class Exceeded(Exception):
     """A bound of the fence was reached while rendering."""
 
 
-class LoopTicks(Extension):
-    """Every ``{% for %}`` body starts with a call of the render's tick, which counts iterations."""
-
-    def filter_stream(self, stream: TokenStream) -> Iterator[Token]:
-        in_for, previous = False, ""
-        for token in stream:
-            yield token
-            if token.type == "name" and token.value == "for" and previous == "block_begin":
-                in_for = True
-            elif token.type == "block_end" and in_for:
-                in_for = False
-                yield from _tick_call(token.lineno)
-            previous = token.type
-
-
-def _tick_call(line: int) -> Iterator[Token]:
-    """``{% if _netplatform_loop_tick() %}{% endif %}`` as tokens: a call that prints nothing."""
-    for kind, value in (
-        ("block_begin", "{%"),
-        ("name", "if"),
-        ("name", TICK),
-        ("lparen", "("),
-        ("rparen", ")"),
-        ("block_end", "%}"),
-        ("block_begin", "{%"),
-        ("name", "endif"),
-        ("block_end", "%}"),
-    ):
-        yield Token(line, kind, value)
-
-
 class Ticks:
-    """One render's iteration count (each render gets its own, under the name :data:`TICK`)."""
+    """One render's count of loop iterations and macro calls."""
 
     def __init__(self) -> None:
         self.count = 0
 
-    def __call__(self) -> bool:
+    def tick(self) -> None:
         self.count += 1
         if self.count > MAX_ITERATIONS:
-            raise Exceeded(f"more than {MAX_ITERATIONS} loop iterations")
-        return False
+            raise Exceeded(f"more than {MAX_ITERATIONS} loop iterations and macro calls")
+
+
+# The render's count lives here, not among the template's variables: a template cannot read,
+# shadow or replace what it is counted by. JinjaTemplate.render sets it around each render.
+RENDER_TICKS: ContextVar[Ticks | None] = ContextVar("netplatform_jinja_ticks", default=None)
+
+
+class LoopTicks(Extension):
+    """Every ``{% for %}`` body, macro body and ``{% call %}`` body starts with
+    ``{% netplatform_tick %}``, which compiles to a direct call of the filter :func:`_tick` (a
+    filter: no name a template can assign, nor the sandbox's checks of a call on every tick)."""
+
+    tags = {TICK_TAG}
+
+    def __init__(self, environment: Environment) -> None:
+        super().__init__(environment)
+        environment.filters[TICK_TAG] = _tick
+
+    def filter_stream(self, stream: TokenStream) -> Iterator[Token]:
+        counted, previous = False, ""
+        for token in stream:
+            yield token
+            if token.type == "name" and token.value in _COUNTED and previous == "block_begin":
+                counted = True
+            elif token.type == "block_end" and counted:
+                counted = False
+                yield from _tick_tag(token.lineno)
+            previous = token.type
+
+    def parse(self, parser: Parser) -> nodes.Node:
+        line = next(parser.stream).lineno
+        tick = nodes.Filter(nodes.Const(None), TICK_TAG, [], [], None, None, lineno=line)
+        return nodes.ExprStmt(tick, lineno=line)
+
+
+def _tick(_: object) -> None:
+    ticks = RENDER_TICKS.get()
+    if ticks is None:
+        raise Exceeded("a template rendered outside of a counted render")
+    ticks.tick()
+
+
+def _tick_tag(line: int) -> Iterator[Token]:
+    """``{% netplatform_tick %}`` as tokens."""
+    for kind, value in (("block_begin", "{%"), ("name", TICK_TAG), ("block_end", "%}")):
+        yield Token(line, kind, value)
 
 
 class FencedEnvironment(ImmutableSandboxedEnvironment):
