@@ -237,6 +237,11 @@ class Admission:
         with self._changed:
             return dict(self._held)
 
+    def waiting(self) -> int:
+        """Renders waiting for a renderer."""
+        with self._changed:
+            return len(self._waiting)
+
     def _turn_of(self, ticket: tuple[int, str]) -> bool:
         if sum(self._held.values()) >= self.workers:
             return False
