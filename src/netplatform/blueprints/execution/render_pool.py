@@ -1,12 +1,13 @@
 """Templates render in child processes with a memory limit, and one that overruns its time is killed.
 
-The fences (velocity.py, jinja_fence.py) bound what a single operation of a template may make,
-but not what a template builds from many small ones: a Velocity ``#set($a = "$a$a")`` in a loop of
-40, or a Jinja macro that calls itself with ``s ~ s``, asks for 2^40 bytes, and a thread cannot
-be stopped once it runs. So a render runs in a renderer process whose address space is limited
-(``RLIMIT_AS``) and which the parent kills when the step's time is up; the catalog's process
-never holds a template's data. Renderers are started on first use from a fork server (a clean
-process that imported only what renders), kept, and replaced when one is killed or dies.
+The fences (velocity_nodes.py, jinja_fence.py) bound what a template may compute, but not every
+way it can hold memory: a Jinja macro that calls itself with ``s ~ s`` asks for 2^40 bytes, and a
+thread cannot be stopped once it runs. So a render runs in a renderer process whose address space
+is limited (``RLIMIT_AS``) and which the parent kills when its time is up: the operator's cap per
+template and per step, or the step's own deadline, whichever comes first (a CBA's timeout can only
+shorten them). The catalog's process never holds a template's data. Renderers are started on first
+use from a fork server (a clean process that imported only what renders), kept, and replaced when
+one is killed or dies; :class:`Admission` shares them between blueprints.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Rendering a resolution's template: Velocity (airspeed, fenced) or Jinja (sandboxed), by artifact type.
+"""Rendering a resolution's template: Velocity (our interpreter) or Jinja (sandboxed), by artifact type.
 
 Both engines see the resolved data only as plain JSON values (dicts, lists, strings, numbers,
 booleans) plus ``occurrence``; neither can read a file outside the CBA or call Python. They run
