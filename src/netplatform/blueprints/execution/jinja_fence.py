@@ -6,8 +6,9 @@ Jinja's ``ImmutableSandboxedEnvironment`` stops a template from reaching Python 
 format widths (``'%300000000d' % 1``, ``'x'|center(10**9)``), ``replace`` of every character by a
 long string. A step's timeout cannot stop a running thread and a failed allocation can take the
 process, so each of these is bounded before it runs, with the limits Velocity templates have:
-loop iterations and macro calls together (a macro calling itself twice is counted too), counted
-where the template cannot reach the count (:data:`RENDER_TICKS`).
+loop iterations and macro calls together (a macro calling itself twice is counted too, each call
+as :data:`~.velocity.MACRO_CALL_COST` iterations), counted where the template cannot reach the
+count (:data:`RENDER_TICKS`).
 """
 
 from __future__ import annotations
@@ -26,14 +27,15 @@ from jinja2.parser import Parser
 from jinja2.runtime import Context
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
-from .velocity import MAX_ITERATIONS, MAX_OUTPUT
+from .velocity import MACRO_CALL_COST, MAX_ITERATIONS, MAX_OUTPUT
 
 TICK_TAG = "netplatform_tick"
+MACRO_TICK_TAG = "netplatform_macro_tick"
 MAX_POWER_BITS = 4096
 MAX_WIDTH = 10_000  # the widest a format field, padding or indentation may be
 _PERCENT_SPEC = re.compile(r"%(?:\([^)]*\))?[-#0 +]*(\*|\d+)?(?:\.(\*|\d+))?")
 _PADDING = frozenset({"center", "ljust", "rjust", "zfill"})
-_COUNTED = frozenset({"for", "macro", "call"})  # blocks whose body starts with a tick
+_COUNTED = {"for": TICK_TAG, "macro": MACRO_TICK_TAG, "call": MACRO_TICK_TAG}  # tick of each body
 
 
 class Exceeded(Exception):
@@ -41,15 +43,17 @@ class Exceeded(Exception):
 
 
 class Ticks:
-    """One render's count of loop iterations and macro calls."""
+    """One render's count of loop iterations, and of macro calls at :data:`MACRO_CALL_COST` each."""
 
     def __init__(self) -> None:
         self.count = 0
 
-    def tick(self) -> None:
-        self.count += 1
+    def tick(self, cost: int) -> None:
+        self.count += cost
         if self.count > MAX_ITERATIONS:
-            raise Exceeded(f"more than {MAX_ITERATIONS} loop iterations and macro calls")
+            raise Exceeded(
+                f"more than {MAX_ITERATIONS} loop iterations (a macro call counts {MACRO_CALL_COST})"
+            )
 
 
 # The render's count lives here, not among the template's variables: a template cannot read,
@@ -58,43 +62,52 @@ RENDER_TICKS: ContextVar[Ticks | None] = ContextVar("netplatform_jinja_ticks", d
 
 
 class LoopTicks(Extension):
-    """Every ``{% for %}`` body, macro body and ``{% call %}`` body starts with
-    ``{% netplatform_tick %}``, which compiles to a direct call of the filter :func:`_tick` (a
-    filter: no name a template can assign, nor the sandbox's checks of a call on every tick)."""
+    """Every ``{% for %}`` body starts with ``{% netplatform_tick %}``, every macro body and
+    ``{% call %}`` body with ``{% netplatform_macro_tick %}``; each compiles to a direct call of a
+    filter (:func:`_tick`, :func:`_macro_tick`): no name a template can assign, nor the sandbox's
+    checks of a call on every tick. A template that uses them itself only counts more."""
 
-    tags = {TICK_TAG}
+    tags = {TICK_TAG, MACRO_TICK_TAG}
 
     def __init__(self, environment: Environment) -> None:
         super().__init__(environment)
-        environment.filters[TICK_TAG] = _tick
+        environment.filters.update({TICK_TAG: _tick, MACRO_TICK_TAG: _macro_tick})
 
     def filter_stream(self, stream: TokenStream) -> Iterator[Token]:
-        counted, previous = False, ""
+        tick, previous = "", ""
         for token in stream:
             yield token
             if token.type == "name" and token.value in _COUNTED and previous == "block_begin":
-                counted = True
-            elif token.type == "block_end" and counted:
-                counted = False
-                yield from _tick_tag(token.lineno)
+                tick = _COUNTED[token.value]
+            elif token.type == "block_end" and tick:
+                yield from _tick_tag(token.lineno, tick)
+                tick = ""
             previous = token.type
 
     def parse(self, parser: Parser) -> nodes.Node:
-        line = next(parser.stream).lineno
-        tick = nodes.Filter(nodes.Const(None), TICK_TAG, [], [], None, None, lineno=line)
-        return nodes.ExprStmt(tick, lineno=line)
+        tag = next(parser.stream)
+        tick = nodes.Filter(nodes.Const(None), tag.value, [], [], None, None, lineno=tag.lineno)
+        return nodes.ExprStmt(tick, lineno=tag.lineno)
 
 
-def _tick(_: object) -> None:
+def _ticks() -> Ticks:
     ticks = RENDER_TICKS.get()
     if ticks is None:
         raise Exceeded("a template rendered outside of a counted render")
-    ticks.tick()
+    return ticks
 
 
-def _tick_tag(line: int) -> Iterator[Token]:
-    """``{% netplatform_tick %}`` as tokens."""
-    for kind, value in (("block_begin", "{%"), ("name", TICK_TAG), ("block_end", "%}")):
+def _tick(_: object) -> None:
+    _ticks().tick(1)
+
+
+def _macro_tick(_: object) -> None:
+    _ticks().tick(MACRO_CALL_COST)
+
+
+def _tick_tag(line: int, tag: str) -> Iterator[Token]:
+    """``{% <tag> %}`` as tokens."""
+    for kind, value in (("block_begin", "{%"), ("name", tag), ("block_end", "%}")):
         yield Token(line, kind, value)
 
 

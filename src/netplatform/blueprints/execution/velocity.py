@@ -25,7 +25,7 @@ from typing import Any
 import airspeed
 
 from . import velocity_nodes as nodes
-from .velocity_nodes import MAX_OPERATIONS, State, Stopped
+from .velocity_nodes import MACRO_CALL_COST, MAX_OPERATIONS, State, Stopped
 from .velocity_values import (
     BOOLEAN_UTILS,
     MAX_STRING,
@@ -37,8 +37,9 @@ from .velocity_values import (
     unmangle,
 )
 
-MAX_ITERATIONS = MAX_OPERATIONS  # the Jinja fence counts its loops and macro calls against the same
+MAX_ITERATIONS = MAX_OPERATIONS  # the Jinja fence counts its loops and macro calls alike
 MAX_OUTPUT = MAX_STRING
+__all__ = ["MACRO_CALL_COST", "MAX_ITERATIONS", "MAX_OUTPUT", "TemplateFailed", "VelocityTemplate"]
 
 _SEG = r"[A-Za-z_][A-Za-z0-9_]*(?:-[A-Za-z0-9_]+)*"
 _REFERENCE = re.compile(rf"(\$!?\{{?|#foreach\s*\(\s*\$|#set\s*\(\s*\$)({_SEG}(?:\.{_SEG})*)")

@@ -8,8 +8,9 @@ reference printed, a condition, a ``#set``, an argument, a literal. Nothing is l
 Python attribute. The tree is immutable and shared by every render of the template; all that a
 render changes lives in its :class:`State` and dies with it.
 
-Each render is bounded: :data:`MAX_OPERATIONS` counts loop iterations and macro calls (so a
-macro calling itself twice cannot escape), :data:`MAX_EXPANSION` the characters built,
+Each render is bounded: :data:`MAX_OPERATIONS` counts loop iterations, and macro calls as
+:data:`MACRO_CALL_COST` each (a call costs about as much as that many iterations; a macro
+calling itself twice cannot escape), :data:`MAX_EXPANSION` the characters built,
 :data:`~.velocity_values.MAX_STRING` any one string and the output, :data:`MAX_RANGE` a range,
 :data:`MAX_DEPTH` nested macro calls.
 """
@@ -41,6 +42,7 @@ from .velocity_values import (
 )
 
 MAX_OPERATIONS = 1_000_000
+MACRO_CALL_COST = 10
 MAX_EXPANSION = 16 * MAX_STRING
 MAX_RANGE = 100_000
 MAX_DEPTH = 20  # nested macro calls (Velocity's own velocimacro.max_depth)
@@ -96,7 +98,9 @@ class State:
     def count(self, operations: int = 1) -> None:
         self.operations += operations
         if self.operations > MAX_OPERATIONS:
-            raise Refused(f"more than {MAX_OPERATIONS} loop iterations and macro calls")
+            raise Refused(
+                f"more than {MAX_OPERATIONS} loop iterations (a macro call counts {MACRO_CALL_COST})"
+            )
 
     def built(self, text: str) -> str:
         """A string the template made: counted against the render's expansion bound."""
@@ -272,7 +276,7 @@ class MacroCall(Statement):
             return
         values = [argument.value(state) for argument in self.arguments]
         values += [None] * (len(macro.parameters) - len(values))
-        state.count()
+        state.count(MACRO_CALL_COST)
         state.nested()
         state.frames.append(dict(zip(macro.parameters, values, strict=False)))
         try:
@@ -470,7 +474,7 @@ class Reference(Expression):
 
 
 def _defined(value: Defined, state: State) -> str:
-    state.count()
+    state.count(MACRO_CALL_COST)
     state.nested()
     try:
         return state.captured(value.body)
