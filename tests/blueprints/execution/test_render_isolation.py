@@ -13,6 +13,7 @@ from ...conftest import ServiceStarter, SettingsFactory
 from ...support.cbas import assignment, execution
 from ...support.waiting import wait_until
 from .conftest import run, save
+from .test_render_bounds import SLOW_VELOCITY
 from .test_resolution import one_step, response
 
 DOUBLING_VELOCITY = '#set($a = "x")\n#foreach($i in [1..40])#set($a = "$a$a")#end\n$a.length()'
@@ -20,8 +21,6 @@ DOUBLING_JINJA = (
     "{% macro d(s, n) %}{% if n %}{{ d(s ~ s, n - 1) }}{% else %}{{ s|length }}{% endif %}{% endmacro %}"
     "{{ d('x', 40) }}"
 )
-# Within every fence (under a million iterations, small output), but longer than a second.
-SLOW_VELOCITY = "#foreach($i in [1..990])#foreach($j in [1..1000])#set($k = $j)#end#end done"
 
 
 @pytest.fixture
