@@ -27,7 +27,6 @@ from .velocity_values import (
     LoopScope,
     Refused,
     Utils,
-    _put,
     add,
     arithmetic,
     compare,
@@ -37,6 +36,7 @@ from .velocity_values import (
     kind,
     mangle,
     methods_of,
+    put_member,
     sandboxed,
     truthy,
 )
@@ -205,7 +205,7 @@ class Set(Statement):
         if not isinstance(target, dict):
             path = ".".join(self.names[:-1])
             raise Refused(f"#set(${path}.{self.names[-1]}): ${path} is not a map")
-        _put(target, self.names[-1], value)
+        put_member(target, self.names[-1], value)
 
 
 @dataclass(frozen=True, slots=True)
@@ -344,7 +344,7 @@ class MapLiteral(Expression):
     def value(self, state: State) -> Any:
         made: dict[Any, Any] = {}
         for key, value in self.pairs:
-            _put(made, key.value(state), value.value(state))
+            put_member(made, key.value(state), value.value(state))
         return made
 
 

@@ -324,7 +324,7 @@ def _grown(items: list[Any], more: Iterable[Any]) -> JBool:
     return TRUE
 
 
-def _put(items: dict[Any, Any], key: Any, value: Any) -> Any:
+def put_member(items: dict[Any, Any], key: Any, value: Any) -> Any:
     if isinstance(items, LoopScope):
         raise Refused("$foreach cannot be changed")
     if not isinstance(_key(key), str | int | float | JBool):
@@ -395,7 +395,7 @@ _MAP: dict[str, Callable[..., Any]] = {
     "keySet": lambda items: [unmangle(key) if isinstance(key, str) else key for key in items],
     "fieldNames": lambda items: [unmangle(key) if isinstance(key, str) else key for key in items],
     "values": lambda items: list(items.values()),
-    "put": _put,
+    "put": put_member,
 }
 
 _LOOP: dict[str, Callable[..., Any]] = {
