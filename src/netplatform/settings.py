@@ -243,6 +243,13 @@ class Settings(BaseSettings):
     # save when the CBA alone exceeds them, and at run before they are built.
     execution_max_expansion_values: int = Field(100_000, ge=100)
     execution_max_expansion_bytes: int = Field(16 * 1024 * 1024, ge=1024)
+    # Render time the CBA cannot raise (its step's timeout can only shorten it): one template
+    # renders for at most ``..._TEMPLATE_S``, the templates of one step together for at most
+    # ``..._STEP_S``. One blueprint's runs hold at most ``..._WORKERS_PER_BLUEPRINT`` renderers at
+    # once (0: half of them, at least one), so the others' runs always find one.
+    execution_render_template_s: float = Field(10.0, gt=0, le=3600)
+    execution_render_step_s: float = Field(60.0, gt=0, le=86400)
+    execution_render_workers_per_blueprint: int = Field(0, ge=0, le=64)
 
     # --- console ---------------------------------------------------------------------------------
     # Base URLs of the services the console is a client of, ``name=url`` comma-separated

@@ -132,7 +132,7 @@ def _execution(
         max_workers=settings.execution_async_workers, thread_name_prefix="blueprints-async"
     )
     rest_sources = RestSources.of(settings)
-    renderers = RenderPool(settings.execution_render_workers, settings.execution_render_memory_mb)
+    renderers = RenderPool.from_settings(settings)
     results = ResolutionResults(db)
     sources = Sources(rest_sources, results, dictionary.definition)
     components: dict[str, Component] = {

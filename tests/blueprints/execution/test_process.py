@@ -7,6 +7,7 @@ import httpx
 from ...conftest import ServiceStarter, SettingsFactory
 from ...support.cbas import PROCESS, assignment, cba, component_node, execution, resolution_node, workflow
 from .conftest import run, save
+from .test_render_bounds import SLOW_VELOCITY
 
 HOST_TEMPLATE = "hostname ${hostname}\n#if($enabled)enabled#else disabled#end\n"
 
@@ -216,14 +217,13 @@ def test_a_step_cycle_is_refused_when_saved(client: httpx.Client) -> None:
 
 
 def test_a_step_timeout_fails_it_naming_the_step(client: httpx.Client) -> None:
-    big = "#foreach($i in [1..90000])#foreach($j in [1..10])$i#end#end"
     archive = cba(
         "slow",
         {"go": workflow({"slow-step": {"target": "n"}})},
         {"n": resolution_node({"a": "vtl"}, timeout=1)},
         {
             "Templates/a-mapping.json": [assignment("a", "default", default="x")],
-            "Templates/a-template.vtl": big * 4,
+            "Templates/a-template.vtl": SLOW_VELOCITY,
         },
     )
     save(client, archive)

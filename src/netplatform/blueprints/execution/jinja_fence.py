@@ -5,7 +5,10 @@ Jinja's ``ImmutableSandboxedEnvironment`` stops a template from reaching Python 
 (``range(100000)`` twice runs 10^10 iterations), repetition (``'x' * 10**9``), powers, padding and
 format widths (``'%300000000d' % 1``, ``'x'|center(10**9)``), ``replace`` of every character by a
 long string. A step's timeout cannot stop a running thread and a failed allocation can take the
-process, so each of these is bounded before it runs, with the limits Velocity templates have.
+process, so each of these is bounded before it runs, with the limits Velocity templates have:
+loop iterations and macro calls together (a macro calling itself twice is counted too, each call
+as :data:`~.velocity.MACRO_CALL_COST` iterations), counted where the template cannot reach the
+count (:data:`RENDER_TICKS`).
 """
 
 from __future__ import annotations
@@ -14,69 +17,98 @@ import re
 import string
 import types
 from collections.abc import Iterable, Iterator
+from contextvars import ContextVar
 from typing import Any
 
-from jinja2 import filters
+from jinja2 import Environment, filters, nodes
 from jinja2.ext import Extension
 from jinja2.lexer import Token, TokenStream
+from jinja2.parser import Parser
 from jinja2.runtime import Context
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
-from .velocity import MAX_ITERATIONS, MAX_OUTPUT
+from .velocity import MACRO_CALL_COST, MAX_ITERATIONS, MAX_OUTPUT
 
-TICK = "_netplatform_loop_tick"
+TICK_TAG = "netplatform_tick"
+MACRO_TICK_TAG = "netplatform_macro_tick"
 MAX_POWER_BITS = 4096
 MAX_WIDTH = 10_000  # the widest a format field, padding or indentation may be
 _PERCENT_SPEC = re.compile(r"%(?:\([^)]*\))?[-#0 +]*(\*|\d+)?(?:\.(\*|\d+))?")
 _PADDING = frozenset({"center", "ljust", "rjust", "zfill"})
+_COUNTED = {"for": TICK_TAG, "macro": MACRO_TICK_TAG, "call": MACRO_TICK_TAG}  # tick of each body
 
 
 class Exceeded(Exception):
     """A bound of the fence was reached while rendering."""
 
 
-class LoopTicks(Extension):
-    """Every ``{% for %}`` body starts with a call of the render's tick, which counts iterations."""
-
-    def filter_stream(self, stream: TokenStream) -> Iterator[Token]:
-        in_for, previous = False, ""
-        for token in stream:
-            yield token
-            if token.type == "name" and token.value == "for" and previous == "block_begin":
-                in_for = True
-            elif token.type == "block_end" and in_for:
-                in_for = False
-                yield from _tick_call(token.lineno)
-            previous = token.type
-
-
-def _tick_call(line: int) -> Iterator[Token]:
-    """``{% if _netplatform_loop_tick() %}{% endif %}`` as tokens: a call that prints nothing."""
-    for kind, value in (
-        ("block_begin", "{%"),
-        ("name", "if"),
-        ("name", TICK),
-        ("lparen", "("),
-        ("rparen", ")"),
-        ("block_end", "%}"),
-        ("block_begin", "{%"),
-        ("name", "endif"),
-        ("block_end", "%}"),
-    ):
-        yield Token(line, kind, value)
-
-
 class Ticks:
-    """One render's iteration count (each render gets its own, under the name :data:`TICK`)."""
+    """One render's count of loop iterations, and of macro calls at :data:`MACRO_CALL_COST` each."""
 
     def __init__(self) -> None:
         self.count = 0
 
-    def __call__(self) -> bool:
-        self.count += 1
+    def tick(self, cost: int) -> None:
+        self.count += cost
         if self.count > MAX_ITERATIONS:
-            raise Exceeded(f"more than {MAX_ITERATIONS} loop iterations")
-        return False
+            raise Exceeded(
+                f"more than {MAX_ITERATIONS} loop iterations (a macro call counts {MACRO_CALL_COST})"
+            )
+
+
+# The render's count lives here, not among the template's variables: a template cannot read,
+# shadow or replace what it is counted by. JinjaTemplate.render sets it around each render.
+RENDER_TICKS: ContextVar[Ticks | None] = ContextVar("netplatform_jinja_ticks", default=None)
+
+
+class LoopTicks(Extension):
+    """Every ``{% for %}`` body starts with ``{% netplatform_tick %}``, every macro body and
+    ``{% call %}`` body with ``{% netplatform_macro_tick %}``; each compiles to a direct call of a
+    filter (:func:`_tick`, :func:`_macro_tick`): no name a template can assign, nor the sandbox's
+    checks of a call on every tick. A template that uses them itself only counts more."""
+
+    tags = {TICK_TAG, MACRO_TICK_TAG}
+
+    def __init__(self, environment: Environment) -> None:
+        super().__init__(environment)
+        environment.filters.update({TICK_TAG: _tick, MACRO_TICK_TAG: _macro_tick})
+
+    def filter_stream(self, stream: TokenStream) -> Iterator[Token]:
+        tick, previous = "", ""
+        for token in stream:
+            yield token
+            if token.type == "name" and token.value in _COUNTED and previous == "block_begin":
+                tick = _COUNTED[token.value]
+            elif token.type == "block_end" and tick:
+                yield from _tick_tag(token.lineno, tick)
+                tick = ""
+            previous = token.type
+
+    def parse(self, parser: Parser) -> nodes.Node:
+        tag = next(parser.stream)
+        tick = nodes.Filter(nodes.Const(None), tag.value, [], [], None, None, lineno=tag.lineno)
+        return nodes.ExprStmt(tick, lineno=tag.lineno)
+
+
+def _ticks() -> Ticks:
+    ticks = RENDER_TICKS.get()
+    if ticks is None:
+        raise Exceeded("a template rendered outside of a counted render")
+    return ticks
+
+
+def _tick(_: object) -> None:
+    _ticks().tick(1)
+
+
+def _macro_tick(_: object) -> None:
+    _ticks().tick(MACRO_CALL_COST)
+
+
+def _tick_tag(line: int, tag: str) -> Iterator[Token]:
+    """``{% <tag> %}`` as tokens."""
+    for kind, value in (("block_begin", "{%"), ("name", tag), ("block_end", "%}")):
+        yield Token(line, kind, value)
 
 
 class FencedEnvironment(ImmutableSandboxedEnvironment):

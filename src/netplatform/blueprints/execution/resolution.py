@@ -11,7 +11,6 @@ value is missing: the step fails with ``Failed to resolve required values: [...]
 from __future__ import annotations
 
 import json
-import time
 import uuid
 from dataclasses import dataclass, field
 from typing import Any
@@ -22,7 +21,7 @@ from ..repository.resolved_resources import ResourceRecord
 from ..repository.resolved_templates import TemplateRecord
 from ..tosca import ResourceAssignment
 from .engine import StepContext, StepFailed
-from .render_pool import RenderJob, RenderPool
+from .render_pool import RenderJob, RenderPool, StepRenders
 from .results import ResolutionResults, saving
 from .sources import Resolved, SourceFailed, Sources
 from .templates import JINJA, VELOCITY
@@ -144,11 +143,15 @@ class ResourceResolution:
         occurrences = self._occurrences(context, request)
         outcomes: dict[int, dict[str, _Outcome]] = {}
         errors: list[str] = []
+        renders = self.renderers.for_step(context.blueprint.name, context.deadline)
         for occurrence in occurrences:
             outcomes[occurrence] = {}
             for prefix in request.prefixes:
+                context.check_deadline()  # a step out of time stops here, not after every prefix
                 try:
-                    outcomes[occurrence][prefix] = self._resolve(context, request, prefix, occurrence)
+                    outcomes[occurrence][prefix] = self._resolve(
+                        context, request, prefix, occurrence, renders
+                    )
                 except StepFailed as failure:
                     errors.extend(failure.errors)
         attributes = _attributes(outcomes, nested=request.occurrence != 1)
@@ -178,14 +181,16 @@ class ResourceResolution:
             occurrence=occurrence,
         )
 
-    def _resolve(self, context: StepContext, request: Request, prefix: str, occurrence: int) -> _Outcome:
+    def _resolve(
+        self, context: StepContext, request: Request, prefix: str, occurrence: int, renders: StepRenders
+    ) -> _Outcome:
         assignments = self._mapping(context, prefix)
         key = self._key(context, request, prefix, occurrence)
         reused = {}
         if request.store and not request.force:
             stored = self.results.stored(key)
             reused = {record.name: record for record in stored if record.status == SUCCESS}
-        pass_ = _Pass(context, self.sources, self.renderers, prefix, occurrence, key)
+        pass_ = _Pass(context, self.sources, renders, prefix, occurrence, key)
         for assignment in _ordered(assignments, prefix):
             record = reused.get(assignment.name)
             if record is not None:
@@ -193,7 +198,7 @@ class ResourceResolution:
             else:
                 pass_.resolve(assignment)
         pass_.fail_on_missing()
-        content = self._content(context, request, prefix, pass_, occurrence)
+        content = self._content(context, request, prefix, pass_, occurrence, renders)
         now = utc_now()
         template = TemplateRecord(key=key, result=content, id=str(uuid.uuid4()), created_date=now)
         return _Outcome(content, pass_.public_values(), pass_.records(now), template)
@@ -209,7 +214,13 @@ class ResourceResolution:
         return context.blueprint.assignments(artifact.file)
 
     def _content(
-        self, context: StepContext, request: Request, prefix: str, pass_: _Pass, occurrence: int
+        self,
+        context: StepContext,
+        request: Request,
+        prefix: str,
+        pass_: _Pass,
+        occurrence: int,
+        renders: StepRenders,
     ) -> str:
         artifact = (context.node.artifacts or {}).get(prefix + TEMPLATE_SUFFIX)
         if artifact is not None:
@@ -222,7 +233,7 @@ class ResourceResolution:
                 data = pass_.template_values(jinja=artifact.type == JINJA)
                 key = context.blueprint.model_id if files else ""
                 job = RenderJob(artifact.type, artifact.file, text, data, occurrence, files, key)
-                return self.renderers.render(job, context.deadline - time.monotonic())
+                return renders.render(job)
             except TemplateFailed as failure:
                 raise StepFailed(f"template of ({prefix}) failed: {failure}") from None
         if request.summary:
@@ -296,7 +307,7 @@ class _Pass:
         self,
         context: StepContext,
         sources: Sources,
-        renderers: RenderPool,
+        renderers: StepRenders,
         prefix: str,
         occurrence: int,
         key: ResolutionKey,
@@ -340,7 +351,7 @@ class _Pass:
         name = f"transform-template of {assignment.name}"
         job = RenderJob(VELOCITY, name, transform, data, self.occurrence)
         try:
-            text = self.renderers.render(job, self.context.deadline - time.monotonic())
+            text = self.renderers.render(job)
         except TemplateFailed as failure:
             self.messages.append(str(failure))
             return Resolved(None, found.source, found.dictionary)

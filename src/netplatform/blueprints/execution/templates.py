@@ -1,4 +1,4 @@
-"""Rendering a resolution's template: Velocity (airspeed, fenced) or Jinja (sandboxed), by artifact type.
+"""Rendering a resolution's template: Velocity (our interpreter) or Jinja (sandboxed), by artifact type.
 
 Both engines see the resolved data only as plain JSON values (dicts, lists, strings, numbers,
 booleans) plus ``occurrence``; neither can read a file outside the CBA or call Python. They run
@@ -13,7 +13,7 @@ from typing import Any
 
 import jinja2
 
-from .jinja_fence import TICK, Exceeded, FencedEnvironment, Ticks
+from .jinja_fence import RENDER_TICKS, Exceeded, FencedEnvironment, Ticks
 from .velocity import MAX_OUTPUT, TemplateFailed, VelocityTemplate
 
 VELOCITY = "artifact-template-velocity"
@@ -44,8 +44,9 @@ class JinjaTemplate:
     def render(self, data: Mapping[str, Any], occurrence: int) -> str:
         parts: list[str] = []
         size = 0
+        counted = RENDER_TICKS.set(Ticks())
         try:
-            for part in self.template.generate({**data, "occurrence": occurrence, TICK: Ticks()}):
+            for part in self.template.generate({**data, "occurrence": occurrence}):
                 size += len(part)
                 if size > MAX_OUTPUT:
                     raise TemplateFailed(f"{self.name}: output larger than {MAX_OUTPUT} characters")
@@ -60,6 +61,8 @@ class JinjaTemplate:
             raise MemoryError(self._where(error)) from None
         except Exception as error:  # what a template can get wrong at render time
             raise TemplateFailed(f"{self._where(error)}: {type(error).__name__}: {error}") from None
+        finally:
+            RENDER_TICKS.reset(counted)
         return "".join(parts)
 
     def _where(self, error: BaseException) -> str:
