@@ -39,6 +39,11 @@ class StepFailed(Exception):
         self.attributes = dict(attributes or {})
 
 
+class StepTimedOut(StepFailed):
+    """The step's own check found its time up: the same failure as the engine's timer finding it
+    (whichever comes first under load), answered with the same message."""
+
+
 class WorkflowNotFound(Exception):
     pass
 
@@ -90,7 +95,7 @@ class StepContext:
     def check_deadline(self) -> None:
         """Raised before a step writes anything, so a step that timed out leaves nothing behind."""
         if time.monotonic() > self.deadline:
-            raise StepFailed(f"step of node template ({self.node_name}) timed out")
+            raise StepTimedOut(f"step of node template ({self.node_name}) timed out")
 
 
 class Component(Protocol):
@@ -197,7 +202,7 @@ class Engine:
         future = self.pool.submit(component, context)
         try:
             attributes = future.result(timeout=timeout)
-        except FutureTimeout:
+        except (FutureTimeout, StepTimedOut):
             return [f"step({step_name}): timed out after {timeout} s"]
         except StepFailed as failure:
             scope.attributes[name] = failure.attributes
