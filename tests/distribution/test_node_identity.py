@@ -24,7 +24,7 @@ from ..support.tls import TlsFiles
 from ..support.waiting import wait_until
 from .conftest import FAST_DELIVERY
 
-ADMIN_PASSWORD = "admin-secret"  # noqa: S105 - the test's bootstrap administrator
+ADMIN_PASSWORD = "admin-secret"
 USERS = f"admin:{ADMIN_PASSWORD}"
 
 
