@@ -37,6 +37,7 @@ USERS = ",".join(
 MALLORY = ("mallory", "mallory-pw")
 LONG_NAMED = ("long.named.writer", "long-pw")
 VICTIM = "bob"
+GROUP = {"X-BUS-DR-ON-BEHALF-OF-GROUP": "7"}
 
 
 @pytest.fixture
@@ -86,7 +87,7 @@ def test_a_writer_naming_another_owner_neither_redirects_his_subscription_nor_de
 def test_a_writer_claims_no_group(service: RunningService, bus: httpx.Client) -> None:
     feed_id, _ = create_feed(bus, owner=VICTIM, groupid=7)
     sub_id, _ = create_subscription(bus, feed_id, owner=VICTIM, groupid=7)
-    group = {"X-BUS-DR-ON-BEHALF-OF-GROUP": "7"}
+    group = GROUP
     with service.client(auth=MALLORY) as mallory:
         edited = put_subscription(mallory, sub_id, subscription_document(groupid=7), "mallory", **group)
         assert (edited.status_code, edited.text) == (
@@ -140,12 +141,13 @@ def test_an_identity_whose_name_does_not_fit_the_header_leaves_it_out(service: R
         assert writer.delete(f"/feed/{feed_id}").status_code == 204
 
 
-def test_a_reader_reads_as_itself(service: RunningService, bus: httpx.Client) -> None:
+def test_a_read_does_nothing_with_the_header(service: RunningService, bus: httpx.Client) -> None:
     feed_id, _ = create_feed(bus, owner=VICTIM)
     with service.client(auth=("reader", "reader-pw")) as reader:
-        assert reader.get(f"/feed/{feed_id}").status_code == 200
-        assert reader.get(f"/feed/{feed_id}", headers=owner_headers("reader")).status_code == 200
-        assert reader.get(f"/feed/{feed_id}", headers=owner_headers(VICTIM)).status_code == 403
+        for headers in ({}, owner_headers("reader"), owner_headers(VICTIM), owner_headers("x", **GROUP)):
+            assert reader.get(f"/feed/{feed_id}", headers=headers).status_code == 200, headers
+        too_long = reader.get(f"/feed/{feed_id}", headers=owner_headers("reader.one"))
+        assert (too_long.status_code, too_long.text) == (400, "X-BUS-DR-ON-BEHALF-OF header too long")
 
 
 def test_the_bus_and_administrators_provision_for_the_owners_they_name(

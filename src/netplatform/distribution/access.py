@@ -6,8 +6,9 @@ The kernel has already checked the route's own permission (``distribution.reader
 
 * the caller is the identity named in ``X-BUS-DR-ON-BEHALF-OF`` only when the authenticated
   identity may act for others (``platform.distribution.actas|*|call``: the bus controller's
-  ``svc.bus``, administrators); anyone else acts as itself: the header, when sent, must name it
-  (else 403), and ``X-BUS-DR-ON-BEHALF-OF-GROUP`` is theirs alone;
+  ``svc.bus``, administrators); anyone else acts as itself: on a write the header, when sent,
+  must name it (else 403), and ``X-BUS-DR-ON-BEHALF-OF-GROUP`` is theirs alone (a read does
+  nothing with either);
 * a legacy feed, and every subscription, follow the reference's owner rule: the caller is the
   object's owner, or names its group;
 * a *framework* feed (created with ``X-EXCLUDE-AUTHZ: false`` while
@@ -69,8 +70,11 @@ class Caller:
         user: str = "",
         grants: Grants | None = None,
         exclude_authz: str | None = None,
+        writing: bool = True,
     ) -> Caller:
-        """The reference's checks of the header (400), then whom it may name (403)."""
+        """The reference's checks of the header (400), then, for a write (``writing``: the
+        header decides the owner), whom it may name (403). A read does nothing with the header:
+        any value of the right length is taken, as the reference's readers send it."""
         acting_for_others = may_act_for_others(grants)
         if not identity and acting_for_others:
             raise BadRequest(f"Missing {ON_BEHALF_OF} header.")
@@ -78,7 +82,10 @@ class Caller:
             raise BadRequest(f"{ON_BEHALF_OF} header too long")
         group_number = _group_number(group)
         if not acting_for_others:
-            identity = _own_identity(user, identity, group_number)
+            if writing:
+                identity = _own_identity(user, identity, group_number)
+            else:
+                identity, group_number = identity or user, 0
         assert identity
         return cls(identity, group_number, user, grants, exclude_authz)
 

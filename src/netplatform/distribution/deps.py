@@ -52,6 +52,9 @@ class DistributionObjects:
 
 OBJECTS = Registry(DistributionObjects)
 
+READ_METHODS = frozenset({"GET", "HEAD"})
+"""Requests that do nothing with whom the on-behalf-of header names (:meth:`.access.Caller.from_headers`)."""
+
 
 async def public_base_url(request: Request) -> str:
     """Where links point: ``NETPLATFORM_DISTRIBUTION_PUBLIC_URL``, else scheme://host:port of the request."""
@@ -86,9 +89,9 @@ async def caller(
         ),
     ] = None,
 ) -> Caller:
-    """The caller of a feed or subscription route (400 when the on-behalf-of header is unusable,
-    403 when it names someone the authenticated identity may not act for), with what that
-    identity holds (the per-feed permission checks use it)."""
+    """The caller of a feed or subscription route (400 when the on-behalf-of header is unusable;
+    on a write, 403 when it names someone the authenticated identity may not act for), with what
+    that identity holds (the per-feed permission checks use it)."""
     user: str = request.state.user
     access: AccessDirectory = request.app.state.access
     return Caller.from_headers(
@@ -97,6 +100,7 @@ async def caller(
         user=user,
         grants=await access.grants(user),
         exclude_authz=exclude_authz,
+        writing=request.method not in READ_METHODS,
     )
 
 

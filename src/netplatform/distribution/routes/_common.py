@@ -37,7 +37,7 @@ IDENTITY_HEADER: dict[str, Any] = {
     " requires it. Only an identity holding platform.distribution.actas (the bus controller,"
     " administrators) may name another; any other identity acts as itself: it names itself or leaves"
     f" the header out (as it must when its name is longer than {MAX_IDENTITY_LENGTH} characters), and"
-    " naming another is 403",
+    " naming another in a write is 403",
     "schema": {"type": "string", "pattern": f"^[!-~]{{1,{MAX_IDENTITY_LENGTH}}}$"},
 }
 """The reference's callers (the bus controller, administrators) get 400 without it; the
