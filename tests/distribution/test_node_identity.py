@@ -14,7 +14,7 @@ from typing import Any
 
 import httpx
 
-from netplatform.access.platform import NODE, credential
+from netplatform.access.platform import BUS, NODE, credential
 from netplatform.settings import Settings
 
 from ..conftest import ServiceStarter, SettingsFactory
@@ -102,3 +102,29 @@ def test_a_forward_to_a_node_whose_certificate_is_not_trusted_sends_nothing(
         assert peer.requests == []
     finally:
         peer.stop()
+
+
+def test_only_platform_identities_and_administrators_decide_where_forwards_go(
+    make_settings: SettingsFactory, start_service: ServiceStarter
+) -> None:
+    """Egress routes (which node a subscription's files are forwarded to) are set by svc.bus and
+    svc.node (and administrators); a distribution writer may not, and svc.bus may not forward."""
+    settings = make_settings(users=f"{USERS},writer:writer-pw:distribution.writer", **FAST_DELIVERY)
+    service = start_service("distribution", settings)
+    with service.client(auth=("admin", ADMIN_PASSWORD)) as admin:
+        feed_id, _ = create_feed(admin)
+        sub_id, _ = create_subscription(admin, feed_id)
+    route = f"/internal/route/egress/{sub_id}"
+    with service.client(auth=("writer", "writer-pw")) as writer:
+        refused = writer.put(route, json={"node": "test"})
+        assert (refused.status_code, refused.text) == (
+            403,
+            "User writer does not have permission platform.distribution.internal|route|call",
+        )
+    for identity in (BUS, NODE):
+        with service.client(auth=credential(settings, identity)) as platform:
+            assert platform.put(route, json={"node": "test"}).status_code == 200, identity.name
+            assert platform.get("/internal/nodes").status_code == 200, identity.name
+    with service.client(auth=credential(settings, BUS)) as bus:
+        forward = bus.put("/internal/forward/1.elsewhere", content=b"x")
+        assert forward.status_code == 403 and "internal|forward|call" in forward.text
