@@ -7,6 +7,8 @@ is left out, else 403, and it claims no group (``X-BUS-DR-ON-BEHALF-OF-GROUP``).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import httpx
 import pytest
 
@@ -48,9 +50,10 @@ def service(make_settings: SettingsFactory, start_service: ServiceStarter, tls: 
 
 
 @pytest.fixture
-def bus(service: RunningService) -> httpx.Client:
+def bus(service: RunningService) -> Iterator[httpx.Client]:
     """The bus controller's own identity: svc.bus, its password derived from the platform key."""
-    return service.client(auth=credential(service.settings, BUS))
+    with service.client(auth=credential(service.settings, BUS)) as client:
+        yield client
 
 
 def refusal(user: str, named: str) -> str:
@@ -153,14 +156,20 @@ def test_a_read_does_nothing_with_the_header(service: RunningService, bus: httpx
 def test_the_bus_and_administrators_provision_for_the_owners_they_name(
     service: RunningService, bus: httpx.Client
 ) -> None:
-    for client, owner in ((bus, "opsteam"), (service.client(), "noc")):
-        feed_id, feed = create_feed(client, owner=owner, name=f"for-{owner}")
-        assert feed["publisher"] == owner
-        sub_id, sub = create_subscription(client, feed_id, owner="rxteam")
-        assert sub["subscriber"] == "rxteam"
-        changed = put_subscription(client, sub_id, subscription_document("https://rx.example/new"), "rxteam")
-        assert changed.status_code == 200, changed.text
-        # The reference's check stays for them: they must say whom they act for.
-        missing = client.delete(f"/feed/{feed_id}")
-        assert (missing.status_code, missing.text) == (400, "Missing X-BUS-DR-ON-BEHALF-OF header.")
-        assert client.delete(f"/feed/{feed_id}", headers=owner_headers(owner)).status_code == 204
+    with service.client() as admin:
+        for client, owner in ((bus, "opsteam"), (admin, "noc")):
+            provision_and_remove(client, owner)
+
+
+def provision_and_remove(client: httpx.Client, owner: str) -> None:
+    """As a caller that acts for others: a feed for ``owner``, a subscription for another owner."""
+    feed_id, feed = create_feed(client, owner=owner, name=f"for-{owner}")
+    assert feed["publisher"] == owner
+    sub_id, sub = create_subscription(client, feed_id, owner="rxteam")
+    assert sub["subscriber"] == "rxteam"
+    changed = put_subscription(client, sub_id, subscription_document("https://rx.example/new"), "rxteam")
+    assert changed.status_code == 200, changed.text
+    # The reference's check stays for them: they must say whom they act for.
+    missing = client.delete(f"/feed/{feed_id}")
+    assert (missing.status_code, missing.text) == (400, "Missing X-BUS-DR-ON-BEHALF-OF header.")
+    assert client.delete(f"/feed/{feed_id}", headers=owner_headers(owner)).status_code == 204
