@@ -138,9 +138,10 @@ class Settings(BaseSettings):
     node_heartbeat_s: float = Field(5.0, gt=0)
     node_down_after_s: float = Field(30.0, gt=0)
     # The identity a node presents to other nodes when it forwards a file (PUT /internal/forward):
-    # it needs the platform.node role there. Default: the first NETPLATFORM_USERS entry (the
-    # bootstrap administrator); a deployment should give its nodes an identity of their own that
-    # holds platform.node only (docs/distribution.md). Set both or neither.
+    # it needs the platform.node role there. Default: the platform's own svc.node, whose password
+    # is derived from the platform key (so every node holding the key presents and accepts it);
+    # set these only where the nodes do not share the key (docs/distribution.md). Set both or
+    # neither.
     node_user: str | None = None
     node_password: str | None = None
     # The authorization framework for feeds (reference authz 4): feed creation then requires

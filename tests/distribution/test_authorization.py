@@ -48,6 +48,11 @@ FEED_HEADERS = {**owner_headers(), "Content-Type": FEED_TYPE}
 SUB_HEADERS = {**owner_headers(), "Content-Type": SUB_TYPE}
 
 
+def as_itself(who: tuple[str, str], content_type: str = FEED_TYPE) -> dict[str, str]:
+    """The headers of an identity without platform.distribution.actas: it acts as itself."""
+    return {**owner_headers(who[0]), "Content-Type": content_type}
+
+
 def as_(service: RunningService, auth: tuple[str, str]) -> httpx.Client:
     return service.client(auth=auth)
 
@@ -100,7 +105,8 @@ def test_a_reader_reads_and_may_not_write(secured: RunningService, provisioned: 
     feed_id, sub_id = provisioned
     with as_(secured, READER) as reader:
         for method, path in reads(feed_id, sub_id):
-            assert reader.request(method, path, headers=owner_headers()).status_code == 200, path
+            assert reader.request(method, path, headers=owner_headers("reader")).status_code == 200, path
+            assert reader.request(method, path).status_code == 200, path
         for method, path in writes(feed_id, sub_id):
             refused = write(reader, method, path)
             resource = "subs" if path.startswith("/sub") else "feeds"
@@ -131,18 +137,12 @@ def test_a_writer_writes_and_the_owner_rule_stays_on_top(
 ) -> None:
     feed_id, _ = provisioned
     with as_(secured, WRITER) as writer:
-        own_id, _ = create_feed(writer, name="writers")
-        assert (
-            writer.put(f"/feed/{own_id}", json=feed_document("writers"), headers=FEED_HEADERS).status_code
-            == 200
-        )
-        foreign = writer.put(
-            f"/feed/{feed_id}",
-            json=feed_document(),
-            headers={**FEED_HEADERS, "X-BUS-DR-ON-BEHALF-OF": "other"},
-        )
+        own_id, _ = create_feed(writer, owner="writer", name="writers")
+        mine = writer.put(f"/feed/{own_id}", json=feed_document("writers"), headers=as_itself(WRITER))
+        assert mine.status_code == 200
+        foreign = writer.put(f"/feed/{feed_id}", json=feed_document(), headers=as_itself(WRITER))
         assert (foreign.status_code, foreign.text) == (403, "Policy Engine disallows access.")
-        assert writer.get(f"/feed/{feed_id}", headers=owner_headers()).status_code == 200
+        assert writer.get(f"/feed/{feed_id}").status_code == 200
 
 
 # --- the internal routes --------------------------------------------------------------------
@@ -259,38 +259,44 @@ def test_framework_mode_requires_the_header_to_create_a_feed(framework: RunningS
         assert "X-EXCLUDE-AUTHZ" in legacy_with_instance.text
     with as_(framework, WRITER) as writer:
         # distribution.writer alone may not create a framework feed: that is the feed's create permission.
-        refused = post(writer, feed_document(authz_instance=PM), "false")
+        refused = post(writer, feed_document(authz_instance=PM), "false", owner="writer")
         assert (refused.status_code, refused.text) == (
             403,
             f"User writer does not have permission platform.distribution.feed|{PM}|create",
         )
-        assert post(writer, feed_document(name="plain"), "true").status_code == 200
+        assert post(writer, feed_document(name="plain"), "true", owner="writer").status_code == 200
 
 
 def test_a_framework_feed_is_changed_by_permission_not_by_owner(framework: RunningService) -> None:
+    with framework.client() as admin:  # made for the writer, which is then its owner
+        feed_id = feed_id_of(post(admin, feed_document(authz_instance=PM), "false", owner="writer"))
     with as_(framework, EDITOR) as editor:
-        feed_id = feed_id_of(post(editor, feed_document(authz_instance=PM), "false", owner="alice"))
-        # The editor changes it whoever it names as on behalf of; its owner, without the permission, may not.
+        # The editor changes it by permission, not as its owner; its owner, without the permission, may not.
         changed = editor.put(
             f"/feed/{feed_id}",
             json=feed_document(authz_instance=PM, description="edited"),
-            headers={**owner_headers("someone"), "Content-Type": FEED_TYPE},
+            headers=as_itself(EDITOR),
         )
         assert changed.status_code == 200, changed.text
-        no_delete = editor.delete(f"/feed/{feed_id}", headers=owner_headers("alice"))
+        no_delete = editor.delete(f"/feed/{feed_id}", headers=owner_headers("editor"))
         assert (no_delete.status_code, no_delete.text) == (
             403,
             f"User editor does not have permission platform.distribution.feed|{PM}|delete",
         )
     with as_(framework, WRITER) as writer:
-        as_owner = {**owner_headers("alice"), "Content-Type": FEED_TYPE}
-        refused = writer.put(f"/feed/{feed_id}", json=feed_document(authz_instance=PM), headers=as_owner)
+        refused = writer.put(
+            f"/feed/{feed_id}", json=feed_document(authz_instance=PM), headers=as_itself(WRITER)
+        )
         assert refused.status_code == 403 and f"feed|{PM}|edit" in refused.text
-        assert writer.delete(f"/feed/{feed_id}", headers=owner_headers("alice")).status_code == 403
-        subscribing = writer.post(f"/subscribe/{feed_id}", json=subscription_document(), headers=SUB_HEADERS)
+        assert writer.delete(f"/feed/{feed_id}").status_code == 403
+        subscribing = writer.post(
+            f"/subscribe/{feed_id}", json=subscription_document(), headers=as_itself(WRITER, SUB_TYPE)
+        )
         assert subscribing.status_code == 403 and f"feed|{PM}|subscribe" in subscribing.text
     with as_(framework, EDITOR) as editor:
-        subscribed = editor.post(f"/subscribe/{feed_id}", json=subscription_document(), headers=SUB_HEADERS)
+        subscribed = editor.post(
+            f"/subscribe/{feed_id}", json=subscription_document(), headers=as_itself(EDITOR, SUB_TYPE)
+        )
         assert subscribed.status_code == 201, subscribed.text
     with framework.client() as admin:  # platform.admin holds every permission
         assert admin.delete(f"/feed/{feed_id}", headers=owner_headers("x")).status_code == 204
@@ -300,7 +306,7 @@ def test_a_framework_feed_takes_files_from_identities_holding_its_publish_permis
     framework: RunningService,
 ) -> None:
     with as_(framework, EDITOR) as editor:
-        feed_id = feed_id_of(post(editor, feed_document(authz_instance=PM), "false"))
+        feed_id = feed_id_of(post(editor, feed_document(authz_instance=PM), "false", owner="editor"))
     accepted = publish(framework.url, feed_id, "a.csv", b"1", auth=EDITOR)
     assert accepted.status_code == 204, accepted.text
     with framework.client() as admin:
@@ -320,29 +326,28 @@ def test_a_framework_feed_takes_files_from_identities_holding_its_publish_permis
 
 def test_a_legacy_feed_keeps_the_legacy_rules_in_framework_mode(framework: RunningService) -> None:
     with as_(framework, WRITER) as writer:
-        feed_id = feed_id_of(post(writer, feed_document(), "TRUE"))
-        assert writer.put(f"/feed/{feed_id}", json=feed_document(), headers=FEED_HEADERS).status_code == 200
-        foreign = writer.put(
-            f"/feed/{feed_id}",
-            json=feed_document(),
-            headers={**FEED_HEADERS, "X-BUS-DR-ON-BEHALF-OF": "other"},
-        )
-        assert (foreign.status_code, foreign.text) == (403, "Policy Engine disallows access.")
+        feed_id = feed_id_of(post(writer, feed_document(), "TRUE", owner="writer"))
         assert (
-            writer.post(
-                f"/subscribe/{feed_id}", json=subscription_document(), headers=SUB_HEADERS
-            ).status_code
-            == 201
+            writer.put(f"/feed/{feed_id}", json=feed_document(), headers=as_itself(WRITER)).status_code == 200
         )
+    with as_(framework, EDITOR) as editor:
+        foreign = editor.put(f"/feed/{feed_id}", json=feed_document(), headers=as_itself(EDITOR))
+        assert (foreign.status_code, foreign.text) == (403, "Policy Engine disallows access.")
+        subscribing = editor.post(
+            f"/subscribe/{feed_id}", json=subscription_document(), headers=as_itself(EDITOR, SUB_TYPE)
+        )
+        assert subscribing.status_code == 201
     assert publish(framework.url, feed_id, "b.csv", b"2").status_code == 204
     assert publish(framework.url, feed_id, "b.csv", b"2", auth=EDITOR).status_code == 401
 
 
 def test_with_the_framework_off_the_header_changes_nothing(secured: RunningService) -> None:
     with as_(secured, WRITER) as writer:
-        feed_id = feed_id_of(post(writer, feed_document(authz_instance=PM), "false"))
+        feed_id = feed_id_of(post(writer, feed_document(authz_instance=PM), "false", owner="writer"))
         # A legacy feed all the same: its owner changes it, its endpoint ids publish.
-        assert writer.put(f"/feed/{feed_id}", json=feed_document(), headers=FEED_HEADERS).status_code == 200
+        assert (
+            writer.put(f"/feed/{feed_id}", json=feed_document(), headers=as_itself(WRITER)).status_code == 200
+        )
     assert publish(secured.url, feed_id, "c.csv", b"3").status_code == 204
 
 

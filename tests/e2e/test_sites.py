@@ -82,23 +82,25 @@ class Sites:
         self.tls = tls
         self.nodes: list[Node] = []
 
-    def start(self, name: str, site: str, *, bus: bool = False) -> Node:
-        """A node; with ``bus``, its process runs the bus controller too (on a port of its own)."""
+    def start(self, name: str, site: str, *, bus: bool = False, configured_identity: bool = True) -> Node:
+        """A node; with ``bus``, its process runs the bus controller too (on a port of its own).
+        Without ``configured_identity`` it forwards as the platform's own ``svc.node`` (no
+        NETPLATFORM_NODE_USER) and writes an access log."""
         port = free_port()
         bus_port = free_port() if bus else None
         only = ["--only", "distribution", *(["--only", "bus"] if bus else [])]
+        identity = {"NETPLATFORM_NODE_USER": NODE_IDENTITY[0], "NETPLATFORM_NODE_PASSWORD": NODE_IDENTITY[1]}
         env = {
             "NETPLATFORM_DISTRIBUTION_PORT": str(port),
             "NETPLATFORM_DATA_DIR": str(self.tmp_path / f"{name}-data"),
             "NETPLATFORM_DATABASE_URL": self.database_url,
             "NETPLATFORM_USERS": NODE_USERS,
-            "NETPLATFORM_NODE_USER": NODE_IDENTITY[0],
-            "NETPLATFORM_NODE_PASSWORD": NODE_IDENTITY[1],
+            **(identity if configured_identity else {}),
             "NETPLATFORM_INSTANCE_NAME": name,
             "NETPLATFORM_SITE": site,
             "NETPLATFORM_NODE_URL": f"http://127.0.0.1:{port}",
             "NETPLATFORM_DELIVERY_CA_BUNDLE": str(self.tls.ca_bundle),
-            "NETPLATFORM_ACCESS_LOG": "false",
+            "NETPLATFORM_ACCESS_LOG": "false" if configured_identity else "true",
             **NODE_TIMING,
             **{f"NETPLATFORM_{key.upper()}": str(value) for key, value in FAST_DELIVERY.items()},
             **({"NETPLATFORM_BUS_PORT": str(bus_port)} if bus_port else {}),
@@ -184,6 +186,25 @@ def test_a_file_published_at_site_a_is_forwarded_to_and_delivered_by_the_node_of
     # The forward went as the node identity, which may do nothing else.
     with httpx.Client(base_url=node_b.url, auth=NODE_IDENTITY, timeout=30) as as_node:
         assert as_node.get(f"/feed/{feed_id}", headers={"X-BUS-DR-ON-BEHALF-OF": "ops"}).status_code == 403
+
+
+def test_nodes_sharing_the_platform_key_forward_as_svc_node_without_any_configured_identity(
+    sites: Sites, receiver: Receiver
+) -> None:
+    node_a = sites.start("node-a", "site-a", configured_identity=False)
+    node_b = sites.start("node-b", "site-b", configured_identity=False)
+    feed_id, sub_id = feed_bound_to(node_a, node_b, receiver)
+    answer = publish(node_a.url, feed_id, "counters.csv", b"a,b\n1,2\n")
+    assert answer.status_code == 204, answer.text
+    publish_id = answer.headers["X-BUS-DR-PUBLISH-ID"]
+    [delivered] = receiver.wait_for(1, timeout=30)
+    assert delivered.body == b"a,b\n1,2\n"
+    _pub, forward, _delivery = one_of_each(records_of(node_b, sub_id, publish_id), "pub", "fwd", "del")
+    assert forward["statusCode"] == 204
+    # Node B's access log names who forwarded: the platform's node identity, not the administrator.
+    hop = f"PUT /internal/forward/{publish_id} svc.node 204"
+    wait_until(lambda: hop in node_b.process.log(), timeout=30, what="the forward in node-b's access log")
+    assert f"/internal/forward/{publish_id} admin" not in node_b.process.log()
 
 
 def test_a_forward_to_a_node_that_is_down_is_retried_until_it_is_back(

@@ -33,6 +33,7 @@ SLOW_TESTS: dict[str, str] = {
     "test_services.py::test_every_protected_route_refuses_missing_and_wrong_credentials": "32 s",
     "test_cli.py::test_serve_starts_all_six_and_the_console_with_configured_users_and_stops_gracefully": "30 s",
     "distribution/test_retention.py::test_publish_refused_while_spool_is_under_its_floor": "24 s",
+    "distribution/test_delivery_passwords.py::test_secrets_rotate_seals_the_passwords_again_with_the_new_key": "12 s",
     "distribution/test_reliability.py::test_sigkill_after_204_loses_no_acknowledged_file": "23 s",
     "test_workers.py::test_two_workers_share_every_port_and_stop_on_sigterm": "18 s",
     "bus/test_router_provisioning.py::test_a_revoke_the_router_did_not_take_is_retried": "14 s",

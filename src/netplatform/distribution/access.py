@@ -4,8 +4,13 @@ or change a subscription.
 The kernel has already checked the route's own permission (``distribution.reader`` /
 ``distribution.writer``). On top of it, per object (docs/distribution.md "Authorization"):
 
-* a legacy feed, and every subscription, follow the reference's owner rule: the identity named in
-  ``X-BUS-DR-ON-BEHALF-OF`` is the object's owner, or names its group;
+* the caller is the identity named in ``X-BUS-DR-ON-BEHALF-OF`` only when the authenticated
+  identity may act for others (``platform.distribution.actas|*|call``: the bus controller's
+  ``svc.bus``, administrators); anyone else acts as itself: on a write the header, when sent,
+  must name it (else 403), and ``X-BUS-DR-ON-BEHALF-OF-GROUP`` is theirs alone (a read does
+  nothing with either);
+* a legacy feed, and every subscription, follow the reference's owner rule: the caller is the
+  object's owner, or names its group;
 * a *framework* feed (created with ``X-EXCLUDE-AUTHZ: false`` while
   ``NETPLATFORM_DISTRIBUTION_AUTHZ`` was on) is governed by the permissions
   ``platform.distribution.feed|<its authz_instance>|<action>`` of the authenticated caller.
@@ -19,11 +24,17 @@ from ..access.directory import Grants
 from ..web.errors import BadRequest, Forbidden
 from ..web.permissions import Permission
 from .feed_model import Feed, is_legacy_instance
+from .spec import PERMISSIONS
+from .subscription_model import PASSWORD_MASK
 
 MAX_IDENTITY_LENGTH = 8
+MAX_OWNER_LENGTH = 255
+"""An owner is stored whole (tables.OwnerName): an identity's name, at most this long."""
 ON_BEHALF_OF = "X-BUS-DR-ON-BEHALF-OF"
 ON_BEHALF_OF_GROUP = "X-BUS-DR-ON-BEHALF-OF-GROUP"
 EXCLUDE_AUTHZ = "X-EXCLUDE-AUTHZ"
+ACT_AS = PERMISSIONS.act_as()
+WRITE_SUBSCRIPTIONS = PERMISSIONS.write("subs")
 
 FEED_PERMISSION_TYPE = "platform.distribution.feed"
 NO_INSTANCE = "platform.distribution.NoInstanceDefined"
@@ -35,10 +46,14 @@ def feed_permission(authz_instance: str, action: str) -> Permission:
     return Permission(FEED_PERMISSION_TYPE, authz_instance or NO_INSTANCE, action)
 
 
+def may_act_for_others(grants: Grants | None) -> bool:
+    return grants is not None and grants.allows(ACT_AS)
+
+
 @dataclass(frozen=True)
 class Caller:
-    """The identity in ``X-BUS-DR-ON-BEHALF-OF`` and the group of ``X-BUS-DR-ON-BEHALF-OF-GROUP``;
-    the authenticated platform identity and what it holds; ``X-EXCLUDE-AUTHZ`` as sent."""
+    """Whom the request acts for (``identity``, the owner of what it creates) and the group it
+    names; the authenticated platform identity and what it holds; ``X-EXCLUDE-AUTHZ`` as sent."""
 
     identity: str
     group: int = 0
@@ -55,12 +70,29 @@ class Caller:
         user: str = "",
         grants: Grants | None = None,
         exclude_authz: str | None = None,
+        writing: bool = True,
     ) -> Caller:
-        if not identity:
+        """The reference's checks of the header (400), then, for a write (``writing``: the
+        header decides the owner), whom it may name (403). A read does nothing with the header:
+        any value of the right length is taken, as the reference's readers send it."""
+        acting_for_others = may_act_for_others(grants)
+        if not identity and acting_for_others:
             raise BadRequest(f"Missing {ON_BEHALF_OF} header.")
-        if len(identity) > MAX_IDENTITY_LENGTH:
+        if identity and len(identity) > MAX_IDENTITY_LENGTH:
             raise BadRequest(f"{ON_BEHALF_OF} header too long")
-        return cls(identity, _group_number(group), user, grants, exclude_authz)
+        group_number = _group_number(group)
+        if not acting_for_others:
+            if writing:
+                identity = _own_identity(user, identity, group_number)
+            else:
+                identity, group_number = identity or user, 0
+        assert identity
+        return cls(identity, group_number, user, grants, exclude_authz)
+
+    def shown_password(self) -> str | None:
+        """What stands for a stored delivery password in an answer to this caller: the mask for a
+        writer of subscriptions, nothing for a reader (a secret goes to no role below the writer)."""
+        return PASSWORD_MASK if self.grants is not None and self.grants.allows(WRITE_SUBSCRIPTIONS) else None
 
     # --- the owner rule --------------------------------------------------------------------
 
@@ -105,6 +137,24 @@ class Caller:
         collection is open (the reference's owner rule)."""
         if feed.authz_framework:
             self.ensure_permitted(feed_permission(feed.authz_instance, "subscribe"))
+
+
+def _own_identity(user: str, named: str | None, group: int) -> str:
+    """The caller acting as itself: the header left out or naming it, no group claimed."""
+    if named and named != user:
+        raise Forbidden(
+            f"User {user} may not act on behalf of {named}: without permission {ACT_AS}"
+            f" {ON_BEHALF_OF} must name the caller itself or be left out"
+        )
+    if group > 0:
+        raise Forbidden(
+            f"User {user} may not act for group {group}: {ON_BEHALF_OF_GROUP} needs permission {ACT_AS}"
+        )
+    if len(user) > MAX_OWNER_LENGTH:
+        raise Forbidden(
+            f"An identity name longer than {MAX_OWNER_LENGTH} characters cannot own feeds or subscriptions"
+        )
+    return user
 
 
 def _group_number(text: str | None) -> int:

@@ -4,14 +4,17 @@ guard and log retention."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
 from typing import Protocol
 
+import anyio
 from fastapi import FastAPI
 
 from ..settings import Settings
 from ..store.generations import Generation
+from ..store.secrets import sealer_for
 from ..web.app import build_app
 from .acknowledgements import Acknowledgements
 from .delivery.body import DecompressionLimits
@@ -32,6 +35,8 @@ from .spec import SPEC
 from .spool_space import SpoolSpace
 from .tables import PROVISIONING_SCOPE, changes, generations
 
+log = logging.getLogger("netplatform.distribution")
+
 
 class BackgroundWork(Protocol):
     async def start(self) -> None: ...
@@ -41,9 +46,13 @@ class BackgroundWork(Protocol):
 
 @asynccontextmanager
 async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-    """Register this node and heartbeat (spec 1.3), run the delivery workers, the spool-space guard
-    and log retention; stop in reverse."""
+    """Seal the delivery passwords an earlier version left in clear, register this node and
+    heartbeat (spec 1.3), run the delivery workers, the spool-space guard and log retention; stop
+    in reverse."""
     objects = OBJECTS.of(app)
+    sealed = await anyio.to_thread.run_sync(objects.provisioning.seal_clear_passwords)
+    if sealed:
+        log.info("sealed %d delivery passwords stored in clear by an earlier version", sealed)
     work: list[BackgroundWork] = [objects.nodes, objects.delivery, objects.spool_space, objects.log_retention]
     async with AsyncExitStack() as running:
         for part in work:
@@ -79,6 +88,7 @@ def _objects(app: FastAPI, settings: Settings) -> DistributionObjects:
     # Endpoint password hashes and the credentials known to match them, shared by provisioning
     # (which makes them) and publishing (which checks them).
     secrets = EndpointSecrets()
+    sealer = sealer_for(settings)  # delivery passwords: sealed by provisioning, opened to present
     delivery_metrics = DeliveryMetrics(state.metrics.registry, db, node)
     spool_space = SpoolSpace(db, blobs, settings, delivery_metrics)
     gate = PublisherGate(state.access, settings.distribution_authz, secrets)
@@ -88,7 +98,7 @@ def _objects(app: FastAPI, settings: Settings) -> DistributionObjects:
         ratio_free_bytes=settings.delivery_decompress_ratio_free_bytes,
     )
     return DistributionObjects(
-        provisioning=Provisioning(db, blobs, settings, secrets),
+        provisioning=Provisioning(db, blobs, settings, secrets, sealer),
         provisioned=Generation(db, generations, PROVISIONING_SCOPE, changes=changes),
         publisher=Publisher(db, blobs, node, spool_space, gate),
         delivery=DeliveryEngine(
@@ -99,7 +109,7 @@ def _objects(app: FastAPI, settings: Settings) -> DistributionObjects:
         nodes=nodes,
         routing=Routing(db, nodes),
         forwarding=Forwarding(db, blobs, node, spool_space),
-        acknowledgements=Acknowledgements(db, blobs, node),
+        acknowledgements=Acknowledgements(db, blobs, node, sealer),
         spool_space=spool_space,
         log_retention=LogRetention(db, settings),
     )

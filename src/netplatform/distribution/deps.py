@@ -52,6 +52,9 @@ class DistributionObjects:
 
 OBJECTS = Registry(DistributionObjects)
 
+READ_METHODS = frozenset({"GET", "HEAD"})
+"""Requests that do nothing with whom the on-behalf-of header names (:meth:`.access.Caller.from_headers`)."""
+
 
 async def public_base_url(request: Request) -> str:
     """Where links point: ``NETPLATFORM_DISTRIBUTION_PUBLIC_URL``, else scheme://host:port of the request."""
@@ -63,10 +66,19 @@ async def caller(
     request: Request,
     on_behalf_of: Annotated[
         str | None,
-        Header(alias=ON_BEHALF_OF, description="Identity of the caller (1-8 characters); required"),
+        Header(
+            alias=ON_BEHALF_OF,
+            description="Whom the caller acts for (1-8 characters): anyone, from an identity holding "
+            "platform.distribution.actas (required from it); else the caller itself, or left out",
+        ),
     ] = None,
     on_behalf_of_group: Annotated[
-        str | None, Header(alias=ON_BEHALF_OF_GROUP, description="Group id; same group counts as owner")
+        str | None,
+        Header(
+            alias=ON_BEHALF_OF_GROUP,
+            description="Group id; same group counts as owner (only from an identity holding "
+            "platform.distribution.actas)",
+        ),
     ] = None,
     exclude_authz: Annotated[
         str | None,
@@ -77,8 +89,9 @@ async def caller(
         ),
     ] = None,
 ) -> Caller:
-    """The caller of a feed or subscription route (400 when the on-behalf-of header is unusable),
-    with what the authenticated identity holds (the per-feed permission checks use it)."""
+    """The caller of a feed or subscription route (400 when the on-behalf-of header is unusable;
+    on a write, 403 when it names someone the authenticated identity may not act for), with what
+    that identity holds (the per-feed permission checks use it)."""
     user: str = request.state.user
     access: AccessDirectory = request.app.state.access
     return Caller.from_headers(
@@ -87,6 +100,7 @@ async def caller(
         user=user,
         grants=await access.grants(user),
         exclude_authz=exclude_authz,
+        writing=request.method not in READ_METHODS,
     )
 
 

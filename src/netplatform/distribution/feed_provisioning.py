@@ -5,7 +5,7 @@ Each operation is one transaction; the rows it changes are locked first (``FOR U
 concurrent update, delete or create never slips between a check and the write. Endpoint
 passwords are hashed before that transaction (argon2 is slow, :mod:`.endpoint_secrets`), so no
 row waits on it. Blobs of queued deliveries dropped by a delete are removed after the commit
-that forgets them.
+that forgets them. Delivery passwords are sealed before they reach a row (:mod:`.subscription_model`).
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from ..clock import now_ms
 from ..settings import Settings
 from ..store.blobs import BlobStore
 from ..store.db import Database
+from ..store.secrets import Sealer
 from ..store.unit_of_work import UnitOfWork
 from ..web.errors import BadRequest, Conflict, NotFound
 from .access import Caller
@@ -26,13 +27,16 @@ from .repository import Repositories
 from .repository.counters import FEED_COUNTER, SUBSCRIPTION_COUNTER
 from .repository.feeds import FeedRepository, NewFeed
 from .repository.subscriptions import SubscriptionRepository
-from .subscription_model import Subscription, SubscriptionFields
+from .subscription_model import RequestedFields, Subscription, stored_fields
 
 
 class Provisioning:
-    def __init__(self, db: Database, blobs: BlobStore, settings: Settings, secrets: EndpointSecrets) -> None:
+    def __init__(
+        self, db: Database, blobs: BlobStore, settings: Settings, secrets: EndpointSecrets, sealer: Sealer
+    ) -> None:
         self.unit = UnitOfWork(db, Repositories)
         self.secrets = secrets
+        self.sealer = sealer
         self.blobs = blobs
         self.node = settings.instance_name  # removes only its own blobs; other nodes sweep theirs
         self.max_feeds = settings.distribution_max_feeds
@@ -136,12 +140,16 @@ class Provisioning:
                 "Cannot create subscription; the maximum number of subscriptions has been configured."
             )
 
-    def create_subscription(self, feed_id: int, fields: SubscriptionFields, caller: Caller) -> Subscription:
+    def create_subscription(self, feed_id: int, fields: RequestedFields, caller: Caller) -> Subscription:
+        clear = fields.delivery.password
+        assert clear is not None  # a create never keeps a password (parse_subscription)
+        stored = stored_fields(fields, self.sealer.seal(clear))
+
         def work(repo: Repositories) -> Subscription:
             sub_id = repo.counters.next_id(SUBSCRIPTION_COUNTER)
             caller.ensure_may_subscribe(_existing_feed(repo.feeds, feed_id, lock=True))
             self._check_subscription_capacity(repo.subscriptions)
-            repo.subscriptions.insert(sub_id, feed_id, fields, caller.identity, now_ms())
+            repo.subscriptions.insert(sub_id, feed_id, stored, caller.identity, now_ms())
             return _existing_subscription(repo.subscriptions, sub_id)
 
         return self.unit.write(work, retry=False)
@@ -163,11 +171,17 @@ class Provisioning:
         caller.ensure_may_manage(subscription.subscriber, subscription.fields.groupid)
         return subscription
 
-    def update_subscription(self, sub_id: int, fields: SubscriptionFields, caller: Caller) -> Subscription:
+    def update_subscription(self, sub_id: int, fields: RequestedFields, caller: Caller) -> Subscription:
+        """Replace the updatable fields; a delivery password sent back as the mask (None) keeps
+        the one the locked row has."""
+        clear = fields.delivery.password
+        sealed = None if clear is None else self.sealer.seal(clear)
+
         def work(repo: Repositories) -> Subscription:
             subscription = _existing_subscription(repo.subscriptions, sub_id, lock=True)
             caller.ensure_may_manage(subscription.subscriber, subscription.fields.groupid)
-            repo.subscriptions.update(sub_id, fields)
+            kept = subscription.fields.delivery.sealed_password
+            repo.subscriptions.update(sub_id, stored_fields(fields, sealed or kept))
             return _existing_subscription(repo.subscriptions, sub_id)
 
         return self.unit.write(work, retry=False)
@@ -180,6 +194,22 @@ class Provisioning:
             return repo.queue.drop_deliveries([sub_id], self.node)
 
         self._remove(self.unit.write(work, retry=False))
+
+    def seal_clear_passwords(self) -> int:
+        """Seal the delivery passwords an earlier version stored in clear; how many. Run at each
+        start: after an upgrade it seals them once, later its one query finds none. Each row is
+        changed only if it still holds the clear value read (instances starting together)."""
+        clear = self.unit.read(lambda repo: repo.subscriptions.clear_passwords())
+        if not clear:
+            return 0
+        sealed = [(sub_id, stored, self.sealer.seal(stored)) for sub_id, stored in clear]
+
+        def work(repo: Repositories) -> None:
+            for sub_id, stored, sealed_password in sealed:
+                repo.subscriptions.replace_password(sub_id, stored, sealed_password)
+
+        self.unit.write(work)
+        return len(sealed)
 
     def _remove(self, blob_names: Iterable[str]) -> None:
         for name in blob_names:

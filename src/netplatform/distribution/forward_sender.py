@@ -1,8 +1,10 @@
 """One forwarding hop (spec 1.3, egress routes): the file, sent to the node that delivers it.
 
-``PUT <node url>/internal/forward/<publish id>`` as this node's identity
-(``NETPLATFORM_NODE_USER``, default the first ``NETPLATFORM_USERS`` entry: :func:`.nodes.node_identity`),
-which the receiving node requires to hold ``platform.node``; the spooled bytes as
+``PUT <node url>/internal/forward/<publish id>`` as this node's identity (the platform's own
+``svc.node``, or ``NETPLATFORM_NODE_USER``: :func:`.nodes.node_identity`), which the receiving
+node requires to hold ``platform.node``, only to the URL that node registered for itself and,
+over HTTPS, only once its certificate is verified (the delivery client's context:
+:func:`.delivery.sender.ssl_context`; redirects are not followed); the spooled bytes as
 they were published (no decompression: the delivering node does that), and the
 :class:`~.schemas.ForwardEnvelope` in ``X-NETPLATFORM-FORWARD``: subscription, feed, file name,
 method, publish time and the captured headers. The target answers 2xx only once the file is

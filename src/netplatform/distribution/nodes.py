@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 import anyio
 
+from ..access.platform import NODE, credential
 from ..clock import now_ms
 from ..settings import Settings
 from ..store.blobs import BlobStore
@@ -41,16 +42,14 @@ def default_node_url(settings: Settings) -> str:
 
 
 def node_identity(settings: Settings) -> tuple[str, str]:
-    """The credentials this node presents to other nodes (forwarding): ``NETPLATFORM_NODE_USER``
-    and ``NETPLATFORM_NODE_PASSWORD``, else the first NETPLATFORM_USERS entry (the bootstrap
-    administrator, so a one-user deployment works as it is). The receiving node requires
-    ``platform.node`` of it."""
+    """The credentials this node presents to other nodes (forwarding): the platform's own
+    ``svc.node``, whose password is derived from the platform key (access/platform.py), or
+    ``NETPLATFORM_NODE_USER`` and ``NETPLATFORM_NODE_PASSWORD`` where the nodes do not share the
+    key. Never a person's password. The receiving node requires ``platform.node`` of it."""
     user, password = settings.node_user, settings.node_password
-    if user is None and password is None:
-        return settings.first_user()
-    if not user or password is None:
+    if bool(user) != bool(password):
         raise ValueError("NETPLATFORM_NODE_USER and NETPLATFORM_NODE_PASSWORD must be set together")
-    return user, password
+    return credential(settings, NODE, user, password)
 
 
 @dataclass(frozen=True)

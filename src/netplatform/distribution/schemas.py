@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from ..web.text import StorableStr
 from .feed_model import Feed
 from .links import feed_links, subscription_links
-from .subscription_model import Subscription
+from .subscription_model import PASSWORD_MASK, Subscription
 
 
 class EndpointIdentity(BaseModel):
@@ -119,7 +119,12 @@ class FeedBody(BaseModel):
 class DeliveryBody(BaseModel):
     url: str = Field(max_length=256, pattern="^https://")
     user: str = Field(max_length=20)
-    password: str = Field(max_length=32)
+    password: str | None = Field(
+        default=None,
+        max_length=32,
+        description=f"The password only in the answer to the request that set it; to a writer otherwise"
+        f" {PASSWORD_MASK} (sent back in an update, it keeps the password); left out for a reader",
+    )
     use100: bool = False
 
 
@@ -207,13 +212,13 @@ def render_feed(feed: Feed, base: str) -> dict[str, Any]:
     return body.model_dump(by_alias=True, exclude_none=True)
 
 
-def render_subscription(subscription: Subscription, base: str) -> dict[str, Any]:
+def render_subscription(subscription: Subscription, base: str, password: str | None) -> dict[str, Any]:
+    """The subscription as answered; ``password`` stands for the stored (sealed) delivery password:
+    the password itself, the mask or None (left out), as the caller may see it."""
     fields = subscription.fields
     target = fields.delivery
     body = SubscriptionBody(
-        delivery=DeliveryBody(
-            url=target.url, user=target.user, password=target.password, use100=target.use100
-        ),
+        delivery=DeliveryBody(url=target.url, user=target.user, password=password, use100=target.use100),
         metadataOnly=fields.metadata_only,
         groupid=fields.groupid,
         follow_redirect=fields.follow_redirect,

@@ -25,6 +25,11 @@ metadata = new_metadata()
 # SQLite only autoincrements an INTEGER PRIMARY KEY; PostgreSQL gets a BIGINT identity.
 BigId = sa.BigInteger().with_variant(sa.Integer(), "sqlite")
 
+OwnerName = sa.String(255)
+"""A feed's ``publisher``, a subscription's ``subscriber``: the identity named in
+``X-BUS-DR-ON-BEHALF-OF`` (1 to 8 characters) by a caller that may act for others, else the
+caller itself, whose name may be as long as an identity's (access/tables.py)."""
+
 counters = sa.Table(
     "distribution_counters",
     metadata,
@@ -49,7 +54,8 @@ feeds = sa.Table(
     sa.Column("authz_instance", sa.String(256), nullable=False),
     # Governed by the platform.distribution.feed permissions of authz_instance (migration 0005).
     sa.Column("authz_framework", sa.Boolean, nullable=False, server_default=sa.false()),
-    sa.Column("publisher", sa.String(8), nullable=False),
+    # The identity that created the feed (distribution_0008: up to an identity name's length).
+    sa.Column("publisher", OwnerName, nullable=False),
     sa.Column("deleted", sa.Boolean, nullable=False),
     sa.Column("created_ms", sa.BigInteger, nullable=False),
     sa.Column("modified_ms", sa.BigInteger, nullable=False),
@@ -72,7 +78,8 @@ subscriptions = sa.Table(
     sa.Column("feed_id", sa.Integer, sa.ForeignKey("distribution_feeds.id"), nullable=False, index=True),
     sa.Column("delivery_url", sa.String(256), nullable=False),
     sa.Column("delivery_user", sa.String(20), nullable=False),
-    sa.Column("delivery_password", sa.String(32), nullable=False),
+    # Sealed with the platform key (store/secrets.py, distribution_0008): SEALED_COLUMNS.
+    sa.Column("delivery_password", sa.Text, nullable=False),
     sa.Column("use100", sa.Boolean, nullable=False),
     sa.Column("metadata_only", sa.Boolean, nullable=False),
     sa.Column("follow_redirect", sa.Boolean, nullable=False),
@@ -81,10 +88,13 @@ subscriptions = sa.Table(
     sa.Column("privileged", sa.Boolean, nullable=False),
     sa.Column("groupid", sa.BigInteger, nullable=False),
     sa.Column("authz_instance", sa.String(256), nullable=False),
-    sa.Column("subscriber", sa.String(8), nullable=False),
+    sa.Column("subscriber", OwnerName, nullable=False),
     sa.Column("created_date", sa.BigInteger, nullable=False),
     sa.Column("deleted", sa.Boolean, nullable=False),
 )
+
+SEALED_COLUMNS = (subscriptions.c.delivery_password,)
+"""Secrets sealed with the platform key: ``netplatform secrets rotate`` seals them again."""
 
 NodeName = sa.String(128)
 """A node's name: its ``NETPLATFORM_INSTANCE_NAME``."""

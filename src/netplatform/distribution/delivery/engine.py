@@ -40,6 +40,7 @@ from ...clock import now_ms
 from ...settings import Settings
 from ...store.blobs import BlobStore
 from ...store.db import Database
+from ...store.secrets import sealer_for
 from ...store.unit_of_work import UnitOfWork
 from ..file_headers import CONTENT_TYPE
 from ..forward_sender import ForwardSender
@@ -100,13 +101,14 @@ class DeliveryEngine:
         self._sender: Sender | None = None
         self._forwarder: ForwardSender | None = None
         self.node_identity = node_identity(settings)  # checked here: a bad pair fails at start
+        self.sealer = sealer_for(settings)  # opens the delivery passwords the sender presents
 
     async def start(self) -> None:
         freed = await anyio.to_thread.run_sync(self._release_all)
         if freed:
             log.info("released %d delivery claims left by a previous run of %s", freed, self.node)
         session = client_session(self.settings)
-        self._sender = Sender(session, self.blobs, self.scratch_dir, self.decompression)
+        self._sender = Sender(session, self.blobs, self.scratch_dir, self.decompression, self.sealer)
         self._forwarder = ForwardSender(session, self.blobs, self.node, self.node_identity)
         self._workers = [
             asyncio.create_task(self._work(), name=f"delivery-{n}")

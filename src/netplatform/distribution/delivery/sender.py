@@ -1,7 +1,8 @@
 """One delivery attempt over HTTPS (reference section 6): the request a subscriber receives.
 
 ``PUT`` (or ``DELETE`` for a retraction) to ``<delivery url or learned redirect>/<file>``, with
-Basic credentials of the subscription, the publish id, the forwarded headers, a fresh
+Basic credentials of the subscription (its password opened here, the one place it is presented:
+it is stored sealed), the publish id, the forwarded headers, a fresh
 ``X-InvocationID``, content headers only when there is a body, and ``Expect: 100-continue``
 when the subscription asks for it and the body is not empty. Redirects are never followed here;
 the answer (or ``-1`` when none came) is judged by :mod:`.outcomes`.
@@ -24,6 +25,7 @@ from yarl import URL
 
 from ...settings import Settings
 from ...store.blobs import BlobStore
+from ...store.secrets import Sealer, UnsealError
 from ...web.auth import basic_header
 from ..file_headers import CONTENT_TYPE, INVOCATION_HEADER, PUBLISH_ID_HEADER, content_headers, other_headers
 from ..logs.records import NO_STATUS
@@ -85,11 +87,13 @@ class Sender:
         blobs: BlobStore,
         scratch_dir: Path,
         limits: DecompressionLimits,
+        sealer: Sealer,
     ) -> None:
         self.session = session
         self.blobs = blobs
         self.scratch_dir = scratch_dir
         self.limits = limits
+        self.sealer = sealer
 
     async def send(self, job: DeliveryJob) -> Attempt:
         in_memory = prepared_in_memory(job)  # no thread hop for a body kept in the file row
@@ -127,7 +131,6 @@ class Sender:
         stored = job.file.headers
         headers = {
             **other_headers(stored),
-            "Authorization": basic_header(target.user, target.password),
             PUBLISH_ID_HEADER: job.file.publish_id,
             INVOCATION_HEADER: str(uuid.uuid4()),
             **payload.extra_headers,
@@ -140,6 +143,10 @@ class Sender:
             headers.update(content)
             content_type = content.get("Content-Type")
         attempt = Attempt(url, job.file.method, payload.file_name, content_type, payload.length, NO_STATUS)
+        authorization = self._authorization(job)
+        if authorization is None:
+            return attempt
+        headers["Authorization"] = authorization
         try:
             if small is not None:
                 return await self._request(attempt, headers, small, expect100=target.use100)
@@ -152,6 +159,19 @@ class Sender:
         except (aiohttp.ClientError, TimeoutError, OSError, ssl.SSLError) as error:
             log.info("delivery of %s to %s failed: %r", job.file.publish_id, url, error)
             return attempt
+
+    def _authorization(self, job: DeliveryJob) -> str | None:
+        """The subscription's Basic credentials, its password opened here; None (nothing is sent,
+        the attempt fails and is retried until expiry) when no configured key opens it: a key
+        dropped too early, which may come back."""
+        target = job.subscription.fields.delivery
+        try:
+            return basic_header(target.user, self.sealer.open(target.sealed_password))
+        except UnsealError as error:
+            log.error(
+                "delivery of %s to subscription %d: %s", job.file.publish_id, job.subscription.id, error
+            )
+            return None
 
     async def _request(
         self, attempt: Attempt, headers: dict[str, str], body: object, *, expect100: bool

@@ -7,7 +7,8 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.orm import Session
 
-from ..subscription_model import DeliveryTarget, Subscription, SubscriptionFields
+from ...store.secrets import SEALED_PREFIX
+from ..subscription_model import DeliveryTarget, StoredFields, Subscription, SubscriptionFields
 from ..tables import egress_routes, queues, subscriptions
 
 # Built once: read by every group of publishes (see queue.py's prebuilt statements).
@@ -26,9 +27,7 @@ class SubscriptionRepository:
         query = sa.select(sa.func.count()).where(subscriptions.c.deleted.is_(False))
         return int(self.session.execute(query).scalar_one())
 
-    def insert(
-        self, sub_id: int, feed_id: int, fields: SubscriptionFields, subscriber: str, now_ms: int
-    ) -> None:
+    def insert(self, sub_id: int, feed_id: int, fields: StoredFields, subscriber: str, now_ms: int) -> None:
         """The subscription (its delivery queue rows are made per node as work arrives there)."""
         self.session.execute(
             sa.insert(subscriptions).values(
@@ -42,7 +41,7 @@ class SubscriptionRepository:
             )
         )
 
-    def update(self, sub_id: int, fields: SubscriptionFields) -> None:
+    def update(self, sub_id: int, fields: StoredFields) -> None:
         """Replace the updatable fields; a new delivery url forgets a learned redirect."""
         old_url = self.session.execute(
             sa.select(subscriptions.c.delivery_url).where(subscriptions.c.id == sub_id)
@@ -78,6 +77,23 @@ class SubscriptionRepository:
         )
         return [int(sub_id) for sub_id in self.session.execute(query).scalars()]
 
+    def clear_passwords(self) -> list[tuple[int, str]]:
+        """The subscriptions whose delivery password is stored in clear (written before sealing
+        existed), with that password."""
+        column = subscriptions.c.delivery_password
+        query = sa.select(subscriptions.c.id, column).where(
+            ~column.startswith(SEALED_PREFIX, autoescape=True)
+        )
+        return [(int(sub_id), str(password)) for sub_id, password in self.session.execute(query)]
+
+    def replace_password(self, sub_id: int, stored: str, sealed: str) -> None:
+        """Store the sealed form of a clear password, unless the row changed meanwhile."""
+        self.session.execute(
+            sa.update(subscriptions)
+            .where(subscriptions.c.id == sub_id, subscriptions.c.delivery_password == stored)
+            .values(delivery_password=sealed)
+        )
+
     def mark_deleted(self, sub_id: int) -> None:
         """Soft-delete the subscription; its egress route goes with it."""
         self.session.execute(
@@ -86,11 +102,11 @@ class SubscriptionRepository:
         self.session.execute(sa.delete(egress_routes).where(egress_routes.c.sub_id == sub_id))
 
 
-def _subscription_values(fields: SubscriptionFields) -> dict[str, Any]:
+def _subscription_values(fields: StoredFields) -> dict[str, Any]:
     return {
         "delivery_url": fields.delivery.url,
         "delivery_user": fields.delivery.user,
-        "delivery_password": fields.delivery.password,
+        "delivery_password": fields.delivery.sealed_password,
         "use100": fields.delivery.use100,
         "metadata_only": fields.metadata_only,
         "follow_redirect": fields.follow_redirect,
@@ -110,7 +126,7 @@ def subscription_from_row(row: Any) -> Subscription:
             delivery=DeliveryTarget(
                 url=row["delivery_url"],
                 user=row["delivery_user"],
-                password=row["delivery_password"],
+                sealed_password=row["delivery_password"],
                 use100=row["use100"],
             ),
             metadata_only=row["metadata_only"],

@@ -33,10 +33,15 @@ IDENTITY_HEADER: dict[str, Any] = {
     "name": ON_BEHALF_OF,
     "in": "header",
     "required": True,
-    "description": f"Identity of the caller (1-{MAX_IDENTITY_LENGTH} characters)",
+    "description": f"Whom the caller acts for (1-{MAX_IDENTITY_LENGTH} characters), as the reference"
+    " requires it. Only an identity holding platform.distribution.actas (the bus controller,"
+    " administrators) may name another; any other identity acts as itself: it names itself or leaves"
+    f" the header out (as it must when its name is longer than {MAX_IDENTITY_LENGTH} characters), and"
+    " naming another in a write is 403",
     "schema": {"type": "string", "pattern": f"^[!-~]{{1,{MAX_IDENTITY_LENGTH}}}$"},
 }
-"""The provisioning routes answer 400 without it; the dependency reads it as optional to word that 400."""
+"""The reference's callers (the bus controller, administrators) get 400 without it; the
+dependency reads it as optional to word that 400 and to let other identities act as themselves."""
 CALLER_STATED = stated_request(parameters=(IDENTITY_HEADER,))
 
 

@@ -17,7 +17,7 @@ from ..links import subscription_links
 from ..media_types import SUBSCRIPTION_MEDIA_TYPE, require_content_type
 from ..schemas import SubscriptionBody, SubscriptionRequest, render_subscription
 from ..spec import PERMISSIONS, SPEC
-from ..subscription_model import parse_subscription
+from ..subscription_model import PASSWORD_MASK, parse_subscription
 from ._common import CALLER_STATED, FeedId, SubId, json_request_body, parse_object_id, refuse_methods
 
 READ = requires(PERMISSIONS.read("subs"))
@@ -46,8 +46,10 @@ def create_subscription(
     require_content_type(request.headers.get("content-type"), SUBSCRIPTION_MEDIA_TYPE)
     document = parse_object(body)
     provisioning.ensure_subscription_capacity()
-    subscription = provisioning.create_subscription(number, parse_subscription(document), caller)
-    rendered = render_subscription(subscription, base)
+    fields = parse_subscription(document, creating=True)
+    subscription = provisioning.create_subscription(number, fields, caller)
+    # The answer that set the password carries it (the caller sent it); no other answer does.
+    rendered = render_subscription(subscription, base, fields.delivery.password)
     return reply(rendered, 201, headers={"Location": rendered["links"]["self"]})
 
 
@@ -77,7 +79,7 @@ def get_subscription(
     sub_id: SubId, caller: CallerDep, provisioning: ProvisioningDep, base: PublicBaseUrlDep
 ) -> Response:
     subscription = provisioning.subscription(parse_object_id(sub_id, SUBSCRIPTION_NOT_FOUND))
-    return reply(render_subscription(subscription, base))
+    return reply(render_subscription(subscription, base, caller.shown_password()))
 
 
 @router.put(
@@ -97,9 +99,11 @@ def update_subscription(
     number = parse_object_id(sub_id, SUBSCRIPTION_NOT_FOUND)
     provisioning.subscription_to_change(number, caller)
     require_content_type(request.headers.get("content-type"), SUBSCRIPTION_MEDIA_TYPE)
-    fields = parse_subscription(parse_object(body))
+    fields = parse_subscription(parse_object(body), creating=False)
     subscription = provisioning.update_subscription(number, fields, caller)
-    return reply(render_subscription(subscription, base))
+    # A new password is echoed to the request that set it; one kept (the mask sent) stays masked.
+    sent = fields.delivery.password
+    return reply(render_subscription(subscription, base, PASSWORD_MASK if sent is None else sent))
 
 
 @router.delete(
