@@ -46,14 +46,14 @@ class BackgroundWork(Protocol):
 
 @asynccontextmanager
 async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-    """Seal the delivery passwords an earlier version left in clear, register this node and
-    heartbeat (spec 1.3), run the delivery workers, the spool-space guard and log retention; stop
-    in reverse."""
+    """Seal the delivery passwords an earlier version left in clear, register this node (spec 1.3)
+    and run the delivery workers; stop in reverse. The heartbeat, the spool-space guard and log
+    retention are kernel jobs (web/jobs.py), run while this lifespan is."""
     objects = OBJECTS.of(app)
     sealed = await anyio.to_thread.run_sync(objects.provisioning.seal_clear_passwords)
     if sealed:
         log.info("sealed %d delivery passwords stored in clear by an earlier version", sealed)
-    work: list[BackgroundWork] = [objects.nodes, objects.delivery, objects.spool_space, objects.log_retention]
+    work: list[BackgroundWork] = [objects.nodes, objects.delivery]
     async with AsyncExitStack() as running:
         for part in work:
             await part.start()
@@ -77,7 +77,11 @@ def create_app(settings: Settings) -> FastAPI:
         ],
         lifespan=lifespan,
     )
-    OBJECTS.install(app, _objects(app, settings))
+    objects = OBJECTS.install(app, _objects(app, settings))
+    jobs = app.state.jobs
+    jobs.every("node-heartbeat", settings.node_heartbeat_s, objects.nodes.beat)
+    jobs.every("spool-space", settings.delivery_spool_check_s, objects.spool_space.relieve)
+    jobs.every("log-retention", settings.distribution_log_prune_interval_s, objects.log_retention.prune)
     return app
 
 
@@ -102,7 +106,13 @@ def _objects(app: FastAPI, settings: Settings) -> DistributionObjects:
         provisioned=Generation(db, generations, PROVISIONING_SCOPE, changes=changes),
         publisher=Publisher(db, blobs, node, spool_space, gate),
         delivery=DeliveryEngine(
-            db, blobs, settings, delivery_metrics, decompression, settings.delivery_privileged_reoffer_s
+            db,
+            blobs,
+            settings,
+            delivery_metrics,
+            decompression,
+            settings.delivery_privileged_reoffer_s,
+            job=state.jobs.record("delivery-workers"),
         ),
         delivery_metrics=delivery_metrics,
         logbook=Logbook(db),

@@ -10,8 +10,6 @@ subscription deleted through another node), since only the holder may remove its
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import logging
 import socket
 from dataclasses import dataclass
@@ -69,18 +67,13 @@ class NodeRegistry:
         self.url = (settings.node_url or default_node_url(settings)).rstrip("/")
         self.heartbeat_s = settings.node_heartbeat_s
         self.down_after_ms = int(settings.node_down_after_s * 1000)
-        self._task: asyncio.Task[None] | None = None
 
     async def start(self) -> None:
+        """Register this node (its heartbeat, :meth:`beat`, is a kernel job from then on)."""
         await anyio.to_thread.run_sync(self._register)
-        self._task = asyncio.create_task(self._heartbeat(), name="distribution-node-heartbeat")
         log.info("distribution node %s of site %s at %s", self.name, self.site, self.url)
 
     async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
         await anyio.to_thread.run_sync(self._mark_stopped)
 
     def _register(self) -> None:
@@ -95,15 +88,9 @@ class NodeRegistry:
     def _mark_stopped(self) -> None:
         self.unit.write(lambda repo: repo.nodes.mark_stopped(self.name, now_ms()), retry=False)
 
-    async def _heartbeat(self) -> None:
-        while True:
-            await asyncio.sleep(self.heartbeat_s)
-            try:
-                await anyio.to_thread.run_sync(self._beat)
-            except Exception:
-                log.exception("node heartbeat failed; trying again in %.1f s", self.heartbeat_s)
+    def beat(self) -> None:
+        """Say this node is alive, and delete the spooled files no row names any more."""
 
-    def _beat(self) -> None:
         def work(repo: Repositories) -> list[str]:
             repo.nodes.beat(self.name, now_ms())
             return repo.queue.sweep_unreferenced_files(self.name)

@@ -31,7 +31,6 @@ from ..web.errors import ServiceUnavailable
 from .delivery.engine import unsent_expiry
 from .delivery.metrics import DeliveryMetrics
 from .logs.records import ExpiryReason
-from .periodic import Periodic
 from .repository import Repositories
 from .repository.queue import DeliveryJob
 
@@ -66,13 +65,6 @@ class SpoolSpace:
         self.metrics = metrics
         self.node = settings.instance_name
         self.floor = settings.delivery_spool_min_free_bytes
-        self._job = Periodic("distribution-spool-space", settings.delivery_spool_check_s, self.relieve)
-
-    async def start(self) -> None:
-        self._job.start()
-
-    async def stop(self) -> None:
-        await self._job.stop()
 
     def free_bytes(self) -> int:
         """Free space of the spool's filesystem (the blob directory, or its nearest existing parent)."""

@@ -42,6 +42,7 @@ from ...store.blobs import BlobStore
 from ...store.db import Database
 from ...store.secrets import sealer_for
 from ...store.unit_of_work import UnitOfWork
+from ...web.jobs import MIN_ALERT_S, Job
 from ..file_headers import CONTENT_TYPE
 from ..forward_sender import ForwardSender
 from ..logs.records import NO_STATUS, ExpiryReason, LogRecord, RecordType
@@ -75,7 +76,11 @@ class DeliveryEngine:
         metrics: DeliveryMetrics,
         decompression: DecompressionLimits | None = None,
         privileged_reoffer_s: float = 300.0,
+        job: Job | None = None,
     ) -> None:
+        # The workers' record on /metrics and /health: a claim or a drain that fails (the
+        # database, a bug) is a failure; a subscriber refusing a file is not.
+        self.job = job or Job("delivery-workers", MIN_ALERT_S)
         self.db = db  # for the claims and leases (see _lease)
         self.unit = UnitOfWork(db, Repositories)
         self.decompression = decompression or DecompressionLimits()
@@ -148,10 +153,13 @@ class DeliveryEngine:
         while not self._stopping:
             try:
                 sub_id = await anyio.to_thread.run_sync(self._claim)
-            except Exception:
+            except Exception as error:
                 log.exception("claiming a delivery queue failed")
+                self.job.failed(error)
                 self._claims_uncertain = True
                 sub_id = None
+            else:
+                self.job.succeeded()
             if sub_id is None:
                 await self._doorbell.wait(self.settings.delivery_poll_s)
                 continue
@@ -173,8 +181,9 @@ class DeliveryEngine:
                 if paused:
                     retry_at_ms = None  # the backoff has set it
                     break
-        except Exception:
+        except Exception as error:
             log.exception("delivery of subscription %d failed; it is tried again later", sub_id)
+            self.job.failed(error)
             retry_at_ms = now_ms() + int(self.settings.delivery_poll_s * 1000)
         finally:
             keeper.cancel()

@@ -18,7 +18,6 @@ from ...clock import now_ms
 from ...settings import Settings
 from ...store.db import Database
 from ...store.unit_of_work import UnitOfWork
-from ..periodic import Periodic
 from ..repository.logs import LogMark, LogRepository, age_mark
 
 log = logging.getLogger("netplatform.distribution.retention")
@@ -32,15 +31,6 @@ class LogRetention:
         self.unit = UnitOfWork(db, LogRepository)
         self.max_age_ms = int(settings.distribution_log_max_age_s * 1000)
         self.max_records = settings.distribution_log_max_records_per_feed
-        self._job = Periodic(
-            "distribution-log-retention", settings.distribution_log_prune_interval_s, self.prune
-        )
-
-    async def start(self) -> None:
-        self._job.start()
-
-    async def stop(self) -> None:
-        await self._job.stop()
 
     def prune(self) -> int:
         """One pass over every feed; the number of records deleted."""
