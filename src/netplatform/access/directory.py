@@ -174,15 +174,26 @@ class AccessDirectory:
     def compute(self, user: str) -> Grants:
         """The grants of ``user`` as the database has them now (for worker threads)."""
         moment = now_ms()
-        return self.unit.read(lambda access: self._grants_of(access, user, moment))
+        return self.unit.read(lambda access: grants_in(access, self.configured, user, moment))
 
-    def _grants_of(self, access: AccessRepository, user: str, moment: int) -> Grants:
-        stored = access.memberships(user, moment)
-        roles = self.configured.roles_of(user) | frozenset(stored)
-        permissions = {permission for _, permission in access.role_permissions(roles)}
-        permissions.update(_builtin_permissions(roles))
-        until = min((expires for expires in stored.values() if expires is not None), default=_NEVER)
-        return Grants(frozenset(roles), frozenset(permissions), until)
+
+def grants_in(access: AccessRepository, configured: ConfiguredIdentities, user: str, moment: int) -> Grants:
+    """What ``user`` holds at ``moment``, read in the caller's transaction: its configured roles
+    and unexpired stored memberships, with their stored and built-in permissions."""
+    stored = access.memberships(user, moment)
+    roles = configured.roles_of(user) | frozenset(stored)
+    permissions = {permission for _, permission in access.role_permissions(roles)}
+    permissions.update(_builtin_permissions(roles))
+    until = min((expires for expires in stored.values() if expires is not None), default=_NEVER)
+    return Grants(frozenset(roles), frozenset(permissions), until)
+
+
+def role_permissions_in(access: AccessRepository, role: str) -> frozenset[Permission]:
+    """A role's permissions: a built-in role's from code, a stored role's rows (none for a role
+    only named by configuration, or by nothing)."""
+    return frozenset(_builtin_permissions([role])) | {
+        permission for _, permission in access.role_permissions([role])
+    }
 
 
 def _builtin_permissions(roles: Iterable[str]) -> set[Permission]:

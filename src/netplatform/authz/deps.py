@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Annotated
 
-from fastapi import Request
+from fastapi import Depends, Request
 
 from ..access.directory import AccessDirectory
 from ..web.permissions import Permission
@@ -35,6 +35,15 @@ OBJECTS = Registry(AuthzObjects)
 IdentitiesDep = Annotated[Identities, OBJECTS.depends(lambda o: o.identities)]
 RolesDep = Annotated[Roles, OBJECTS.depends(lambda o: o.roles)]
 MembershipsDep = Annotated[Memberships, OBJECTS.depends(lambda o: o.memberships)]
+
+
+async def caller(request: Request) -> str:
+    """The authenticated identity of the request (the kernel has checked its credentials)."""
+    user: str = request.state.user
+    return user
+
+
+CallerDep = Annotated[str, Depends(caller)]
 
 
 class SelfOr:

@@ -15,6 +15,7 @@ from ..clock import now_ms
 from ..store.db import Database
 from ..store.unit_of_work import UnitOfWork
 from ..web.auth import Credentials
+from .bounds import Bounds
 from .errors import bad_request, exists, not_found, refused
 from .schemas import IdentityEntry
 
@@ -32,6 +33,7 @@ class Identities:
     def __init__(self, db: Database, configured: ConfiguredIdentities) -> None:
         self.unit = UnitOfWork(db, AccessRepository)
         self.configured = configured
+        self.bounds = Bounds(configured)
 
     def every(self) -> list[IdentityEntry]:
         """The configured identities (in their configured order), then the stored ones."""
@@ -54,25 +56,31 @@ class Identities:
 
         self.unit.write(work)
 
-    def change_password(self, identity: str, password: str, named: str | None) -> None:
+    def change_password(self, identity: str, password: str, named: str | None, caller: str) -> None:
+        """Replace a stored identity's password, ``caller`` holding every permission it holds."""
         if named is not None and named != identity:
             raise bad_request(f"The body names identity {named}, the path {identity}", "id")
         self._refuse_configured(identity, "its password cannot be changed")
         encoded = hash_password(password)
 
         def work(access: AccessRepository) -> None:
-            if not access.update_password(identity, encoded):
+            # Its row stays locked: no membership is added to it between the check and the change.
+            if not access.identity_exists(identity, lock=True):
                 raise not_found("identity", identity, "id")
+            self.bounds.identity(access, caller, identity, "change the password of")
+            access.update_password(identity, encoded)
 
         self.unit.write(work, retry=False)
 
-    def delete(self, identity: str) -> None:
-        """Delete a stored identity and its memberships."""
+    def delete(self, identity: str, caller: str) -> None:
+        """Delete a stored identity and its memberships, ``caller`` holding every permission it holds."""
         self._refuse_configured(identity, "it cannot be deleted")
 
         def work(access: AccessRepository) -> None:
-            if not access.delete_identity(identity):
+            if not access.identity_exists(identity, lock=True):
                 raise not_found("identity", identity, "id")
+            self.bounds.identity(access, caller, identity, "delete")
+            access.delete_identity(identity)
 
         self.unit.write(work, retry=False)
 

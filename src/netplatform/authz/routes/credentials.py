@@ -15,7 +15,7 @@ from ...web.answers import reply
 from ...web.errors import Forbidden
 from ...web.openapi import answers
 from ...web.permissions import requires
-from ..deps import IdentitiesDep
+from ..deps import CallerDep, IdentitiesDep
 from ..schemas import ChangedCredential, IdentityAnswer, IdentityList, NewCredential, Validation
 from ..spec import PERMISSIONS, SPEC
 
@@ -53,8 +53,10 @@ def create_identity(body: NewCredential, identities: IdentitiesDep) -> Response:
     responses=answers(SPEC, IdentityAnswer, 403, 404),
     openapi_extra=WRITE,
 )
-def change_password(id: IdentityPath, body: ChangedCredential, identities: IdentitiesDep) -> Response:
-    identities.change_password(id, body.password, body.id)
+def change_password(
+    id: IdentityPath, body: ChangedCredential, identities: IdentitiesDep, caller: CallerDep
+) -> Response:
+    identities.change_password(id, body.password, body.id, caller)
     return reply(IdentityAnswer(id=id))
 
 
@@ -64,8 +66,8 @@ def change_password(id: IdentityPath, body: ChangedCredential, identities: Ident
     responses=answers(SPEC, IdentityAnswer, 403, 404),
     openapi_extra=WRITE,
 )
-def delete_identity(id: IdentityPath, identities: IdentitiesDep) -> Response:
-    identities.delete(id)
+def delete_identity(id: IdentityPath, identities: IdentitiesDep, caller: CallerDep) -> Response:
+    identities.delete(id, caller)
     return reply(IdentityAnswer(id=id))
 
 
