@@ -30,6 +30,6 @@ def create_app(settings: Settings) -> FastAPI:
     access: AccessDirectory = app.state.access
     configured = access.configured
     OBJECTS.install(
-        app, AuthzObjects(Identities(db, configured), Roles(db, configured), Memberships(db, configured))
+        app, AuthzObjects(Identities(db, access), Roles(db, configured), Memberships(db, configured))
     )
     return app

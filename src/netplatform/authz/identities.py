@@ -9,7 +9,8 @@ milliseconds, and SQLite has one writer at a time).
 from __future__ import annotations
 
 from ..access.bootstrap import ConfiguredIdentities
-from ..access.passwords import hash_password, verify_password
+from ..access.directory import AccessDirectory
+from ..access.passwords import hash_password
 from ..access.repository import AccessRepository
 from ..clock import now_ms
 from ..store.db import Database
@@ -30,10 +31,11 @@ def identity_known(
 
 
 class Identities:
-    def __init__(self, db: Database, configured: ConfiguredIdentities) -> None:
+    def __init__(self, db: Database, access: AccessDirectory) -> None:
         self.unit = UnitOfWork(db, AccessRepository)
-        self.configured = configured
-        self.bounds = Bounds(configured)
+        self.access = access
+        self.configured = access.configured
+        self.bounds = Bounds(access.configured)
 
     def every(self) -> list[IdentityEntry]:
         """The configured identities (in their configured order), then the stored ones."""
@@ -84,14 +86,11 @@ class Identities:
 
         self.unit.write(work, retry=False)
 
-    def validate(self, identity: str, password: str) -> bool:
-        """Whether the credentials are valid (configured entries first: they win). Verifying a
-        stored hash takes tens of milliseconds: call from a worker thread."""
-        if identity in self.configured:
-            return self.configured.authenticate(Credentials(identity, password)) is not None
-        encoded = self.unit.read(lambda access: access.password_hash(identity))
-        # An unknown identity is verified against a stand-in hash: it costs what a wrong password does.
-        return verify_password(encoded, password)
+    async def validate(self, identity: str, password: str, client: str | None) -> bool:
+        """Whether the credentials are valid, checked as the kernel checks a request's: through
+        the throttle of failed attempts and the bounded pool, one argon2 verification whatever
+        the name (configured entries first: they win)."""
+        return await self.access.check(Credentials(identity, password), client) is not None
 
     def _refuse_configured(self, identity: str, what: str) -> None:
         if identity in self.configured:

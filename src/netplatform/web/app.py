@@ -19,7 +19,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.middleware import Middleware
 from starlette.types import Scope
 
-from ..access.directory import directory_for
+from ..access.directory import directory_for, register_authentication_metrics
 from ..settings import Settings
 from ..store.blobs import BlobStore
 from ..store.db import Database, database_for
@@ -54,6 +54,7 @@ _STATUS_ERRORS: dict[int, type[errors.ApiError]] = {
     409: errors.Conflict,
     413: errors.PayloadTooLarge,
     415: errors.UnsupportedMediaType,
+    429: errors.TooManyRequests,
 }
 
 
@@ -92,6 +93,7 @@ def build_app(
     app.state.health = HealthProbe(database)
     # Who the caller is and what they may do, shared by every app of the process.
     app.state.access = directory_for(settings, database)
+    register_authentication_metrics(app.state.metrics.registry, spec.name, app.state.access)
     app.state.replays = ReplayCounts()
     register_replay_metrics(app.state.metrics.registry, spec.name, app.state.replays)
     app.state.loop_lag = register_loop_lag_metrics(app.state.metrics.registry)

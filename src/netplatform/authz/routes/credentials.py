@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Path
+from fastapi import APIRouter, Path, Request
 from fastapi.responses import Response
 
 from ...web.answers import reply
+from ...web.auth import client_address
 from ...web.errors import Forbidden
 from ...web.openapi import answers
 from ...web.permissions import requires
@@ -77,8 +78,8 @@ def delete_identity(id: IdentityPath, identities: IdentitiesDep, caller: CallerD
     responses=answers(SPEC, IdentityAnswer, 403),
     openapi_extra=requires(PERMISSIONS.read("validate")),
 )
-def validate(body: Validation, identities: IdentitiesDep) -> Response:
-    # A plain def: the hash check (tens of milliseconds) runs in the thread pool.
-    if not identities.validate(body.id, body.password):
+async def validate(request: Request, body: Validation, identities: IdentitiesDep) -> Response:
+    # The check runs on the kernel's bounded pool of check threads, throttled as a sign-in is.
+    if not await identities.validate(body.id, body.password, client_address(request.scope)):
         raise Forbidden("Invalid identity or password", fields="Authentication")
     return reply(IdentityAnswer(id=body.id))

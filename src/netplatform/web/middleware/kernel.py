@@ -1,8 +1,10 @@
 """The kernel's per-request work as one ASGI layer.
 
 In order: request id and the service's response headers (on every response, 401s and
-unexpected failures included), Basic authentication for routes that are not public, the NUL
-guard on path and query (400), the body limit (413, announced or streamed), then the service;
+unexpected failures included), Basic authentication for routes that are not public (429 past
+the throttle of failed attempts), the NUL guard on path and query (400), the body limit (413,
+announced or streamed), the body's media type and origin (415, 403: web/bodytypes.py), then
+the service;
 around all of it the metrics, the access log and the last-resort answer: 503 when the database
 could not serve (store.db.unavailable), else 500.
 
@@ -27,7 +29,8 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from ...access.directory import AccessDirectory
 from ...logs import FrozenArgsRecord
 from ...store.db import unavailable
-from ..auth import parse_basic
+from ..auth import client_address, parse_basic
+from ..bodytypes import UNSAFE_METHODS, body_refusal
 from ..errors import (
     ApiError,
     BadRequest,
@@ -51,6 +54,9 @@ RawHeader = tuple[bytes, bytes]
 _AUTHORIZATION = b"authorization"
 _CONTENT_LENGTH = b"content-length"
 _TRANSFER_ENCODING = b"transfer-encoding"
+_CONTENT_TYPE = b"content-type"
+_ORIGIN = b"origin"
+_HOST = b"host"
 
 
 class KernelMiddleware:
@@ -79,7 +85,15 @@ class KernelMiddleware:
             (name.lower().encode("latin-1"), name) for name in (REQUEST_ID_HEADER, *spec.echoed_headers)
         )
         self.read = frozenset(
-            {_AUTHORIZATION, _CONTENT_LENGTH, _TRANSFER_ENCODING, *(raw for raw, _ in self.echoed)}
+            {
+                _AUTHORIZATION,
+                _CONTENT_LENGTH,
+                _TRANSFER_ENCODING,
+                _CONTENT_TYPE,
+                _ORIGIN,
+                _HOST,
+                *(raw for raw, _ in self.echoed),
+            }
         )
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -140,7 +154,9 @@ class KernelMiddleware:
         return found
 
     async def _refusal(self, scope: Scope, headers: dict[bytes, str], limit: int | None) -> ApiError | None:
-        """The error the kernel answers instead of the service, if any (in this order)."""
+        """The error the kernel answers instead of the service, if any (in this order):
+        credentials and permission, NUL in the path or query, the body's size, its media type
+        and origin (web/bodytypes.py)."""
         if not self.routes.is_public(scope):
             try:
                 refusal = await self._access_refusal(scope, headers.get(_AUTHORIZATION))
@@ -153,15 +169,26 @@ class KernelMiddleware:
         declared = headers.get(_CONTENT_LENGTH)
         if limit is not None and declared is not None and declared.isdigit() and int(declared) > limit:
             return PayloadTooLarge(f"Request body larger than {limit} bytes")
+        if scope["method"] in UNSAFE_METHODS:
+            has_body = _TRANSFER_ENCODING in headers or (declared or "0").strip() not in ("0", "")
+            return body_refusal(
+                scope["method"],
+                self.routes.body(scope),
+                headers.get(_CONTENT_TYPE),
+                has_body,
+                headers.get(_ORIGIN),
+                headers.get(_HOST),
+            )
         return None
 
     async def _access_refusal(self, scope: Scope, authorization: str | None) -> ApiError | None:
         """401 without valid credentials, 403 without the permission the route declares."""
         required = self.routes.requirement(scope)
         needed = required if isinstance(required, Permission) else None
-        decided = self.access.remembered(authorization, needed)
+        client = client_address(scope)
+        decided = self.access.remembered(authorization, needed, client)
         if decided is None:
-            decided = await self._decide(authorization, needed)
+            decided = await self._decide(authorization, needed, client)
             if decided is None:
                 credentials = parse_basic(authorization)
                 return Unauthorized(
@@ -176,9 +203,11 @@ class KernelMiddleware:
             return Forbidden(f"{scope['method']} {scope['path']} declares no permission: nobody may call it")
         return None if allowed else Forbidden(f"User {user} does not have permission {required}")
 
-    async def _decide(self, authorization: str | None, needed: Permission | None) -> tuple[str, bool] | None:
+    async def _decide(
+        self, authorization: str | None, needed: Permission | None, client: str | None
+    ) -> tuple[str, bool] | None:
         """(identity, allowed) through the database when memory does not hold the answer."""
-        user = await self.access.authenticate(authorization)
+        user = await self.access.authenticate(authorization, client)
         if user is None:
             return None
         return user, needed is None or await self.access.allows(user, needed)
