@@ -89,7 +89,12 @@ def service_on_fresh_store(name: str, data_dir: Path, users: str = TEST_USERS) -
     """A service on its own database and data dir, for fixtures wider than one test."""
     with temporary_database() as url:
         settings = Settings(
-            data_dir=data_dir, database_url=url, users=users, access_log=False, instance_name="test"
+            data_dir=data_dir,
+            database_url=url,
+            users=users,
+            access_log=False,
+            instance_name="test",
+            secret_key=TEST_SECRET_KEY,
         )
         migrate(settings)
         with LiveServer(create_service_app(name, settings)) as server:

@@ -108,6 +108,11 @@ def build_server(name: str, settings: Settings) -> EmbeddedServer:
         ssl_certfile=str(settings.tls_cert) if settings.tls_cert else None,
         ssl_keyfile=str(settings.tls_key) if settings.tls_key else None,
         server_header=False,
+        # uvicorn believes X-Forwarded-For from 127.0.0.1 unless told otherwise, which let any
+        # local process claim any address (a feed's endpoint_addrs, the throttle). Only the
+        # proxies NETPLATFORM_TRUSTED_PROXIES names are believed; none by default.
+        proxy_headers=bool(settings.trusted_proxy_list),
+        forwarded_allow_ips=settings.trusted_proxy_list or None,
     )
     return EmbeddedServer(config)
 
@@ -159,8 +164,21 @@ async def serve_on(
 
 def prepare_store(settings: Settings) -> None:
     upgrade(settings)
+    warn_of_default_credentials(settings)
+
+
+def warn_of_default_credentials(settings: Settings) -> None:
+    """A warning whenever the bootstrap administrator's password is a well-known default, whatever
+    other entries NETPLATFORM_USERS lists."""
     if settings.uses_default_users:
         log.warning("NETPLATFORM_USERS is not set: the default admin:admin credentials are in use")
+    elif settings.administrator_password_is_default:
+        name = settings.first_user()[0]
+        log.warning(
+            "the bootstrap administrator %r (the first NETPLATFORM_USERS entry) has a well-known default "
+            "password: set a long random one",
+            name,
+        )
 
 
 def bind_all(settings: Settings, services: Sequence[str]) -> dict[str, socket.socket]:

@@ -15,6 +15,15 @@ from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 DEFAULT_USERS = "admin:admin"
+# Passwords a guesser tries first (the administrator's own name is one too): the bootstrap
+# administrator having one of them is warned of at every start.
+WELL_KNOWN_PASSWORDS = frozenset(
+    {
+        "admin", "administrator", "password", "passw0rd", "changeme", "change-me", "secret",
+        "default", "root", "toor", "admin123", "password1", "123456", "12345678", "123456789",
+        "qwerty", "letmein", "welcome", "netplatform", "onap", "demo", "test",
+    }
+)  # fmt: skip
 
 # The API services: each has a database branch, Basic credentials on its routes and an OpenAPI document.
 SERVICE_NAMES: tuple[str, ...] = (
@@ -76,6 +85,24 @@ class Settings(BaseSettings):
     authz_poll_s: float = Field(20.0, gt=0, le=30)
     authz_user: str | None = None
     authz_password: str | None = None
+    # Failed authentications (docs/security.md "Authentication under attack"): per
+    # ``auth_failure_window_s``, at most ``auth_failures_per_client`` failures of one identity
+    # name from one address, ``auth_failures_per_address`` from one address whatever the names,
+    # and ``auth_failures_per_name`` of one name from the addresses it has not signed in from;
+    # past a bound, 429 with Retry-After. 0 turns a bound off.
+    auth_failures_per_client: int = Field(10, ge=0)
+    auth_failures_per_address: int = Field(100, ge=0)
+    auth_failures_per_name: int = Field(100, ge=0)
+    auth_failure_window_s: float = Field(300.0, gt=0)
+    # Password checks (argon2: 64 MiB and tens of milliseconds each) run on this many threads per
+    # process (0: half the cores, at least one), at most ``auth_check_queue`` more waiting;
+    # beyond, 503 with Retry-After at once.
+    auth_check_threads: int = Field(0, ge=0, le=64)
+    auth_check_queue: int = Field(32, ge=0, le=10_000)
+    # The reverse proxies whose X-Forwarded-For and X-Forwarded-Proto are believed: addresses or
+    # networks, comma-separated ("*": any). Empty: none, the headers are ignored and the client
+    # is the connection's peer (what endpoint_addrs and the throttle see).
+    trusted_proxies: str = ""
 
     # --- logging and operations --------------------------------------------------------------
     log_level: str = "INFO"
@@ -311,6 +338,18 @@ class Settings(BaseSettings):
     @property
     def uses_default_users(self) -> bool:
         return self.user_table == parse_users(DEFAULT_USERS)
+
+    @property
+    def administrator_password_is_default(self) -> bool:
+        """Whether the bootstrap administrator's password is one a guesser tries first."""
+        name, password = self.first_user()
+        folded = password.strip().lower()
+        return folded in WELL_KNOWN_PASSWORDS or folded == name.strip().lower()
+
+    @property
+    def trusted_proxy_list(self) -> list[str]:
+        """NETPLATFORM_TRUSTED_PROXIES as a list (empty: no proxy is believed)."""
+        return [entry.strip() for entry in self.trusted_proxies.split(",") if entry.strip()]
 
     @property
     def sqlite_path(self) -> Path:

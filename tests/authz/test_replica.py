@@ -36,6 +36,14 @@ def edge_settings(
     return make_settings(**values)
 
 
+def synced(site: RunningService) -> None:
+    """Wait for the site's first copy of the central directory (no decision is taken before)."""
+    with httpx.Client(base_url=site.url) as anonymous:
+        wait_until(
+            lambda: anonymous.get("/health").json()["status"] == "UP", timeout=10, what="the first sync"
+        )
+
+
 def status(service: RunningService, auth: tuple[str, str], path: str = POLICY_TYPES) -> int:
     with client_as(service, auth) as client:
         return client.get(path).status_code
@@ -69,6 +77,7 @@ def test_the_site_refuses_changes_naming_central_and_answers_reads(
     central: RunningService, start_service: ServiceStarter, make_settings: SettingsFactory, tmp_path: Path
 ) -> None:
     site = start_service("authz", edge_settings(make_settings, tmp_path, central))
+    synced(site)
     with client_as(central, ADMIN) as admin:
         bob = new_identity(admin)
     with client_as(site, EDGE_ADMIN) as client:

@@ -80,6 +80,11 @@ def sink(tls: TlsFiles) -> Iterator[Receiver]:
         receiver.stop()
 
 
+# The data dir and database of the running platform: the console shares its database (its
+# sign-outs are kept there, console/signouts.py), as a deployment's console instances do.
+PLATFORM_STORE: dict[str, Any] = {}
+
+
 @pytest.fixture(scope="module")
 def platform(tmp_path_factory: pytest.TempPathFactory, tls: TlsFiles) -> Iterator[dict[str, str]]:
     """Base URL of each API service the console may call (closed ports for those not served)."""
@@ -105,15 +110,17 @@ def platform(tmp_path_factory: pytest.TempPathFactory, tls: TlsFiles) -> Iterato
         closed = f"http://127.0.0.1:{free_port()}"
         urls = {name: closed for name in SERVICE_NAMES if name != "console"}
         urls.update({name: f"http://127.0.0.1:{port}" for name, port in ports.items()})
+        PLATFORM_STORE.update(data_dir=tmp / "data", database_url=database_url)
         try:
             yield urls
         finally:
             process.stop()
+            PLATFORM_STORE.clear()
 
 
 def console_settings(platform: dict[str, str], **overrides: Any) -> Settings:
     urls = ",".join(f"{name}={url}" for name, url in platform.items())
-    return Settings(users=USERS, console_api_urls=urls, access_log=False, **overrides)
+    return Settings(users=USERS, console_api_urls=urls, access_log=False, **{**PLATFORM_STORE, **overrides})
 
 
 @pytest.fixture(scope="module")

@@ -65,3 +65,14 @@ replica = Table(
 
 GENERATION_SCOPE = "access"
 WATCHED_TABLES = ("authz_identities", "authz_roles", "authz_role_permissions", "authz_memberships")
+
+# The console's sign-outs (console/signouts.py): a signed-out session's id (as SHA-256, hex) until
+# the session would have expired anyway, so a copy of its cookie stops working on every console
+# instance and after a restart. Not watched: a sign-out changes no decision of the services.
+console_signouts = Table(
+    "console_signouts",
+    metadata,
+    Column("session", String(64), primary_key=True),
+    Column("expires", BigInteger, nullable=False),
+    Index("ix_console_signouts_expires", "expires"),
+)

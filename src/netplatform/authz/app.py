@@ -38,7 +38,7 @@ def create_app(settings: Settings) -> FastAPI:
     OBJECTS.install(
         app,
         AuthzObjects(
-            Identities(db, configured), Roles(db, configured), Memberships(db, configured), DirectoryFeed(db)
+            Identities(db, access), Roles(db, configured), Memberships(db, configured), DirectoryFeed(db)
         ),
     )
     return app

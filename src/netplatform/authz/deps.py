@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Annotated
 
-from fastapi import Request
+from fastapi import Depends, Request
 
 from ..access.directory import AccessDirectory
 from ..web.permissions import Permission
@@ -38,6 +38,15 @@ IdentitiesDep = Annotated[Identities, OBJECTS.depends(lambda o: o.identities)]
 RolesDep = Annotated[Roles, OBJECTS.depends(lambda o: o.roles)]
 MembershipsDep = Annotated[Memberships, OBJECTS.depends(lambda o: o.memberships)]
 DirectoryFeedDep = Annotated[DirectoryFeed, OBJECTS.depends(lambda o: o.directory_feed)]
+
+
+async def caller(request: Request) -> str:
+    """The authenticated identity of the request (the kernel has checked its credentials)."""
+    user: str = request.state.user
+    return user
+
+
+CallerDep = Annotated[str, Depends(caller)]
 
 
 class SelfOr:

@@ -9,12 +9,14 @@ milliseconds, and SQLite has one writer at a time).
 from __future__ import annotations
 
 from ..access.bootstrap import ConfiguredIdentities
-from ..access.passwords import hash_password, verify_password
+from ..access.directory import AccessDirectory
+from ..access.passwords import hash_password
 from ..access.repository import AccessRepository
 from ..clock import now_ms
 from ..store.db import Database
 from ..store.unit_of_work import UnitOfWork
 from ..web.auth import Credentials
+from .bounds import Bounds
 from .errors import bad_request, exists, not_found, refused
 from .schemas import IdentityEntry
 
@@ -29,9 +31,11 @@ def identity_known(
 
 
 class Identities:
-    def __init__(self, db: Database, configured: ConfiguredIdentities) -> None:
+    def __init__(self, db: Database, access: AccessDirectory) -> None:
         self.unit = UnitOfWork(db, AccessRepository)
-        self.configured = configured
+        self.access = access
+        self.configured = access.configured
+        self.bounds = Bounds(access.configured)
 
     def every(self) -> list[IdentityEntry]:
         """The configured identities (in their configured order), then the stored ones."""
@@ -54,36 +58,39 @@ class Identities:
 
         self.unit.write(work)
 
-    def change_password(self, identity: str, password: str, named: str | None) -> None:
+    def change_password(self, identity: str, password: str, named: str | None, caller: str) -> None:
+        """Replace a stored identity's password, ``caller`` holding every permission it holds."""
         if named is not None and named != identity:
             raise bad_request(f"The body names identity {named}, the path {identity}", "id")
         self._refuse_configured(identity, "its password cannot be changed")
         encoded = hash_password(password)
 
         def work(access: AccessRepository) -> None:
-            if not access.update_password(identity, encoded):
+            # Its row stays locked: no membership is added to it between the check and the change.
+            if not access.identity_exists(identity, lock=True):
                 raise not_found("identity", identity, "id")
+            self.bounds.identity(access, caller, identity, "change the password of")
+            access.update_password(identity, encoded)
 
         self.unit.write(work, retry=False)
 
-    def delete(self, identity: str) -> None:
-        """Delete a stored identity and its memberships."""
+    def delete(self, identity: str, caller: str) -> None:
+        """Delete a stored identity and its memberships, ``caller`` holding every permission it holds."""
         self._refuse_configured(identity, "it cannot be deleted")
 
         def work(access: AccessRepository) -> None:
-            if not access.delete_identity(identity):
+            if not access.identity_exists(identity, lock=True):
                 raise not_found("identity", identity, "id")
+            self.bounds.identity(access, caller, identity, "delete")
+            access.delete_identity(identity)
 
         self.unit.write(work, retry=False)
 
-    def validate(self, identity: str, password: str) -> bool:
-        """Whether the credentials are valid (configured entries first: they win). Verifying a
-        stored hash takes tens of milliseconds: call from a worker thread."""
-        if identity in self.configured:
-            return self.configured.authenticate(Credentials(identity, password)) is not None
-        encoded = self.unit.read(lambda access: access.password_hash(identity))
-        # An unknown identity is verified against a stand-in hash: it costs what a wrong password does.
-        return verify_password(encoded, password)
+    async def validate(self, identity: str, password: str, client: str | None) -> bool:
+        """Whether the credentials are valid, checked as the kernel checks a request's: through
+        the throttle of failed attempts and the bounded pool, one argon2 verification whatever
+        the name (configured entries first: they win)."""
+        return await self.access.check(Credentials(identity, password), client) is not None
 
     def _refuse_configured(self, identity: str, what: str) -> None:
         if identity in self.configured:

@@ -14,6 +14,7 @@ from ..clock import now_ms
 from ..store.db import Database
 from ..store.unit_of_work import UnitOfWork
 from ..web.permissions import Permission
+from .bounds import Bounds
 from .errors import exists, not_found, refused
 from .expiry import expiry_ms, wire_expiry
 from .identities import CONFIGURED_RULE, identity_known
@@ -25,8 +26,9 @@ class Memberships:
     def __init__(self, db: Database, configured: ConfiguredIdentities) -> None:
         self.unit = UnitOfWork(db, AccessRepository)
         self.configured = configured
+        self.bounds = Bounds(configured)
 
-    def add(self, user: str, role: str, expires: int | str | None) -> MembershipAnswer:
+    def add(self, user: str, role: str, expires: int | str | None, caller: str) -> MembershipAnswer:
         until = expiry_ms(expires, now_ms())
 
         def work(access: AccessRepository) -> None:
@@ -36,6 +38,7 @@ class Memberships:
                 raise not_found("identity", user, "user")
             if not is_builtin(role) and access.role_description(role, lock=True) is None:
                 raise not_found("role", role, "role")
+            self.bounds.role(access, caller, role, "add members to")
             if role in self.configured.roles_of(user):
                 raise exists(f"Identity {user} holds role {role}: its membership {CONFIGURED_RULE}", "role")
             if role in access.memberships(user, now_ms()):
@@ -46,9 +49,14 @@ class Memberships:
         self.unit.write(work)
         return MembershipAnswer(user=user, role=role, expires=wire_expiry(until))
 
-    def remove(self, user: str, role: str) -> None:
-        """Remove a stored membership (expired or not)."""
-        removed = self.unit.write(lambda access: access.delete_membership(user, role), retry=False)
+    def remove(self, user: str, role: str, caller: str) -> None:
+        """Remove a stored membership (expired or not), ``caller`` holding every permission of the role."""
+
+        def work(access: AccessRepository) -> bool:
+            self.bounds.role(access, caller, role, "remove members from")
+            return access.delete_membership(user, role)
+
+        removed = self.unit.write(work, retry=False)
         if removed:
             return
         if role in self.configured.roles_of(user):

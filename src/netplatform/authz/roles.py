@@ -17,6 +17,7 @@ from ..access.repository import AccessRepository
 from ..store.db import Database
 from ..store.unit_of_work import UnitOfWork
 from ..web.permissions import Permission
+from .bounds import Bounds
 from .errors import exists, not_found, refused
 from .schemas import Perm, Role
 
@@ -76,6 +77,7 @@ class Roles:
     def __init__(self, db: Database, configured: ConfiguredIdentities) -> None:
         self.unit = UnitOfWork(db, AccessRepository)
         self.configured = configured
+        self.bounds = Bounds(configured)
 
     def every(self) -> list[Role]:
         """The built-in roles with their permissions, then the stored ones by name."""
@@ -101,31 +103,36 @@ class Roles:
         self.unit.write(work)
         return Role(name=name, description=description, perms=[], builtin=False)
 
-    def delete(self, name: str) -> None:
-        """Delete a stored role with its grants and memberships."""
+    def delete(self, name: str, caller: str) -> None:
+        """Delete a stored role with its grants and memberships (``caller`` holding every
+        permission of the role: deleting it revokes them from its members)."""
         if is_builtin(name):
             raise refused(f"Role {name} {BUILTIN_RULE}")
 
         def work(access: AccessRepository) -> None:
+            if access.role_description(name, lock=True) is not None:
+                self.bounds.role(access, caller, name, "delete")
             if not access.delete_role(name):
                 raise not_found("role", name, "name")
 
         self.unit.write(work, retry=False)
 
-    def grant(self, role: str, permission: Permission) -> None:
+    def grant(self, role: str, permission: Permission, caller: str) -> None:
         def work(access: AccessRepository) -> None:
             # The role's row stays locked until the grant commits, so a concurrent delete of
             # the role cannot leave the grant behind.
             require_stored_role(access, role, lock=True)
+            self.bounds.permission(access, caller, permission, "grant")
             if access.is_granted(role, permission):
                 raise exists(f"Role {role} is already granted {permission}", "perm")
             access.insert_grant(role, permission)
 
         self.unit.write(work)
 
-    def ungrant(self, role: str, permission: Permission) -> None:
+    def ungrant(self, role: str, permission: Permission, caller: str) -> None:
         def work(access: AccessRepository) -> None:
             require_stored_role(access, role)
+            self.bounds.permission(access, caller, permission, "revoke")
             if not access.delete_grant(role, permission):
                 raise not_found("grant", f"{permission} to role {role}", "perm")
 

@@ -49,6 +49,14 @@ class CredentialsRefused(Exception):
     """The authz service answered 401: no such identity, or not this password."""
 
 
+class TooManyAttempts(Exception):
+    """The authz service answered 429: failed attempts are throttled; ``retry_after`` seconds."""
+
+    def __init__(self, retry_after: int) -> None:
+        super().__init__(retry_after)
+        self.retry_after = retry_after
+
+
 class Unreachable(Exception):
     """A service did not answer (connection refused, timeout, TLS failure)."""
 
@@ -80,6 +88,10 @@ class ApiError:
         return cls(response.status_code, message, details)
 
 
+def _seconds(retry_after: str | None) -> int:
+    return int(retry_after) if retry_after and retry_after.isdigit() else 60
+
+
 class Apis:
     """One HTTP client for every service call; credentials travel per call, never stored here."""
 
@@ -99,20 +111,28 @@ class Apis:
         except httpx.HTTPError as error:
             raise Unreachable(service, self.urls[service], str(error) or type(error).__name__) from error
 
-    async def permissions_of(self, user: str, password: str) -> tuple[Permission, ...] | None:
-        """What the identity may do, asked with its own credentials; CredentialsRefused on 401.
+    async def permissions_of(
+        self, user: str, password: str, client: str | None = None
+    ) -> tuple[Permission, ...] | None:
+        """What the identity may do, asked with its own credentials; CredentialsRefused on 401,
+        TooManyAttempts on 429.
 
-        None when the authz service cannot say: it does not answer, or answers anything but 200
-        or 401 (a proxy's 403, 404 or 502 in front of it is no proof either way; the route itself
-        lists every identity's permissions to that identity).
+        None when the authz service cannot say: it does not answer, or answers anything but 200,
+        401 or 429 (a proxy's 403, 404 or 502 in front of it is no proof either way; the route
+        itself lists every identity's permissions to that identity). ``client``, the browser's
+        address, goes as X-Forwarded-For: authz throttles failures by it when it lists the
+        console among NETPLATFORM_TRUSTED_PROXIES, and by the console's own address otherwise.
         """
         path = PERMISSIONS_PATH.format(user=quote(user, safe=""))
+        headers = {"X-Forwarded-For": client} if client else {}
         try:
-            response = await self.call(PERMISSIONS_SERVICE, "GET", path, (user, password))
+            response = await self.call(PERMISSIONS_SERVICE, "GET", path, (user, password), headers=headers)
         except Unreachable:
             return None
         if response.status_code == 401:
             raise CredentialsRefused(user)
+        if response.status_code == 429:
+            raise TooManyAttempts(_seconds(response.headers.get("retry-after")))
         if response.status_code != 200:
             return None
         try:

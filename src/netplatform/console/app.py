@@ -15,10 +15,13 @@ from fastapi.responses import JSONResponse, RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
 
 from ..settings import Settings
+from ..store.db import database_for
+from ..web.throttle import throttle_for
 from .apis import Apis, Unreachable
 from .grants import GrantsCache
 from .metrics import RateTracker
 from .sessions import SessionCodec
+from .signouts import SignOuts
 from .views import (
     access,
     blueprints,
@@ -63,6 +66,8 @@ def create_app(settings: Settings) -> FastAPI:
         grants=GrantsCache(),
         rates=RateTracker(),
         config_models={},
+        throttle=throttle_for(settings),
+        signouts=SignOuts(database_for(settings)),
     )
     OBJECTS.install(app, objects)
     app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")

@@ -5,8 +5,8 @@ readable form, and the console keeps no state of its own (several instances behi
 balancer share sessions when they share ``console_secret``). So the session is a Fernet token
 (AES-128-CBC + HMAC-SHA256, from ``cryptography``) holding user, password, a CSRF token and a
 session id; the browser only ever sees ciphertext. Fernet's timestamp bounds a session's life.
-Sign-out clears the cookie and remembers the session id in this process until it would have
-expired anyway, so a copied cookie stops working here too.
+Sign-out clears the cookie and records the session id in the database until it would have
+expired anyway (signouts.py), so a copied cookie stops working on every instance, restarts too.
 """
 
 from __future__ import annotations
@@ -16,7 +16,6 @@ import hashlib
 import hmac
 import json
 import secrets
-import time
 from dataclasses import dataclass
 
 from cryptography.fernet import Fernet, InvalidToken
@@ -45,7 +44,6 @@ class SessionCodec:
         raw = secret.encode() if secret else secrets.token_bytes(32)
         key = hashlib.sha256(b"netplatform-console-session\x00" + raw).digest()
         self._fernet = Fernet(base64.urlsafe_b64encode(key))
-        self._revoked: dict[str, float] = {}
 
     def new(self, user: str, password: str) -> tuple[Session, str]:
         session = Session(user, password, secrets.token_urlsafe(32), secrets.token_urlsafe(16))
@@ -53,7 +51,8 @@ class SessionCodec:
         return session, self._fernet.encrypt(json.dumps(payload).encode()).decode("ascii")
 
     def open(self, cookie: str | None) -> Session | None:
-        """The session a cookie holds; None when absent, tampered with, expired or signed out."""
+        """The session a cookie holds; None when absent, tampered with or expired (whether it
+        was signed out is the database's to say: signouts.py)."""
         if not cookie:
             return None
         try:
@@ -61,12 +60,7 @@ class SessionCodec:
             session = Session(payload["u"], payload["p"], payload["c"], payload["s"])
         except (InvalidToken, ValueError, KeyError, TypeError, UnicodeEncodeError):
             return None
-        return None if session.sid in self._revoked else session
-
-    def revoke(self, session: Session) -> None:
-        now = time.time()
-        self._revoked = {sid: until for sid, until in self._revoked.items() if until > now}
-        self._revoked[session.sid] = now + SESSION_TTL_S
+        return session
 
 
 def tokens_match(expected: str | None, given: str | None) -> bool:

@@ -13,13 +13,16 @@ from fastapi.responses import HTMLResponse, Response
 from starlette.datastructures import FormData
 from starlette.templating import Jinja2Templates
 
+from ..clock import now_ms
 from ..settings import Settings
 from ..web.registry import Registry
-from .apis import Apis, CredentialsRefused
+from ..web.throttle import Throttle
+from .apis import Apis, CredentialsRefused, TooManyAttempts
 from .configmodel import ConfigModel
 from .grants import NO_GRANTS, Grants, GrantsCache
 from .metrics import RateTracker
-from .sessions import SESSION_COOKIE, Session, SessionCodec, tokens_match
+from .sessions import SESSION_COOKIE, SESSION_TTL_S, Session, SessionCodec, tokens_match
+from .signouts import SignOuts
 
 HERE = Path(__file__).parent
 templates = Jinja2Templates(directory=str(HERE / "templates"))
@@ -43,7 +46,8 @@ class ConsoleObjects:
     """The console's objects, built once by ``create_app`` (:mod:`netplatform.web.registry`):
     the API clients, the session codec, each session's permissions (read again every few
     seconds), the previous /metrics sample per service (overview rates) and the config tree's
-    model per service URL (views/configtree.py)."""
+    model per service URL (views/configtree.py), the throttle of failed sign-ins, and the
+    sign-outs (in the database: they hold on every instance)."""
 
     settings: Settings
     apis: Apis
@@ -51,9 +55,15 @@ class ConsoleObjects:
     grants: GrantsCache
     rates: RateTracker
     config_models: dict[str, ConfigModel]
+    throttle: Throttle
+    signouts: SignOuts
 
 
 OBJECTS = Registry(ConsoleObjects)
+
+
+def objects(request: Request) -> ConsoleObjects:
+    return OBJECTS.of(request.app)
 
 
 def codec(request: Request) -> SessionCodec:
@@ -78,11 +88,25 @@ def rate_tracker(request: Request) -> RateTracker:
     return OBJECTS.of(request.app).rates
 
 
+async def open_session(request: Request) -> Session | None:
+    """The session of the request's cookie, unless it is absent, not ours, expired or signed out."""
+    session = codec(request).open(request.cookies.get(SESSION_COOKIE))
+    if session is None or await objects(request).signouts.ended(session.sid):
+        return None
+    return session
+
+
+async def end_session(request: Request, session: Session) -> None:
+    """Sign the session out everywhere, until it would have expired anyway."""
+    await objects(request).signouts.end(session.sid, now_ms() + SESSION_TTL_S * 1000)
+    grants_cache(request).forget(session.sid)
+
+
 async def current_session(request: Request) -> Session:
     """The signed-in session, or NeedSession (every page but sign-in depends on this), with the
     user's grants in ``request.state.grants``."""
     path = request.url.path + (f"?{request.url.query}" if request.url.query else "")
-    session = codec(request).open(request.cookies.get(SESSION_COOKIE))
+    session = await open_session(request)
     if session is None:
         raise NeedSession(path)
     request.state.grants = await session_grants(request, session, path)
@@ -101,9 +125,10 @@ async def session_grants(request: Request, session: Session, path: str) -> Grant
     try:
         permissions = await apis(request).permissions_of(session.user, session.password)
     except CredentialsRefused:
-        codec(request).revoke(session)
-        cache.forget(session.sid)
+        await end_session(request, session)
         raise NeedSession(path) from None
+    except TooManyAttempts:
+        permissions = None  # no answer either way: no action is offered until there is one
     found = Grants(known=False) if permissions is None else Grants(permissions)
     cache.put(session.sid, found)
     return found

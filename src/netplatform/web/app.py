@@ -20,7 +20,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.middleware import Middleware
 from starlette.types import Scope
 
-from ..access.directory import directory_for
+from ..access.directory import directory_for, register_authentication_metrics
 from ..access.replica import Replica, register_replica_metrics
 from ..settings import Settings
 from ..store.blobs import BlobStore
@@ -57,6 +57,7 @@ _STATUS_ERRORS: dict[int, type[errors.ApiError]] = {
     409: errors.Conflict,
     413: errors.PayloadTooLarge,
     415: errors.UnsupportedMediaType,
+    429: errors.TooManyRequests,
 }
 
 
@@ -95,6 +96,7 @@ def build_app(
     app.state.health = HealthProbe(database)
     # Who the caller is and what they may do, shared by every app of the process.
     app.state.access = directory_for(settings, database)
+    register_authentication_metrics(app.state.metrics.registry, spec.name, app.state.access)
     app.state.replays = ReplayCounts()
     app.state.jobs = Jobs(spec.name, app.state.metrics.registry)
     replica = app.state.access.replica

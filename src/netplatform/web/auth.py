@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import base64
 import binascii
-import hashlib
-import hmac
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
+
+from ..access.passwords import hash_configured, verify_password
 
 PUBLIC: dict[str, Any] = {"security": []}
 """Pass as ``openapi_extra`` to a route that needs no platform credentials."""
@@ -43,36 +43,45 @@ def parse_basic(header_value: str | None) -> Credentials | None:
     return Credentials(user, password)
 
 
+def client_address(scope: Mapping[str, Any]) -> str | None:
+    """The caller's address: the connection's peer, or what a trusted proxy forwarded
+    (``NETPLATFORM_TRUSTED_PROXIES``: the server rewrites the scope's client then)."""
+    client = scope.get("client")
+    return str(client[0]) if client else None
+
+
 def basic_header(user: str, password: str) -> str:
     """The ``Authorization`` header value for a user and password."""
     return "Basic " + base64.b64encode(f"{user}:{password}".encode()).decode("ascii")
 
 
 class UserDirectory:
-    """Checks credentials against a fixed table without leaking timing.
+    """The identities of a fixed table (NETPLATFORM_USERS), their passwords kept as argon2 hashes.
 
-    Every stored entry is compared (no early exit on the user name), and each comparison is
-    between equal-length digests, so neither the existence of a user nor the length of a
-    password shows in the response time.
+    Each password is hashed once at start, as a stored identity's is when it is created, so a
+    configured name is checked by the same argon2 verification as a stored or an unknown one:
+    the time an answer takes says nothing of which kind of name was tried (the kernel verifies
+    through :meth:`hashes_of`, on its bounded pool of check threads).
     """
 
     def __init__(self, users: Mapping[str, str] | Iterable[tuple[str, str]]) -> None:
-        # Verified header values are remembered by the caller (access/directory.py), per
-        # generation of the authorization data, not here. A user may have several passwords
-        # (a platform identity during a key rotation).
+        # A user may have several passwords: a platform identity accepts the credential of each
+        # configured key (access/platform.py), so that a key rotation can restart instances one
+        # at a time.
         pairs = users.items() if isinstance(users, Mapping) else users
-        self._digests = [self._digest(user, password) for user, password in pairs]
+        self._hashes: dict[str, list[str]] = {}
+        for user, password in pairs:
+            self._hashes.setdefault(user, []).append(hash_configured(user, password))
 
-    @staticmethod
-    def _digest(user: str, password: str) -> bytes:
-        return hashlib.sha256(f"{user}\x00{password}".encode()).digest()
+    def hashes_of(self, user: str) -> list[str]:
+        """The argon2 hashes of a configured identity's passwords; empty for another name."""
+        return self._hashes.get(user, [])
 
     def authenticate(self, credentials: Credentials | None) -> str | None:
-        """The user name when the credentials are valid, else None."""
+        """The user name when the credentials are valid, else None (one argon2 verification,
+        against a stand-in hash for a name not in the table: call from a worker thread)."""
         if credentials is None:
             return None
-        candidate = self._digest(credentials.user, credentials.password)
-        matched = False
-        for digest in self._digests:
-            matched |= hmac.compare_digest(candidate, digest)
+        hashes: list[str | None] = [*self._hashes.get(credentials.user, [])] or [None]
+        matched = any(verify_password(encoded, credentials.password) for encoded in hashes)
         return credentials.user if matched else None

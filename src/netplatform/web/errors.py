@@ -75,6 +75,7 @@ _REASONS = {
     413: "REQUEST_ENTITY_TOO_LARGE",
     415: "UNSUPPORTED_MEDIA_TYPE",
     422: "UNPROCESSABLE_ENTITY",
+    429: "TOO_MANY_REQUESTS",
     500: "INTERNAL_SERVER_ERROR",
     503: "SERVICE_UNAVAILABLE",
 }
@@ -114,6 +115,10 @@ class PayloadTooLarge(ApiError):
 
 class UnsupportedMediaType(ApiError):
     status = 415
+
+
+class TooManyRequests(ApiError):
+    status = 429
 
 
 class ServiceUnavailable(ApiError):

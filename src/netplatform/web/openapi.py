@@ -122,11 +122,20 @@ def _document_errors(operation: dict[str, Any], spec: ServiceSpec) -> None:
     responses.setdefault("400", _error_response("Bad request: input that fails validation", spec))
     if operation.get("security") != []:
         responses.setdefault("401", _error_response("Missing or wrong credentials", spec))
+        responses.setdefault(
+            "429",
+            _error_response(
+                "Too many failed authentication attempts: try again after Retry-After seconds", spec
+            ),
+        )
     permission = operation.get(PERMISSION_KEY)
     if isinstance(permission, str) and permission != AUTHENTICATED:
         responses.setdefault("403", _error_response(f"The caller lacks `{permission}`", spec))
     if "requestBody" in operation:
         responses.setdefault("413", _error_response("Request body too large", spec))
+        responses.setdefault(
+            "415", _error_response("A request body of a media type the operation does not take", spec)
+        )
 
 
 def stated_request(

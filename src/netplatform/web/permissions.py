@@ -208,3 +208,112 @@ class ServicePermissions:
     def by_method(self, resource: str) -> dict[str, Permission]:
         """GET reads, every other method writes (a route serving several methods)."""
         return {"GET": self.read(resource), "HEAD": self.read(resource), "*": self.write(resource)}
+
+
+# --- bounds: whether one holder's grants cover another permission ---------------------------
+#
+# A writer of the authorization tables may pass on only what it holds itself (docs/security.md
+# "Grants cannot escalate"). ``covers(held, granted)`` answers whether every permission that
+# ``granted`` could ever match is matched by one of ``held``: the same rules as :func:`matches`,
+# read as set inclusion. Where inclusion cannot be decided simply (one regular expression
+# against another, a prefix against a regular expression, a range covered only by several
+# grants together), the answer is no: a refusal an administrator can lift, never a grant that
+# reaches further than its writer.
+
+
+def covers(held: Iterable[Permission], granted: Permission) -> bool:
+    """Whether ``held`` covers everything ``granted`` could match (conservative: see above)."""
+    holders = list(held)
+    return all(
+        any(_one_covers(holder, granted.type, instance, action) for holder in holders)
+        for instance in _instance_pieces(granted.instance)
+        for action in _action_pieces(granted.action)
+    )
+
+
+def _instance_pieces(instance: str) -> list[str]:
+    """What a granted instance matches, as pieces each covered on its own: the items of a plain
+    comma list (each matches on its own), or the whole of ``*`` or a key-form instance."""
+    if instance == "*" or instance.startswith(":"):
+        return [instance]
+    return [item.strip() for item in instance.split(",")]
+
+
+def _action_pieces(action: str) -> list[str]:
+    return [action] if action == "*" else [item.strip() for item in action.split(",")]
+
+
+def _one_covers(holder: Permission, type_: str, instance: str, action: str) -> bool:
+    if holder.type != "*" and holder.type != type_:
+        return False
+    if holder.action != "*" and (action == "*" or action not in _action_pieces(holder.action)):
+        return False
+    return _instance_covers(holder.instance, instance)
+
+
+def _instance_covers(held: str, piece: str) -> bool:
+    """Whether the held instance matches every instance ``piece`` (one item of a plain list, or a
+    whole ``*`` or key-form instance) matches."""
+    if held == "*":
+        return True
+    if piece == "*":
+        return False
+    if piece.startswith(":"):
+        return held.startswith(":") and _key_covers(held, piece)
+    if held.startswith(":"):
+        return False  # a key-form grant matches key-form instances only; a plain item matches none
+    return any(_item_covers(item.strip(), piece) for item in held.split(","))
+
+
+def _item_covers(held: str, item: str) -> bool:
+    """One plain item (exact, or a prefix ending in ``*``) covering another."""
+    if held.endswith("*"):
+        # A prefix covers an exact item it starts, and a prefix item whose own prefix it starts.
+        return item.removesuffix("*").startswith(held[:-1])
+    return not item.endswith("*") and item == held
+
+
+def _key_covers(held: str, granted: str) -> bool:
+    """A key-form instance covering another: every key the granted one matches (its segments,
+    a last ``*`` matching one segment or more) matches the held one."""
+    wanted, given = _segments(held), _segments(granted)
+    given_open = given[-1] == "*"
+    if wanted[-1] == "*":
+        # The held one matches every key of at least len(wanted) segments whose first ones match;
+        # the granted one's keys have at least len(given) segments, its first ones as it says.
+        fixed = wanted[:-1]
+        if len(given) < len(wanted):
+            return False
+        return all(_segment_covers(pattern, given[index]) for index, pattern in enumerate(fixed))
+    if given_open or len(given) != len(wanted):
+        return False
+    return all(_segment_covers(pattern, value) for pattern, value in zip(wanted, given, strict=True))
+
+
+def _segment_covers(held: str, granted: str) -> bool:
+    """One key segment's pattern covering another's (``*``, comma items, ``!regex`` items)."""
+    held_items = held.split(",")
+    if held == "*" or "*" in held_items:
+        return True
+    if granted == "*":
+        return False
+    return all(_segment_item_covered(held_items, item) for item in granted.split(","))
+
+
+def _segment_item_covered(held_items: list[str], item: str) -> bool:
+    for held in held_items:
+        if held.startswith("!"):
+            if item == held:
+                return True  # the same expression
+            if not item.startswith("!") and not item.endswith("*") and _full_match(held[1:], item):
+                return True
+        elif not item.startswith("!") and _item_covers(held, item):
+            return True
+    return False
+
+
+def _full_match(pattern: str, value: str) -> bool:
+    try:
+        return re.fullmatch(pattern, value) is not None
+    except re.error:
+        return False

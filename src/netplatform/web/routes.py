@@ -17,6 +17,7 @@ from starlette.convertors import Convertor, register_url_convertor
 from starlette.routing import Match
 from starlette.types import Scope
 
+from .bodytypes import DeclaredBody, declared_body
 from .permissions import Permission, declared
 
 STREAMED_BODY: dict[str, Any] = {"x-streamed-body": True}
@@ -51,6 +52,7 @@ UNDECLARED = "undeclared"
 
 # The declarations of a request no route matches (the framework answers 404 or 405).
 _UNMATCHED: dict[str, Any] = {"x-unmatched": True}
+_BODY = "netplatform.body"  # the declarations' companion key, in the kernel's own copy
 
 
 class RouteTable:
@@ -95,10 +97,17 @@ class RouteTable:
             declarations = self._declarations.get(key)
             if declarations is None:
                 route = self.lookup(scope)
-                declarations = (route.openapi_extra or {}) if route else _UNMATCHED
+                declarations = self._declarations_of(route)
                 self._remember(key, declarations)
             state[_DECLARATIONS] = declarations
         return declarations
+
+    @staticmethod
+    def _declarations_of(route: APIRoute | None) -> dict[str, Any]:
+        """The route's ``openapi_extra`` with what the kernel derives from the rest of the route."""
+        if route is None:
+            return _UNMATCHED
+        return {**(route.openapi_extra or {}), _BODY: declared_body(route)}
 
     def _remember(self, key: tuple[str, str, str], declarations: dict[str, Any]) -> None:
         if len(key[2]) > 1024:  # a path that long is not a hot one; do not hold it
@@ -121,3 +130,9 @@ class RouteTable:
 
     def streams_body(self, scope: Scope) -> bool:
         return bool(self._extra(scope).get("x-streamed-body"))
+
+    def body(self, scope: Scope) -> DeclaredBody | None:
+        """What the route declares of its request body (web/bodytypes.py); None when the route
+        is undocumented and declares nothing, or no route matches."""
+        found: DeclaredBody | None = self._extra(scope).get(_BODY)
+        return found

@@ -8,14 +8,15 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Path
+from fastapi import APIRouter, Path, Request
 from fastapi.responses import Response
 
 from ...web.answers import reply
+from ...web.auth import client_address
 from ...web.errors import Forbidden
 from ...web.openapi import answers
 from ...web.permissions import requires
-from ..deps import IdentitiesDep
+from ..deps import CallerDep, IdentitiesDep
 from ..schemas import ChangedCredential, IdentityAnswer, IdentityList, NewCredential, Validation
 from ..spec import PERMISSIONS, SPEC
 
@@ -53,8 +54,10 @@ def create_identity(body: NewCredential, identities: IdentitiesDep) -> Response:
     responses=answers(SPEC, IdentityAnswer, 403, 404),
     openapi_extra=WRITE,
 )
-def change_password(id: IdentityPath, body: ChangedCredential, identities: IdentitiesDep) -> Response:
-    identities.change_password(id, body.password, body.id)
+def change_password(
+    id: IdentityPath, body: ChangedCredential, identities: IdentitiesDep, caller: CallerDep
+) -> Response:
+    identities.change_password(id, body.password, body.id, caller)
     return reply(IdentityAnswer(id=id))
 
 
@@ -64,8 +67,8 @@ def change_password(id: IdentityPath, body: ChangedCredential, identities: Ident
     responses=answers(SPEC, IdentityAnswer, 403, 404),
     openapi_extra=WRITE,
 )
-def delete_identity(id: IdentityPath, identities: IdentitiesDep) -> Response:
-    identities.delete(id)
+def delete_identity(id: IdentityPath, identities: IdentitiesDep, caller: CallerDep) -> Response:
+    identities.delete(id, caller)
     return reply(IdentityAnswer(id=id))
 
 
@@ -75,8 +78,8 @@ def delete_identity(id: IdentityPath, identities: IdentitiesDep) -> Response:
     responses=answers(SPEC, IdentityAnswer, 403),
     openapi_extra=requires(PERMISSIONS.read("validate")),
 )
-def validate(body: Validation, identities: IdentitiesDep) -> Response:
-    # A plain def: the hash check (tens of milliseconds) runs in the thread pool.
-    if not identities.validate(body.id, body.password):
+async def validate(request: Request, body: Validation, identities: IdentitiesDep) -> Response:
+    # The check runs on the kernel's bounded pool of check threads, throttled as a sign-in is.
+    if not await identities.validate(body.id, body.password, client_address(request.scope)):
         raise Forbidden("Invalid identity or password", fields="Authentication")
     return reply(IdentityAnswer(id=body.id))

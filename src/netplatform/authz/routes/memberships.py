@@ -10,7 +10,7 @@ from fastapi.responses import Response
 from ...web.answers import reply
 from ...web.openapi import answers
 from ...web.permissions import requires
-from ..deps import MembershipsDep
+from ..deps import CallerDep, MembershipsDep
 from ..schemas import MembershipAnswer, MembershipKey, NewMembership
 from ..spec import PERMISSIONS, SPEC
 
@@ -26,8 +26,8 @@ WRITE = requires(PERMISSIONS.write("userRole"))
     responses=answers(SPEC, MembershipAnswer, 403, 404, 409, status=201),
     openapi_extra=WRITE,
 )
-def add_membership(body: NewMembership, memberships: MembershipsDep) -> Response:
-    return reply(memberships.add(body.user, body.role, body.expires), 201)
+def add_membership(body: NewMembership, memberships: MembershipsDep, caller: CallerDep) -> Response:
+    return reply(memberships.add(body.user, body.role, body.expires, caller), 201)
 
 
 @router.delete(
@@ -40,6 +40,7 @@ def remove_membership(
     user: Annotated[str, Path(description="an identity")],
     role: Annotated[str, Path(description="a role")],
     memberships: MembershipsDep,
+    caller: CallerDep,
 ) -> Response:
-    memberships.remove(user, role)
+    memberships.remove(user, role, caller)
     return reply(MembershipKey(user=user, role=role))

@@ -12,7 +12,7 @@ from fastapi.responses import Response
 from ...web.answers import reply
 from ...web.openapi import answers
 from ...web.permissions import Permission, requires
-from ..deps import RolesDep
+from ..deps import CallerDep, RolesDep
 from ..errors import bad_request
 from ..schemas import Grant, GrantAnswer, NewRole, Perm, Role, RoleNameAnswer
 from ..spec import PERMISSIONS, SPEC
@@ -47,8 +47,8 @@ def create_role(body: NewRole, roles: RolesDep) -> Response:
     responses=answers(SPEC, RoleNameAnswer, 403, 404),
     openapi_extra=requires(PERMISSIONS.write("role")),
 )
-def delete_role(name: RolePath, roles: RolesDep) -> Response:
-    roles.delete(name)
+def delete_role(name: RolePath, roles: RolesDep, caller: CallerDep) -> Response:
+    roles.delete(name, caller)
     return reply(RoleNameAnswer(name=name))
 
 
@@ -59,9 +59,9 @@ def delete_role(name: RolePath, roles: RolesDep) -> Response:
     responses=answers(SPEC, GrantAnswer, 403, 404, 409, status=201),
     openapi_extra=requires(PERMISSIONS.write("perm")),
 )
-def grant(body: Grant, roles: RolesDep) -> Response:
+def grant(body: Grant, roles: RolesDep, caller: CallerDep) -> Response:
     permission = permission_of(body.perm.type, body.perm.instance, body.perm.action)
-    roles.grant(body.role, permission)
+    roles.grant(body.role, permission, caller)
     return reply(GrantAnswer(role=body.role, perm=Perm.of(permission)), 201)
 
 
@@ -72,10 +72,16 @@ def grant(body: Grant, roles: RolesDep) -> Response:
     openapi_extra=requires(PERMISSIONS.write("perm")),
 )
 def ungrant(
-    request: Request, role: RolePath, type: PartPath, instance: PartPath, action: PartPath, roles: RolesDep
+    request: Request,
+    role: RolePath,
+    type: PartPath,
+    instance: PartPath,
+    action: PartPath,
+    roles: RolesDep,
+    caller: CallerDep,
 ) -> Response:
     role, permission = _grant_in_path(request, role, permission_of(type, instance, action))
-    roles.ungrant(role, permission)
+    roles.ungrant(role, permission, caller)
     return reply(GrantAnswer(role=role, perm=Perm.of(permission)))
 
 

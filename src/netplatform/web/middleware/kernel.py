@@ -1,10 +1,11 @@
 """The kernel's per-request work as one ASGI layer.
 
 In order: request id and the service's response headers (on every response, 401s and
-unexpected failures included), Basic authentication for routes that are not public and the
-route's permission (decided for the caller an ``X-PLATFORM-ACTING-FOR`` header names, when a
-platform identity allowed to act for it sends one: access/acting.py), the NUL guard on path and
-query (400), the body limit (413, announced or streamed), then the service;
+unexpected failures included), Basic authentication for routes that are not public (429 past
+the throttle of failed attempts) and the route's permission (decided for the caller an
+``X-PLATFORM-ACTING-FOR`` header names, when a platform identity allowed to act for it sends
+one: access/acting.py), the NUL guard on path and query (400), the body limit (413, announced
+or streamed), the body's media type and origin (415, 403: web/bodytypes.py), then the service;
 around all of it the metrics, the access log and the last-resort answer: 503 when the database
 could not serve (store.db.unavailable), else 500.
 
@@ -30,7 +31,8 @@ from ...access.acting import ACTING_FOR_HEADER, acting_permission
 from ...access.directory import AccessDirectory
 from ...logs import FrozenArgsRecord
 from ...store.db import unavailable
-from ..auth import parse_basic
+from ..auth import client_address, parse_basic
+from ..bodytypes import UNSAFE_METHODS, body_refusal
 from ..errors import (
     ApiError,
     BadRequest,
@@ -55,6 +57,9 @@ _AUTHORIZATION = b"authorization"
 _CONTENT_LENGTH = b"content-length"
 _TRANSFER_ENCODING = b"transfer-encoding"
 _ACTING_FOR = ACTING_FOR_HEADER.lower().encode("latin-1")
+_CONTENT_TYPE = b"content-type"
+_ORIGIN = b"origin"
+_HOST = b"host"
 
 
 class KernelMiddleware:
@@ -88,6 +93,9 @@ class KernelMiddleware:
                 _CONTENT_LENGTH,
                 _TRANSFER_ENCODING,
                 _ACTING_FOR,
+                _CONTENT_TYPE,
+                _ORIGIN,
+                _HOST,
                 *(raw for raw, _ in self.echoed),
             }
         )
@@ -150,7 +158,9 @@ class KernelMiddleware:
         return found
 
     async def _refusal(self, scope: Scope, headers: dict[bytes, str], limit: int | None) -> ApiError | None:
-        """The error the kernel answers instead of the service, if any (in this order)."""
+        """The error the kernel answers instead of the service, if any (in this order):
+        credentials and permission, NUL in the path or query, the body's size, its media type
+        and origin (web/bodytypes.py)."""
         if not self.routes.is_public(scope):
             try:
                 refusal = await self._access_refusal(
@@ -165,6 +175,16 @@ class KernelMiddleware:
         declared = headers.get(_CONTENT_LENGTH)
         if limit is not None and declared is not None and declared.isdigit() and int(declared) > limit:
             return PayloadTooLarge(f"Request body larger than {limit} bytes")
+        if scope["method"] in UNSAFE_METHODS:
+            has_body = _TRANSFER_ENCODING in headers or (declared or "0").strip() not in ("0", "")
+            return body_refusal(
+                scope["method"],
+                self.routes.body(scope),
+                headers.get(_CONTENT_TYPE),
+                has_body,
+                headers.get(_ORIGIN),
+                headers.get(_HOST),
+            )
         return None
 
     async def _access_refusal(
@@ -174,13 +194,14 @@ class KernelMiddleware:
         named caller's, when a platform identity acts for one: access/acting.py)."""
         required = self.routes.requirement(scope)
         needed = required if isinstance(required, Permission) else None
-        decided = self.access.remembered(authorization, needed) if acting_for is None else None
+        client = client_address(scope)
+        decided = self.access.remembered(authorization, needed, client) if acting_for is None else None
         if decided is None:
             found: tuple[str, bool] | ApiError | None
             if acting_for is None:
-                found = await self._decide(authorization, needed)
+                found = await self._decide(authorization, needed, client)
             else:
-                found = await self._decide_acting(scope, authorization, acting_for, needed)
+                found = await self._decide_acting(scope, authorization, acting_for, needed, client)
             if isinstance(found, ApiError):
                 return found
             if found is None:
@@ -198,19 +219,26 @@ class KernelMiddleware:
             return Forbidden(f"{scope['method']} {scope['path']} declares no permission: nobody may call it")
         return None if allowed else Forbidden(f"User {user} does not have permission {required}")
 
-    async def _decide(self, authorization: str | None, needed: Permission | None) -> tuple[str, bool] | None:
+    async def _decide(
+        self, authorization: str | None, needed: Permission | None, client: str | None
+    ) -> tuple[str, bool] | None:
         """(identity, allowed) through the database when memory does not hold the answer."""
-        user = await self.access.authenticate(authorization)
+        user = await self.access.authenticate(authorization, client)
         if user is None:
             return None
         return user, needed is None or await self.access.allows(user, needed)
 
     async def _decide_acting(
-        self, scope: Scope, authorization: str | None, caller: str, needed: Permission | None
+        self,
+        scope: Scope,
+        authorization: str | None,
+        caller: str,
+        needed: Permission | None,
+        client: str | None,
     ) -> tuple[str, bool] | ApiError | None:
         """(caller, allowed) when the authenticated identity may act for ``caller`` here; 403
         when it may not (the request is never decided on its own permissions instead)."""
-        presenter = await self.access.authenticate(authorization)
+        presenter = await self.access.authenticate(authorization, client)
         if presenter is None:
             return None
         permission = acting_permission(self.spec.name, caller)
