@@ -9,7 +9,6 @@ from ..web.errors import BadRequest, NotFound
 from .feed_state import FeedState, Held
 from .feeds import lookup_for_member
 from .outbound.distribution.provisioning import DistributionProvisioner, new_publisher
-from .repository.feeds import FeedRepository
 from .schemas import DrPub, Status
 
 CHANGEABLE = ("username", "userpwd", "svcLocationName")
@@ -34,7 +33,7 @@ class Publishers:
     """The publishers of every feed; a change re-provisions the whole feed."""
 
     def __init__(self, db: Database, provisioner: DistributionProvisioner) -> None:
-        self.unit = UnitOfWork(db, FeedRepository)
+        self.unit = UnitOfWork(db, provisioner.feeds)
         self.provisioner = provisioner
 
     def all(self) -> list[DrPub]:

@@ -50,7 +50,7 @@ class Subscribers:
     """The subscribers of every feed; each change is pushed there as one subscription."""
 
     def __init__(self, db: Database, provisioner: DistributionProvisioner) -> None:
-        self.unit = UnitOfWork(db, FeedRepository)
+        self.unit = UnitOfWork(db, provisioner.feeds)
         self.provisioner = provisioner
 
     def all(self) -> list[DrSub]:
