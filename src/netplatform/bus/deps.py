@@ -69,6 +69,7 @@ FeedsDep = Annotated[Feeds, OBJECTS.depends(lambda o: o.feeds)]
 PublishersDep = Annotated[Publishers, OBJECTS.depends(lambda o: o.publishers)]
 SubscribersDep = Annotated[Subscribers, OBJECTS.depends(lambda o: o.subscribers)]
 
+
 def writes(resource: str) -> Callable[[Request], Awaitable[bool]]:
     """Whether the caller holds ``platform.bus.api|<resource>|write``: a reader's answers carry no
     ``userpwd``, a writer's a mask (routes/_common.disclosed)."""

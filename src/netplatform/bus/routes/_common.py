@@ -8,6 +8,7 @@ from typing import Any, TypeVar
 from fastapi import APIRouter
 from fastapi.responses import Response
 
+from ..credentials import MASK
 from ..deps import REPLAYABLE
 from ..schemas import DrPub, DrSub, Feed
 
@@ -24,9 +25,6 @@ def use_existing(text: str | None) -> bool:
     """The ``useExisting`` query parameter: ``true`` in any case."""
     return (text or "").lower() == "true"
 
-
-MASK = "********"
-"""A publisher's or subscriber's ``userpwd`` as a writer sees it after the answer that created it."""
 
 Shown = TypeVar("Shown", Feed, DrPub, DrSub)
 

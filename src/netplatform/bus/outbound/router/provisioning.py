@@ -480,7 +480,14 @@ class RouterProvisioner:
         router = base_url(target)
         # The target makes the bridge-admin topic (never adopting one someone else made: 409) and
         # learns the registered routers, the only sources its agents connect to.
-        self.client.tell_mirror_settings(router, admin_topic, [base_url(cluster) for cluster in clusters])
+        told = self.client.tell_mirror_settings(
+            router, admin_topic, [base_url(cluster) for cluster in clusters]
+        )
+        if told.get("adminTopic") != admin_topic:  # its environment names another: no agent would run
+            raise RouterCallFailed(
+                f"the message router at {router} defines its mirror agents on topic "
+                f"{told.get('adminTopic')}, not on bridgeAdminTopic {admin_topic}"
+            )
         # The copies land in topics that exist on the target, whether or not a client is there,
         # and an agent copies only into topics where its identity is a producer (docs/router.md).
         for topic in topics:
