@@ -375,7 +375,8 @@ def test_a_delete_while_the_router_is_down_is_kept_deleted_and_retried(
 def test_what_authz_did_not_take_is_invalid_and_retried(
     start_service: ServiceStarter, bus_settings: Settings, router: RunningService
 ) -> None:
-    """authz down: the topic and its client are INVALID, naming the failed call; a deleted client
+    """authz down: the topic and its client are INVALID, naming the failed call (the topic goes to
+    no router while its roles are not known to be the bus's); a deleted client
     stays DELETED and a deleted topic's roles stay; the background reconcile does each once authz
     is back."""
     port = free_port()
@@ -389,7 +390,8 @@ def test_what_authz_did_not_take_is_invalid_and_retried(
     (client,) = created["clients"]
     assert created["status"] == client["status"] == "INVALID"
     assert f"Failed to create role {PUBLISHERS}: authz service unreachable" in created["statusReason"]
-    assert client["statusReason"].startswith(f"Failed to add user alice to role {PUBLISHERS}: ")
+    # Its roles are not known to be the bus's: the topic goes to no router until they are (issue 36).
+    assert client["statusReason"].startswith(f"Failed to create role {PUBLISHERS}: authz service unreachable")
     with restartable(create_service_app("authz", bus_settings), port):
         wait_until(lambda: ok(bus.get(f"/topics/{FQTN}"))["status"] == "VALID")
         assert ok(bus.get(f"/mr_clients/{client['mrClientId']}"))["status"] == "VALID"

@@ -8,6 +8,7 @@ Each test starts routers of its own (live_router), with the users and settings i
 
 from __future__ import annotations
 
+import ssl
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -19,7 +20,6 @@ import pytest
 
 from netplatform.router import create_app
 from netplatform.store.db import forget_database
-from netplatform.web.tls import verifying_context
 
 from ..support.databases import migrate, temporary_database
 from ..support.receiver import RecordingServer
@@ -224,7 +224,9 @@ def test_an_agent_verifies_an_https_sources_certificate(tmp_path: Path, tls: Tls
     bundle = {"router_mirror_ca_bundle": tls.ca_bundle} if trusted else {}
     with (
         https_router(tmp_path / "edge", tls) as edge,
-        http_client(edge.url, auth=ADMIN, verify=verifying_context(tls.ca_bundle)) as at_edge,
+        http_client(
+            edge.url, auth=ADMIN, verify=ssl.create_default_context(cafile=str(tls.ca_bundle))
+        ) as at_edge,
         live_router("embedded", tmp_path / "central", **bundle, **FAST) as central,
         central.client() as admin,
     ):

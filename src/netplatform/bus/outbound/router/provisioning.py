@@ -95,10 +95,14 @@ class TopicState:
     agents: list[str]
     owned: set[str] = field(default_factory=set)  # the topic's roles the bus created (authz)
 
+    def unowned(self) -> list[str]:
+        """The topic's roles the bus did not create (another's, or not created yet)."""
+        return [role for role in topic_roles(self.topic) if role not in self.owned]
+
     def usable(self, grants: Iterable[Grant]) -> set[Grant]:
         """``grants`` without those of the topic's roles the bus did not create: a role someone
         else made is never granted on a router (issue 36, point 6)."""
-        foreign = {as_role(role) for role in topic_roles(self.topic) if role not in self.owned}
+        foreign = {as_role(role) for role in self.unowned()}
         return {grant for grant in grants if grant[1] not in foreign}
 
     def placed(self) -> list[MrClient]:
@@ -254,9 +258,15 @@ class RouterProvisioner:
                 return
             roles = attempt(self.roles.create, state.topic)
             state.owned = self.roles.owned(topic_roles(state.topic))
-            if state.topic.status == Status.NEW.value:
-                self._spread_topic(state)
-            granted = self._grant_clients(state)
+            if state.unowned():
+                # A role authz did not say is the bus's (another's, or authz unreachable): the
+                # topic goes to no router yet, whose ACL would otherwise stay open to everyone.
+                reason = roles or f"the topic's roles {', '.join(state.unowned())} are not the bus's"
+                granted: dict[str, str | None] = {c.mrClientId or "": reason for c in state.placed()}
+            else:
+                if state.topic.status == Status.NEW.value:
+                    self._spread_topic(state)
+                granted = self._grant_clients(state)
             revoked = self._revoke_deleted(state)
             for name in state.agents:
                 self._send_agent(name)
