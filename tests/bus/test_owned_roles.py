@@ -15,9 +15,11 @@ from typing import Any
 import httpx
 import pytest
 import sqlalchemy as sa
+from alembic import command
 
 from netplatform.settings import Settings
 from netplatform.store.db import database_for
+from netplatform.store.migrate import alembic_config, upgrade
 
 from ..conftest import RunningService, ServiceStarter, SettingsFactory
 from ..support.answers import ok
@@ -116,3 +118,31 @@ def test_the_roles_the_bus_made_are_its_own_again_on_a_retry(
     assert members(authz, PUBLISHERS) == {"eve"}
     with http_client(router.url) as at_router:
         assert ok(at_router.get(f"/topics/{FQTN}"))["writerAcl"]["users"] == [f"role:{PUBLISHERS}"]
+
+
+def test_the_upgrade_records_the_roles_of_the_topics_that_exist(settings: Settings) -> None:
+    """Migration bus_0008: a topic provisioned by an earlier version keeps working (its roles are
+    the bus's), rather than turning INVALID at its next pass."""
+    upgrade(settings)
+    database = database_for(settings)
+    with database.engine.connect() as connection:
+        command.downgrade(alembic_config(connection), "bus_0007")
+        connection.commit()
+    topics = sa.table("bus_topics", *map(sa.column, ("fqtn", "publisher_role", "subscriber_role", "status")))
+    with database.engine.begin() as connection:
+        connection.execute(
+            topics.insert(),
+            [
+                {
+                    "fqtn": FQTN,
+                    "publisher_role": PUBLISHERS,
+                    "subscriber_role": SUBSCRIBERS,
+                    "status": "VALID",
+                },
+                {"fqtn": "com.other.t", "publisher_role": None, "subscriber_role": None, "status": "VALID"},
+            ],
+        )
+    upgrade(settings)
+    with database.read() as session:
+        owned = session.execute(sa.text("SELECT role, fqtn FROM bus_owned_roles ORDER BY role")).all()
+    assert [tuple(row) for row in owned] == [(PUBLISHERS, FQTN), (SUBSCRIBERS, FQTN)]

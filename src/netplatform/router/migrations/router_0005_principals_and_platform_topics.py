@@ -49,8 +49,11 @@ def upgrade() -> None:
         .where(sa.or_(entries.c.identity.in_(stored_roles), entries.c.identity.in_(sorted(BUILTIN_ROLES))))
         .values(principal=ROLE)
     )
-    with op.batch_alter_table("router_topics") as table:
-        table.add_column(sa.Column("platform", sa.Boolean(), nullable=False, server_default=sa.false()))
+    # ALTER TABLE, not a batch: SQLite's batch recreates the table, and dropping the old one
+    # would cascade to every ACL entry (foreign keys are on).
+    op.add_column(
+        "router_topics", sa.Column("platform", sa.Boolean(), nullable=False, server_default=sa.false())
+    )
     with op.batch_alter_table("router_mirror_settings") as table:
         table.drop_column("source_password")
         table.drop_column("source_user")
@@ -62,8 +65,7 @@ def downgrade() -> None:
         table.drop_column("sources")
         table.add_column(sa.Column("source_user", sa.Text(), nullable=True))
         table.add_column(sa.Column("source_password", sa.Text(), nullable=True))
-    with op.batch_alter_table("router_topics") as table:
-        table.drop_column("platform")
+    op.drop_column("router_topics", "platform")  # not a batch: see upgrade()
     # One entry per name again: a role's entry goes where an identity's of that name is kept.
     entries = sa.table(
         "router_acl_entries",
