@@ -80,7 +80,7 @@ def test_a_role_the_bus_did_not_create_is_not_adopted(
     someone_elses_role(authz)
     client = {"svcLocationName": "dc-central-1", "clientIdentity": "eve", "action": ["pub", "sub"]}
     body = {"topicName": "financeX", "topicDescription": "d", "owner": "eve", "clients": [client]}
-    with http_client(admin.base_url, auth=WRITER) as writer:
+    with http_client(str(admin.base_url), auth=WRITER) as writer:
         created: dict[str, Any] = ok(writer.post("/topics", json=body))
     assert created["status"] == "INVALID"
     assert (

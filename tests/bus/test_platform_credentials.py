@@ -123,7 +123,7 @@ def register_everything_at(admin: httpx.Client, recorder: Receiver) -> dict[str,
     port = str(urlsplit(recorder.url).port)
     ok(admin.put("/bus", json={**BUS_SETTINGS, "drProvUrl": recorder.url}))
     ok(admin.post("/svcLocations", json={"svcLocationName": "dc-1", "svcLayer": "central"}))
-    cluster = ok(
+    cluster: dict[str, Any] = ok(
         admin.post(
             "/mr_clusters",
             json={

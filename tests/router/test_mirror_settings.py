@@ -22,7 +22,7 @@ from .conftest import ADMIN, ALICE, BOB, NODE, delete_every_topic, live_router, 
 
 SETTINGS = "/internal/mirror-settings"
 FAST = {"router_mirror_poll_ms": 300, "router_mirror_retry_s": 0.3}
-UNSET = {
+UNSET: dict[str, Any] = {
     "adminTopic": None,
     "configuredAdminTopic": None,
     "adminTopicOverride": False,

@@ -204,6 +204,7 @@ def test_an_agent_never_connects_to_a_host_no_cluster_registers(tmp_path: Path) 
     ):
         copied = central.create_topic()
         assert admin.put(SETTINGS, json={"adminTopic": admin_topic, "sources": [edge.url]}).status_code == 200
+        wait_until(lambda: admin.get(f"/topics/{admin_topic}").status_code == 200)
         assert admin.post(
             f"/events/{admin_topic}", json=agent_messages("stray", unregistered.url, copied)
         ).is_success
@@ -234,6 +235,7 @@ def test_an_agent_verifies_an_https_sources_certificate(tmp_path: Path, tls: Tls
             assert client.post("/topics/create", json={"topicName": copied}).status_code == 200
         publish(at_edge, copied, ["over tls"])
         assert admin.put(SETTINGS, json={"adminTopic": admin_topic, "sources": [edge.url]}).status_code == 200
+        wait_until(lambda: admin.get(f"/topics/{admin_topic}").status_code == 200)
         assert admin.post(f"/events/{admin_topic}", json=agent_messages("tls", edge.url, copied)).is_success
         expected = "running" if trusted else "failing"
         wait_until(lambda: [agent["state"] for agent in agents(admin)] == [expected], timeout=15)
