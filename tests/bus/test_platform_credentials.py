@@ -248,10 +248,15 @@ def test_a_reader_never_receives_a_userpwd_and_a_writer_sees_it_masked(
         pub_id = feed["pubs"][0]["pubId"]
         assert ok(writer.put(f"/dr_pubs/{pub_id}", json={"userpwd": "pub-pass-2"}))["userpwd"] == MASK
     # The publisher's password is what the distribution service takes: the reader could not have it.
+    publish_as(distribution, feed, "pub-pass-2")
+
+
+def publish_as(distribution: RunningService, feed: dict[str, Any], password: str) -> None:
+    """A file published to the feed as its publisher ``pub1`` with ``password``: taken (204)."""
     published = httpx.put(
         f"{distribution.url}/publish/{feed['feedId']}/probe.txt",
         content=b"x",
-        auth=("pub1", "pub-pass-2"),
+        auth=("pub1", password),
         headers={"Content-Type": "application/octet-stream"},
     )
     assert published.status_code == 204, published.text
@@ -302,10 +307,4 @@ def test_rotate_seals_what_an_earlier_version_stored_in_clear(
         assert all(row["userpwd"].startswith(SEALED_PREFIX) for row in rows(settings, table))
     with as_(bus, WRITER) as writer:  # provisioned again from the sealed rows
         ok(writer.put(f"/feeds/{feed['feedId']}", json={"feedDescription": "again"}))
-    published = httpx.put(
-        f"{distribution.url}/publish/{feed['feedId']}/again.txt",
-        content=b"x",
-        auth=("pub1", "pub-pass"),
-        headers={"Content-Type": "application/octet-stream"},
-    )
-    assert published.status_code == 204, published.text
+    publish_as(distribution, feed, "pub-pass")
