@@ -24,9 +24,11 @@ def test_users_may_hold_roles_and_escape_separators_in_passwords() -> None:
     assert settings.role_table == {"alice": frozenset({"ops", "audit"})}
 
 
-def test_router_admins_default_to_the_first_user() -> None:
-    assert Settings(users="ctl:pw,alice:pw").router_admin_entries == {"ctl"}
-    assert Settings(users="ctl:pw", router_admins="ops, alice").router_admin_entries == {"ops", "alice"}
+def test_router_admins_name_identities_and_default_to_none() -> None:
+    """Router administrators are the holders of platform.router.admin; the setting adds identities
+    (issue 36: the first user is no longer one by its name, it holds platform.admin)."""
+    assert Settings(users="ctl:pw,alice:pw").router_admin_identities == frozenset()
+    assert Settings(users="ctl:pw", router_admins="ops, alice").router_admin_identities == {"ops", "alice"}
 
 
 def test_instance_name_defaults_to_host_and_distribution_port() -> None:

@@ -178,8 +178,11 @@ class Settings(BaseSettings):
     distribution_authz: bool = False
 
     # --- bus controller ----------------------------------------------------------------------
-    # Credentials the bus controller presents to the file-distribution service
-    # (default: the first NETPLATFORM_USERS entry).
+    # The bus controller presents its own identity, svc.bus (access/platform.py: a credential
+    # derived from the platform key, role platform.bus), to the file-distribution service, the
+    # message routers and the authz service; never a person's password. Where a service does not
+    # share the key, set that hop's user and password (both or neither) to an identity holding
+    # platform.bus there.
     bus_dr_user: str | None = None
     bus_dr_password: str | None = None
     bus_dr_subscriber: str = "busctl"
@@ -191,27 +194,28 @@ class Settings(BaseSettings):
     bus_default_partition_count: str = "2"
     bus_default_replication_count: str = "1"
     bus_dr_timeout_s: float = 30.0
-    # Credentials the bus controller presents to the message routers of its clusters (default:
-    # the first NETPLATFORM_USERS entry, a router administrator by default), the timeout of each
+    # The message routers of its clusters: the credential (default svc.bus's), the timeout of each
     # call, and how often a background pass retries what a router did not accept and verifies
     # what it did (docs/bus.md, "The background reconcile").
     bus_router_user: str | None = None
     bus_router_password: str | None = None
     bus_router_timeout_s: float = Field(10.0, gt=0)
     bus_reconcile_s: float = Field(60.0, gt=0)
+    # The identity the routers' mirror agents publish copies as (NETPLATFORM_ROUTER_MIRROR_USER on
+    # the target routers); the bus grants it, as an identity, producer on every topic of a bridge
+    # it provisions. Default: the router setting, else svc.mirror.
+    bus_mirror_identity: str | None = None
     # The authz service in which the bus controller creates each topic's publisher and subscriber
     # roles and makes a client's identity a member of them (default: this process's own,
-    # http(s)://<host>:<authz_port>), the credentials it presents there (default: the first
-    # NETPLATFORM_USERS entry, the bootstrap administrator) and the timeout of each call.
-    # The identity the routers' mirror agents publish copies as (NETPLATFORM_ROUTER_MIRROR_USER
-    # on the target routers); the bus grants it as producer on every topic of a bridge it
-    # provisions. Default: the router setting, else the first NETPLATFORM_USERS entry (what an
-    # agent publishes as when that setting is unset).
-    bus_mirror_identity: str | None = None
+    # http(s)://<host>:<authz_port>), the credential it presents there (default svc.bus's) and
+    # the timeout of each call.
     bus_authz_url: str | None = None
     bus_authz_user: str | None = None
     bus_authz_password: str | None = None
     bus_authz_timeout_s: float = Field(10.0, gt=0)
+    # The deployment's own CA (PEM), trusted besides the system's when the bus calls HTTPS
+    # services (distribution, routers, authz); their certificates are always verified.
+    bus_ca_bundle: Path | None = None
 
     @model_validator(mode="after")
     def _tls_files_come_in_pairs(self) -> Settings:
@@ -291,8 +295,10 @@ class Settings(BaseSettings):
     # Unset: the embedded engine in the project's database; nats://host:port: NATS JetStream.
     router_nats_url: str | None = None
     router_retention_s: float = Field(7 * 86400.0, gt=0)
-    # Who may grant, revoke and delete on every topic besides its owner: identities or roles,
-    # comma-separated; default the first NETPLATFORM_USERS entry (the bus controller's identity).
+    # Identities (never roles) that administer every router topic besides the holders of
+    # platform.router.admin|topics|write (svc.bus, platform.admin): they grant, revoke and delete
+    # on every topic, publish to the bridge-admin topic and set the mirror settings;
+    # comma-separated, default none. A role is made an administrator by granting it that permission.
     router_admins: str = ""
     # How often a waiting fetch looks for messages other instances published (same process: at once).
     router_poll_ms: int = Field(250, ge=10, le=10_000)
@@ -304,15 +310,20 @@ class Settings(BaseSettings):
     router_mirror_retry_s: float = Field(2.0, gt=0)
     # An override of the bridge-admin topic the router's mirror agents are defined on, which the
     # bus controller normally tells the router (its settings' bridgeAdminTopic, stored in the
-    # router's database); "": the stored one (none stored: no mirror agents). Created when missing.
+    # router's database); "": the stored one (none stored: no mirror agents). The router makes
+    # it; a topic of that name it did not make is never read.
     router_bridge_admin_topic: str = ""
-    # An override of the credential mirror agents present to source routers (which must give it
-    # platform.node there), which the bus controller normally stores (its own router
-    # credential); also the identity they publish as here (unset: the first NETPLATFORM_USERS
-    # entry). Neither set nor stored: no credential at all (the source answers 401). Never the
-    # password of one of this router's users.
+    # Router base URLs (comma-separated) mirror agents may connect to besides those the bus
+    # controller tells (its registered clusters' routers); an agent whose source is neither
+    # connects nowhere.
+    router_mirror_sources: str = ""
+    # The credential mirror agents present to source routers, and the identity they publish as
+    # here: by default svc.mirror's, derived from the platform key (the sources must share it);
+    # set both for sources that do not, whose identity of that name holds platform.mirror there.
     router_mirror_user: str | None = None
     router_mirror_password: str | None = None
+    # The deployment's own CA (PEM), trusted besides the system's when agents read HTTPS sources.
+    router_mirror_ca_bundle: Path | None = None
 
     @field_validator("users")
     @classmethod
@@ -330,10 +341,9 @@ class Settings(BaseSettings):
         return {name: entry.roles for name, entry in parse_user_entries(self.users).items() if entry.roles}
 
     @property
-    def router_admin_entries(self) -> frozenset[str]:
-        """Identities or roles that administer every router topic."""
-        named = frozenset(part.strip() for part in self.router_admins.split(",") if part.strip())
-        return named or frozenset({self.first_user()[0]})
+    def router_admin_identities(self) -> frozenset[str]:
+        """Identities that administer every router topic besides the router admin permission's holders."""
+        return frozenset(part.strip() for part in self.router_admins.split(",") if part.strip())
 
     @property
     def uses_default_users(self) -> bool:
@@ -369,10 +379,6 @@ class Settings(BaseSettings):
 
     def port_of(self, service: str) -> int:
         return int(getattr(self, f"{service}_port"))
-
-    @property
-    def mirror_identity(self) -> str:
-        return self.bus_mirror_identity or self.router_mirror_user or self.first_user()[0]
 
     def first_user(self) -> tuple[str, str]:
         return next(iter(self.user_table.items()))

@@ -24,6 +24,7 @@ from netplatform.store.db import forget_database
 from ..conftest import RunningService, ServiceStarter
 from ..support.answers import ok
 from ..support.databases import migrate, temporary_database
+from ..support.keys import TEST_SECRET_KEY
 from ..support.servers import LiveServer
 
 NS_ROOT = "org.example.bus"
@@ -104,8 +105,15 @@ def site(
 
 def own_router_settings(data_dir: Path, users: str, database_url: str | None, **overrides: Any) -> Settings:
     """The settings of another cluster's router, on a database of its own (so another router id:
-    an agent refuses its own router as a source); it runs the mirror agents the bus tells it of."""
-    values: dict[str, Any] = {"router_mirror_retry_s": 0.3, **SHORT_AGENT_POLLS, **overrides}
+    an agent refuses its own router as a source); it runs the mirror agents the bus tells it of.
+    It holds the platform key of the rest of the test: it accepts svc.bus, and its agents' svc.mirror
+    is accepted."""
+    values: dict[str, Any] = {
+        "router_mirror_retry_s": 0.3,
+        "secret_key": TEST_SECRET_KEY,
+        **SHORT_AGENT_POLLS,
+        **overrides,
+    }
     return Settings(
         data_dir=data_dir,
         database_url=database_url,

@@ -1,5 +1,7 @@
 """Who may call the bus controller: every operation declares ``platform.bus.api|<segment>|read``
-(GET) or ``|write``, and the kernel refuses (403, in the bus's ApiError body) whoever lacks it.
+(GET) or ``|write``, or, where it decides where the bus sends its own credential (the settings,
+clusters, distribution nodes: issue 36), ``platform.bus.admin|<segment>|write``, which only
+administrators hold; the kernel refuses (403, in the bus's ApiError body) whoever lacks it.
 
 Every operation of the OpenAPI document is called over HTTP as each of: a ``bus.reader``, a
 ``bus.writer``, a ``policy.writer`` (writes another service only) and an identity with no role.
@@ -40,6 +42,16 @@ SEGMENTS = {
     "topics",
     "info",
 }
+ADMINISTERED = {"bus", "mr_clusters", "dr_nodes"}
+"""Where every write is an administrator's: what decides where the bus sends its credential."""
+
+
+def declared(method: str, segment: str) -> str:
+    if method == "GET":
+        return f"platform.bus.api|{segment}|read"
+    if segment in ADMINISTERED:
+        return f"platform.bus.admin|{segment}|write"
+    return f"platform.bus.api|{segment}|write"
 
 
 @pytest.fixture
@@ -93,11 +105,10 @@ def call(client: httpx.Client, method: str, path: str) -> httpx.Response:
 def test_every_operation_declares_its_segment_and_method(operations: list[Operation]) -> None:
     assert len(operations) > 40
     for method, path, permission in operations:
-        kind = "read" if method == "GET" else "write"
         segment = path.strip("/").split("/")[0]
         segment = "bus" if segment == "bus_v2" else segment
         assert segment in SEGMENTS, path
-        assert permission == f"platform.bus.api|{segment}|{kind}", (method, path)
+        assert permission == declared(method, segment), (method, path)
 
 
 def test_a_reader_reads_everything_and_writes_nothing(operations: list[Operation], as_user: Any) -> None:
@@ -128,13 +139,27 @@ def test_without_a_bus_role_nothing_passes(
         assert answer.json()["message"] == f"User {auth[0]} does not have permission {permission}"
 
 
-def test_a_bus_writer_passes_every_check(operations: list[Operation], as_user: Any) -> None:
-    """What it is answered is the operation's own business (400, 404...), never 403."""
+def test_a_bus_writer_passes_every_check_but_the_administrators(
+    operations: list[Operation], as_user: Any
+) -> None:
+    """What it is answered is the operation's own business (400, 404...), never 403; except where
+    an operation decides where the bus sends its own credential: 403 naming the admin permission."""
     writer = as_user(WRITER)
-    for method, path, _ in operations:
-        if (method, path) in (("PUT", "/bus"), ("PUT", "/bus_v2")):
+    for method, path, permission in operations:
+        answer = call(writer, method, path)
+        if permission.startswith("platform.bus.admin|"):
+            assert answer.status_code == 403, (method, path, answer.text)
+            assert answer.json()["message"] == f"User writer does not have permission {permission}"
+            continue
+        assert answer.status_code != 403, (method, path)
+
+
+def test_an_administrator_passes_the_administrators_checks(operations: list[Operation], as_user: Any) -> None:
+    admin = as_user(("admin", "admin"))
+    for method, path, permission in operations:
+        if not permission.startswith("platform.bus.admin|") or path in ("/bus", "/bus_v2"):
             continue  # an empty body would be refused (400), but keep the settings as they are
-        assert call(writer, method, path).status_code != 403, (method, path)
+        assert call(admin, method, path).status_code != 403, (method, path)
 
 
 def test_the_reference_paths_are_checked_as_their_canonical_form(as_user: Any) -> None:

@@ -67,8 +67,8 @@ def test_a_topic_provisioned_by_the_bus_controller_carries_messages(platform: Pl
         with http_client(platform.router_url) as router:
             assert FQTN in ok(router.get("/topics"))["topics"]
             there = ok(router.get(f"/topics/{FQTN}"))
-            assert there["writerAcl"]["users"] == [topic["publisherRole"]]
-            assert there["readerAcl"]["users"] == [topic["subscriberRole"]]
+            assert there["writerAcl"]["users"] == [f"role:{topic['publisherRole']}"]  # a role, by kind
+            assert there["readerAcl"]["users"] == [f"role:{topic['subscriberRole']}"]
         with http_client(platform.authz_url) as authz:
             assert topic["publisherRole"] in roles_of(authz, "alice")
             assert topic["subscriberRole"] in roles_of(authz, "bob")

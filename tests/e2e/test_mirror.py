@@ -74,6 +74,8 @@ def test_mirrored_messages_survive_a_killed_and_restarted_target(tmp_path: Path)
         edge = router_process("edge", tmp_path, edge_db, edge_port).start(wait_ports=[edge_port])
         tuning = {
             "router_bridge_admin_topic": ADMIN_TOPIC,
+            # No bus controller here: the operator names the edge as a source agents may connect to.
+            "router_mirror_sources": f"http://127.0.0.1:{edge_port}",
             "router_mirror_poll_ms": "500",
             "router_mirror_retry_s": "0.5",
             **MIRROR_CREDENTIAL,

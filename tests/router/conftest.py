@@ -2,7 +2,8 @@
 
 Roles (issue 23): admin, the first user, holds platform.admin (a router admin); alice holds
 router.writer (she creates topics) besides the roles her ACL tests name; bob holds none; node
-holds platform.node (the internal routes of mirror agents).
+holds platform.node (the internal routes of mirror agents). Every router of a test holds the one
+test platform key, so each accepts the others' mirror agents (svc.mirror).
 
 Every API test runs on both engines: ``embedded`` on this suite's database, and ``jetstream``
 against a NATS server (NETPLATFORM_TEST_NATS_URL, else nats://127.0.0.1:4222 when something
@@ -31,6 +32,7 @@ from netplatform.settings import Settings
 from netplatform.store.db import forget_database
 
 from ..support.databases import migrate, temporary_database
+from ..support.keys import TEST_SECRET_KEY
 from ..support.required import unavailable
 from ..support.servers import LiveServer, http_client
 
@@ -76,6 +78,8 @@ def router_settings(engine: str, data_dir: Path, database_url: str | None, **ove
         "access_log": False,
         "instance_name": "test",
         "router_nats_url": nats_url_or_skip() if engine == "jetstream" else None,
+        # One platform key for every router of a test: each accepts the others' svc.mirror.
+        "secret_key": TEST_SECRET_KEY,
     }
     values.update(overrides)
     return Settings(**values)

@@ -15,10 +15,13 @@ from pathlib import Path
 import httpx
 import pytest
 
+from netplatform.access.platform import MIRROR, accepted_passwords
 from netplatform.services import create_service_app
 from netplatform.settings import Settings
+from netplatform.store.secrets import SecretKeys
 
 from ..support.databases import migrate
+from ..support.keys import TEST_SECRET_KEY
 from ..support.receiver import RecordingServer
 from ..support.router_calls import drain, publish, router_error
 from ..support.servers import LiveServer, http_client
@@ -106,30 +109,36 @@ def test_an_acl_on_the_bridge_admin_topic_cannot_widen_it(tmp_path: Path) -> Non
 # -- the mirror credential ------------------------------------------------------------------------
 
 
+SVC_MIRROR = basic(MIRROR.name, accepted_passwords(SecretKeys.parse(TEST_SECRET_KEY, "test key"), MIRROR)[0])
+
+
 @pytest.mark.parametrize(
     ("credential", "expected"),
     [
-        ({}, None),
+        ({}, SVC_MIRROR),
         ({"router_mirror_user": "mirror", "router_mirror_password": "m-secret"}, basic("mirror", "m-secret")),
     ],
-    ids=["unset", "set"],
+    ids=["svc.mirror", "set"],
 )
-def test_an_agent_presents_the_mirror_credential_or_none(
-    tmp_path: Path, credential: dict[str, str], expected: str | None
+def test_an_agent_presents_the_routers_own_mirror_credential(
+    tmp_path: Path, credential: dict[str, str], expected: str
 ) -> None:
-    """Even an agent a router admin defines never sends a user's password to its source."""
+    """Even an agent a router admin defines never sends a user's password to its source: it
+    presents svc.mirror's credential (derived from the platform key), or the configured one."""
     admin_topic = topic_name("bridge-admin")
-    settings = {"router_bridge_admin_topic": admin_topic, **FAST, **credential}
-    with (
-        RecordingServer() as source,
-        live_router("embedded", tmp_path, **settings) as router,
-        router.client(ADMIN) as admin,
-    ):
-        wait_until(lambda: admin.get(f"/topics/{admin_topic}").status_code == 200)
-        copied = router.create_topic()
-        messages = [create_agent("probe", source.url), whitelist("probe", copied)]
-        assert admin.post(f"/events/{admin_topic}", json=messages).status_code == 200
-        wait_until(lambda: source.requests)
+    with RecordingServer() as source:
+        settings = {
+            "router_bridge_admin_topic": admin_topic,
+            "router_mirror_sources": source.url,
+            **FAST,
+            **credential,
+        }
+        with live_router("embedded", tmp_path, **settings) as router, router.client(ADMIN) as admin:
+            wait_until(lambda: admin.get(f"/topics/{admin_topic}").status_code == 200)
+            copied = router.create_topic()
+            messages = [create_agent("probe", source.url), whitelist("probe", copied)]
+            assert admin.post(f"/events/{admin_topic}", json=messages).status_code == 200
+            wait_until(lambda: source.requests)
     assert [headers.get("authorization") for headers in source.headers()] == [expected] * len(source.requests)
 
 
@@ -139,27 +148,38 @@ def test_an_agent_publishes_only_where_its_identity_is_a_producer(
     admin_topic = topic_name("bridge-admin")
     credential = {"router_mirror_user": NODE[0], "router_mirror_password": NODE[1]}
     caplog.set_level(logging.WARNING, "netplatform.router")
-    with (
-        live_router("embedded", tmp_path / "edge") as edge,
-        live_router(
-            engine, tmp_path / "central", router_bridge_admin_topic=admin_topic, **FAST, **credential
-        ) as central,
-        edge.client() as at_edge,
-        central.client() as at_central,
-    ):
-        wait_until(lambda: at_central.get(f"/topics/{admin_topic}").status_code == 200)
-        closed = topic_name("closed")
-        for client in (at_edge, at_central):
-            assert client.post("/topics/create", json={"topicName": closed}).status_code == 200
-        assert at_central.put(f"/topics/{closed}/producers/bob").status_code == 200  # not the agent
-        publish(at_edge, closed, ["one", "two"])
-        agent = [create_agent("edge-to-central", edge.url), whitelist("edge-to-central", closed)]
-        assert at_central.post(f"/events/{admin_topic}", json=agent).status_code == 200
-        wait_until(lambda: any("not permitted to publish" in r.getMessage() for r in caplog.records))
-        assert messages_of(at_central, closed) == []
-        # Granted later: the agent continues from its recorded position, nothing lost.
-        assert at_central.put(f"/topics/{closed}/producers/{NODE[0]}").status_code == 200
-        wait_until(lambda: messages_of(at_central, closed) == ["one", "two"])
+    with live_router("embedded", tmp_path / "edge") as edge:
+        central_settings = {"router_bridge_admin_topic": admin_topic, "router_mirror_sources": edge.url}
+        with (
+            live_router(engine, tmp_path / "central", **central_settings, **FAST, **credential) as central,
+            edge.client() as at_edge,
+            central.client() as at_central,
+        ):
+            copy_when_granted(at_edge, at_central, admin_topic, edge.url, caplog)
+
+
+def copy_when_granted(
+    at_edge: httpx.Client,
+    at_central: httpx.Client,
+    admin_topic: str,
+    edge_url: str,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """The agent's copies are refused while its identity is no producer; once granted, it goes on
+    from its recorded position, nothing lost."""
+    wait_until(lambda: at_central.get(f"/topics/{admin_topic}").status_code == 200)
+    closed = topic_name("closed")
+    for client in (at_edge, at_central):
+        assert client.post("/topics/create", json={"topicName": closed}).status_code == 200
+    assert at_central.put(f"/topics/{closed}/producers/bob").status_code == 200  # not the agent
+    publish(at_edge, closed, ["one", "two"])
+    agent = [create_agent("edge-to-central", edge_url), whitelist("edge-to-central", closed)]
+    assert at_central.post(f"/events/{admin_topic}", json=agent).status_code == 200
+    wait_until(lambda: any("not permitted to publish" in r.getMessage() for r in caplog.records))
+    assert messages_of(at_central, closed) == []
+    # Granted later: the agent continues from its recorded position, nothing lost.
+    assert at_central.put(f"/topics/{closed}/producers/{NODE[0]}").status_code == 200
+    wait_until(lambda: messages_of(at_central, closed) == ["one", "two"])
 
 
 # -- the internal routes ---------------------------------------------------------------------------
@@ -193,8 +213,8 @@ def test_an_acl_names_configured_and_stored_roles(make_settings: Callable[..., S
         router = Router(router_server.url, "embedded")
         name = router.create_topic()
         with router.client(ADMIN) as admin:
-            assert admin.put(f"/topics/{name}/consumers/team.a").status_code == 200
-            assert admin.put(f"/topics/{name}/consumers/team.b").status_code == 200
+            assert admin.put(f"/topics/{name}/consumers/role:team.a").status_code == 200
+            assert admin.put(f"/topics/{name}/consumers/role:team.b").status_code == 200
             publish(admin, name, ["for the teams"])
         with router.client(carol) as as_carol, router.client(dave) as as_dave:
             assert drain(as_carol, name, "carol") == ["for the teams"]

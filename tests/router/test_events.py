@@ -79,8 +79,9 @@ def test_an_enabled_acl_admits_only_its_identities(router: Router) -> None:
 def test_an_acl_entry_naming_a_role_admits_its_holders(router: Router) -> None:
     name = router.create_topic()
     with router.client(ADMIN) as admin:
-        assert admin.put(f"/topics/{name}/producers/publishers").status_code == 200
-        assert admin.put(f"/topics/{name}/consumers/subscribers").status_code == 200
+        granted = admin.put(f"/topics/{name}/producers/role:publishers")
+        assert granted.status_code == 200 and granted.json()["writerAcl"]["users"] == ["role:publishers"]
+        assert admin.put(f"/topics/{name}/consumers/role:subscribers").status_code == 200
     with router.client(ALICE) as alice:  # holds "publishers"
         publish(alice, name, ["by role"])
         router_error(alice.get(f"/events/{name}/g/a", params={"timeout": 0}), 403)

@@ -187,9 +187,12 @@ def test_an_agent_copies_its_whitelisted_topics(
         **MIRROR_CREDENTIAL,
     }
     caplog.set_level(logging.INFO, "netplatform.router")
+    down = f"http://127.0.0.1:{free_port()}"
     with (
         live_router("embedded", tmp_path / "edge") as edge,
-        live_router(engine, tmp_path / "central", **fast) as central,
+        live_router(
+            engine, tmp_path / "central", **fast, router_mirror_sources=f"{edge.url},{down}"
+        ) as central,
         edge.client() as at_edge,
         central.client() as at_central,
     ):
@@ -204,7 +207,7 @@ def test_an_agent_copies_its_whitelisted_topics(
         publish(at_edge, ignored, ["not whitelisted"])
         # Down first: an agent whose source answers nothing retries, and the router carries on.
         post_admin(at_central, admin_topic, "garbage", whitelist("nobody", copied))
-        post_admin(at_central, admin_topic, create("E-To-C", f"http://127.0.0.1:{free_port()}"))
+        post_admin(at_central, admin_topic, create("E-To-C", down))
         post_admin(at_central, admin_topic, whitelist("E-To-C", copied))
         wait_until(lambda: any("failed (retrying" in record.getMessage() for record in caplog.records))
         post_admin(at_central, admin_topic, create("E-To-C", edge.url))
@@ -229,7 +232,7 @@ def test_whitelist_updates_add_and_remove_topics(tmp_path: Path) -> None:
     }
     with (
         live_router("embedded", tmp_path / "edge") as edge,
-        live_router("embedded", tmp_path / "central", **fast) as central,
+        live_router("embedded", tmp_path / "central", **fast, router_mirror_sources=edge.url) as central,
         edge.client() as at_edge,
         central.client() as at_central,
     ):
@@ -268,7 +271,7 @@ def test_the_router_lists_the_agents_it_runs(engine: str, tmp_path: Path) -> Non
     }
     with (
         live_router("embedded", tmp_path / "edge") as edge,
-        live_router(engine, tmp_path / "central", **fast) as central,
+        live_router(engine, tmp_path / "central", **fast, router_mirror_sources=edge.url) as central,
         edge.client() as at_edge,
         central.client() as at_central,
     ):

@@ -1,5 +1,6 @@
-"""Mirror settings the bus controller tells a router (issue 24, point 6): stored in its database,
-followed by its mirror agents, overridden by the environment where that is set."""
+"""Mirror settings the bus controller tells a router (issue 24, point 6; issue 36, point 2): the
+bridge-admin topic and the sources agents may connect to, stored in its database, followed by its
+mirror agents, overridden (the topic) or added to (the sources) by the environment."""
 
 from __future__ import annotations
 
@@ -9,7 +10,6 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import pytest
 
 from netplatform.router import create_app
 from netplatform.store.db import forget_database
@@ -22,17 +22,24 @@ from .conftest import ADMIN, ALICE, BOB, NODE, delete_every_topic, live_router, 
 
 SETTINGS = "/internal/mirror-settings"
 FAST = {"router_mirror_poll_ms": 300, "router_mirror_retry_s": 0.3}
-UNSET = {
+UNSET: dict[str, Any] = {
     "adminTopic": None,
     "configuredAdminTopic": None,
     "adminTopicOverride": False,
-    "sourceUser": None,
+    "sourceUser": "svc.mirror",
     "sourceCredentialOverride": False,
+    "sources": [],
 }
 
 
-def told(admin_topic: str, user: str | None = None, password: str | None = None) -> dict[str, Any]:
-    return {"adminTopic": admin_topic, "sourceUser": user, "sourcePassword": password}
+def told(admin_topic: str, *sources: str) -> dict[str, Any]:
+    """What the bus controller tells: the bridge-admin topic and its registered clusters' routers."""
+    return {"adminTopic": admin_topic, "sources": list(sources)}
+
+
+def key(url: str) -> str:
+    """A source as the router lists it: scheme://host:port."""
+    return url.rstrip("/")
 
 
 def put(client: httpx.Client, body: object) -> dict[str, Any]:
@@ -82,13 +89,16 @@ def test_a_router_admin_stores_the_settings_and_no_one_else(tmp_path: Path) -> N
         assert current(admin) == UNSET
         assert listed(admin) == {"adminTopic": None, "agents": []}
         expected = {
+            **UNSET,
             "adminTopic": admin_topic,
             "configuredAdminTopic": admin_topic,
-            "adminTopicOverride": False,
-            "sourceUser": "node",
-            "sourceCredentialOverride": False,
+            "sources": ["http://edge.example:8086", "https://central.example:443"],
         }
-        answer = put(admin, told(admin_topic, "node", "node-pw"))
+        # A password an earlier bus controller sent is ignored: nothing of it is stored or answered.
+        legacy = {"sourceUser": "node", "sourcePassword": "node-pw"}
+        answer = put(
+            admin, {**told(admin_topic, "HTTP://Edge.Example:8086/", "https://central.example"), **legacy}
+        )
         assert answer == expected and "node-pw" not in json.dumps(answer)
         assert current(node) == expected  # platform.node reads them, like the other internal routes
         # Only a router administrator stores them (alice holds router.writer, node platform.node).
@@ -101,21 +111,22 @@ def test_a_router_admin_stores_the_settings_and_no_one_else(tmp_path: Path) -> N
         for bad in (
             told("not a topic!"),
             told("x" * 250),
-            {"sourceUser": "node", "sourcePassword": "pw"},
-            told(admin_topic, "node"),
-            told(admin_topic, None, "pw"),
-            told(admin_topic, "", "pw"),
-            told(admin_topic, "no\u0000de", "pw"),
+            {"sources": ["http://edge.example:8086"]},
+            told(admin_topic, "edge.example:8086"),
+            told(admin_topic, "ftp://edge.example"),
+            told(admin_topic, "http://"),
+            told(admin_topic, "http://edge\u0000.example"),
+            {"adminTopic": admin_topic, "sources": "http://edge.example:8086"},
             [admin_topic],
             {"adminTopic": 5},
         ):
             router_error(admin.put(SETTINGS, json=bad), 400)
         router_error(admin.put(SETTINGS, content=b"{", headers={"content-type": "application/json"}), 400)
         assert current(admin) == expected
-        # The router makes the topic it was told, and lists it as its bridge-admin topic.
-        wait_until(lambda: admin.get(f"/topics/{admin_topic}").status_code == 200, timeout=10)
+        # The router made the topic it was told, and lists it as its bridge-admin topic.
+        assert admin.get(f"/topics/{admin_topic}").json()["owner"] == "svc.mirror"
         assert listed(admin) == {"adminTopic": admin_topic, "agents": []}
-        # Empty: no bridge-admin topic, no credential.
+        # Empty: no bridge-admin topic, no sources.
         assert put(admin, told("")) == UNSET
         assert listed(admin) == {"adminTopic": None, "agents": []}
 
@@ -126,10 +137,10 @@ def test_the_settings_survive_a_restart(tmp_path: Path, database_url: str | None
     migrate(settings)
     try:
         with LiveServer(create_app(settings)) as first, http_client(first.url, auth=ADMIN) as admin:
-            put(admin, told(admin_topic, "node", "node-pw"))
+            put(admin, told(admin_topic, "http://edge.example:8086"))
         with LiveServer(create_app(settings)) as second, http_client(second.url, auth=ADMIN) as admin:
             assert current(admin)["adminTopic"] == admin_topic
-            assert current(admin)["sourceUser"] == "node"
+            assert current(admin)["sources"] == ["http://edge.example:8086"]
             wait_until(lambda: admin.get(f"/topics/{admin_topic}").status_code == 200, timeout=10)
             assert listed(admin)["adminTopic"] == admin_topic
             delete_every_topic(second.url)
@@ -141,6 +152,7 @@ def test_the_environment_overrides_what_is_stored(tmp_path: Path) -> None:
     env_topic, stored_topic = topic_name("env-admin"), topic_name("stored-admin")
     overrides = {
         "router_bridge_admin_topic": env_topic,
+        "router_mirror_sources": "http://env.example:8086",
         "router_mirror_user": "mirror",
         "router_mirror_password": "m-secret",
         **FAST,
@@ -152,13 +164,15 @@ def test_the_environment_overrides_what_is_stored(tmp_path: Path) -> None:
             "adminTopicOverride": True,
             "sourceUser": "mirror",
             "sourceCredentialOverride": True,
+            "sources": ["http://env.example:8086"],
         }
-        assert put(admin, told(stored_topic, "node", "node-pw")) == {
+        assert put(admin, told(stored_topic, "http://told.example:8086")) == {
             "adminTopic": env_topic,
             "configuredAdminTopic": stored_topic,
             "adminTopicOverride": True,
             "sourceUser": "mirror",
             "sourceCredentialOverride": True,
+            "sources": ["http://env.example:8086", "http://told.example:8086"],
         }
         wait_until(lambda: admin.get(f"/topics/{env_topic}").status_code == 200, timeout=10)
         # A fixed wait on purpose: an absence has no condition to await.
@@ -184,7 +198,7 @@ def test_the_agents_follow_the_admin_topic_they_are_told(engine: str, tmp_path: 
                 assert client.post("/topics/create", json={"topicName": name}).status_code == 200
         publish(at_edge, one, ["1a", "1b"])
         publish(at_edge, two, ["2a"])
-        put(at_central, told(first_topic, NODE[0], NODE[1]))
+        put(at_central, told(first_topic, edge.url))
         wait_until(lambda: at_central.get(f"/topics/{first_topic}").status_code == 200, timeout=10)
         router_error(post_admin(bob, first_topic, create("E-To-C", edge.url)), 403)  # admins only
         assert post_admin(
@@ -192,17 +206,19 @@ def test_the_agents_follow_the_admin_topic_they_are_told(engine: str, tmp_path: 
         ).is_success
         assert collect(at_central, one, 2) == ["1a", "1b"]
         # Another topic: the reader moves there; the restriction moves with it.
-        put(at_central, told(second_topic, NODE[0], NODE[1]))
+        put(at_central, told(second_topic, edge.url))
         wait_until(lambda: at_central.get(f"/topics/{second_topic}").status_code == 200, timeout=10)
         assert listed(at_central)["adminTopic"] == second_topic
         router_error(post_admin(bob, second_topic, whitelist("E-To-C", one, two)), 403)
-        assert post_admin(bob, first_topic, whitelist("E-To-C")).is_success  # an ordinary topic now
+        # The old topic stays the platform's (the router made it): still for router admins only.
+        router_error(post_admin(bob, first_topic, whitelist("E-To-C")), 403)
+        assert post_admin(at_central, first_topic, whitelist("E-To-C")).is_success  # not read any more
         assert post_admin(at_central, second_topic, whitelist("E-To-C", one, two)).is_success
         assert collect(at_central, two, 1) == ["2a"]
         # A fixed wait on purpose: an absence has no condition to await: room for bob's message to apply.
         time.sleep(1)
         (agent,) = listed(at_central)["agents"]
-        assert agent["whitelist"] == [one, two]  # bob's message on the old topic was not applied
+        assert agent["whitelist"] == [one, two]  # the message on the old topic was not applied
         # None: no agent runs, and none is listed.
         put(at_central, told(""))
         assert listed(at_central) == {"adminTopic": None, "agents": []}
@@ -220,10 +236,11 @@ def collect(client: httpx.Client, topic: str, expected: int, timeout: float = 30
     return received
 
 
-@pytest.mark.parametrize("stored", [True, False], ids=["stored", "none"])
-def test_the_stored_credential_is_what_agents_present(tmp_path: Path, stored: bool) -> None:
+def test_agents_connect_only_to_the_sources_they_are_told(tmp_path: Path) -> None:
+    """An agent whose source is no registered cluster's router fails without a connection; once the
+    bus controller tells that router as a source, the agent copies from it (presenting svc.mirror,
+    which the edge accepts: both routers hold the platform key)."""
     admin_topic = topic_name("bridge-admin")
-    credential = (NODE[0], NODE[1]) if stored else (None, None)
     with (
         live_router("embedded", tmp_path / "edge") as edge,
         live_router("embedded", tmp_path / "central", **FAST) as central,
@@ -234,22 +251,19 @@ def test_the_stored_credential_is_what_agents_present(tmp_path: Path, stored: bo
         for client in (at_edge, at_central):
             assert client.post("/topics/create", json={"topicName": copied}).status_code == 200
         publish(at_edge, copied, ["m"])
-        put(at_central, told(admin_topic, *credential))
-        wait_until(lambda: at_central.get(f"/topics/{admin_topic}").status_code == 200, timeout=10)
+        put(at_central, told(admin_topic))
         assert post_admin(
             at_central, admin_topic, create("E-To-C", edge.url), whitelist("E-To-C", copied)
         ).is_success
-        if stored:
-            assert collect(at_central, copied, 1) == ["m"]
-            return
         wait_until(
             lambda: [agent["state"] for agent in listed(at_central)["agents"]] == ["failing"], timeout=10
         )
         (agent,) = listed(at_central)["agents"]
-        assert (
-            agent["lastError"] == "the source answered 401: this router has no mirror credential to present"
+        assert agent["lastError"] == (
+            f"the source {edge.url} is not the router of a cluster the bus controller registers: "
+            "an agent connects to no other host"
         )
-        # Told the credential later: the agents present it from then on.
-        put(at_central, told(admin_topic, NODE[0], NODE[1]))
+        # Told later: the agents connect to it from then on.
+        put(at_central, told(admin_topic, edge.url))
         assert collect(at_central, copied, 1) == ["m"]
         wait_until(lambda: listed(at_central)["agents"][0]["state"] == "running", timeout=10)

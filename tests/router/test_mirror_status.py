@@ -10,6 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
+from cryptography.fernet import Fernet
 
 from netplatform.router import create_app
 from netplatform.store.db import forget_database
@@ -18,7 +20,7 @@ from ..support.databases import migrate
 from ..support.router_calls import publish
 from ..support.servers import LiveServer, free_port, http_client
 from ..support.waiting import wait_until
-from .conftest import ADMIN, NODE, delete_every_topic, live_router, router_settings, topic_name
+from .conftest import ADMIN, delete_every_topic, live_router, router_settings, topic_name
 from .test_mirror_settings import FAST, collect, create, listed, post_admin, put, told, whitelist
 
 RETRY_S = FAST["router_mirror_retry_s"]
@@ -52,7 +54,7 @@ def test_an_unreachable_source_is_failing_on_every_instance_until_it_answers(
         for client in (at_edge, first):
             assert client.post("/topics/create", json={"topicName": copied}).status_code == 200
         publish(at_edge, copied, ["a", "b"])
-        put(first, told(admin_topic, *NODE))
+        put(first, told(admin_topic, edge.url, closed))
         wait_until(lambda: first.get(f"/topics/{admin_topic}").status_code == 200, timeout=10)
         assert post_admin(
             first, admin_topic, create("E-To-C", closed), whitelist("E-To-C", copied)
@@ -108,8 +110,7 @@ def test_lag_is_what_the_source_has_that_was_not_copied(engine: str, tmp_path: P
             assert client.post("/topics/create", json={"topicName": held}).status_code == 200
         assert at_central.put(f"/topics/{held}/producers/bob").status_code == 200  # not the agent's identity
         publish(at_edge, held, [f"m{i}" for i in range(25)])
-        put(at_central, told(admin_topic, *NODE))
-        wait_until(lambda: at_central.get(f"/topics/{admin_topic}").status_code == 200, timeout=10)
+        put(at_central, told(admin_topic, edge.url))
         assert post_admin(
             at_central, admin_topic, create("E-To-C", edge.url), whitelist("E-To-C", held)
         ).is_success
@@ -126,30 +127,45 @@ def test_lag_is_what_the_source_has_that_was_not_copied(engine: str, tmp_path: P
             "state": "failing",
             "lastError": topic()["lastError"],
         }
-        assert topic()["lastError"].startswith("publishing here refused: admin is not permitted to publish")
+        assert topic()["lastError"].startswith(
+            "publishing here refused: svc.mirror is not permitted to publish"
+        )
         publish(at_edge, held, [f"m{i}" for i in range(25, 30)])  # the head moves on while failing
         wait_until(lambda: topic()["sourceHead"] == 30, timeout=5)
         assert (topic()["position"], topic()["lag"]) == (0, 30)
-        assert at_central.put(f"/topics/{held}/producers/admin").status_code == 200
+        assert at_central.put(f"/topics/{held}/producers/svc.mirror").status_code == 200
         assert collect(at_central, held, 30) == [f"m{i}" for i in range(30)]
         wait_until(lambda: topic().get("state") == "running", timeout=10)
         assert topic() == {"position": 30, "sourceHead": 30, "lag": 0, "state": "running", "lastError": None}
         assert agents_of(at_central)["E-To-C"]["state"] == "running"
 
 
-def test_a_source_that_refuses_says_why(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("credential", "expected"),
+    [
+        (
+            {"secret_key": Fernet.generate_key().decode()},  # another key: the edge knows no such svc.mirror
+            "the source answered 401: it does not accept svc.mirror's mirror credential",
+        ),
+        (
+            {"router_mirror_user": "bob", "router_mirror_password": "bob-pw"},  # known there, no role
+            "the source answered 403: bob lacks platform.router.internal|mirror|call there",
+        ),
+    ],
+    ids=["another-key", "no-permission"],
+)
+def test_a_source_that_refuses_says_why(tmp_path: Path, credential: dict[str, str], expected: str) -> None:
     admin_topic = topic_name("bridge-admin")
     with (
         live_router("embedded", tmp_path / "edge") as edge,
-        live_router("embedded", tmp_path / "central", **FAST) as central,
+        live_router("embedded", tmp_path / "central", **FAST, **credential) as central,
         edge.client() as at_edge,
         central.client() as at_central,
     ):
         copied = topic_name("copied")
         for client in (at_edge, at_central):
             assert client.post("/topics/create", json={"topicName": copied}).status_code == 200
-        put(at_central, told(admin_topic, "node", "wrong"))
-        wait_until(lambda: at_central.get(f"/topics/{admin_topic}").status_code == 200, timeout=10)
+        put(at_central, told(admin_topic, edge.url))
         assert post_admin(
             at_central, admin_topic, create("E-To-C", edge.url), whitelist("E-To-C", copied)
         ).is_success
@@ -159,13 +175,7 @@ def test_a_source_that_refuses_says_why(tmp_path: Path) -> None:
             return error
 
         wait_until(lambda: last_error() is not None, timeout=10)
-        assert last_error() == "the source answered 401: it does not accept node's mirror credential"
-        put(at_central, told(admin_topic, "bob", "bob-pw"))  # known there, without platform.node
-        wait_until(
-            lambda: last_error() == "the source answered 403: bob lacks platform.node there", timeout=10
-        )
-        put(at_central, told(admin_topic, *NODE))
-        wait_until(lambda: agents_of(at_central)["E-To-C"]["state"] == "running", timeout=10)
+        assert last_error() == expected
 
 
 def test_an_agent_whose_source_is_its_own_router_copies_nothing(tmp_path: Path) -> None:
@@ -176,9 +186,8 @@ def test_an_agent_whose_source_is_its_own_router_copies_nothing(tmp_path: Path) 
         looped = topic_name("looped")
         assert client.post("/topics/create", json={"topicName": looped}).status_code == 200
         publish(client, looped, ["only"])
-        put(client, told(admin_topic, *ADMIN))
-        wait_until(lambda: client.get(f"/topics/{admin_topic}").status_code == 200, timeout=10)
         alias = router.url.replace("127.0.0.1", "localhost")  # another name, the same router
+        put(client, told(admin_topic, alias))
         assert post_admin(client, admin_topic, create("Self", alias), whitelist("Self", looped)).is_success
         wait_until(lambda: agents_of(client).get("Self", {}).get("state") == "failing", timeout=15)
         assert agents_of(client)["Self"]["lastError"] == (

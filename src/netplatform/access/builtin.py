@@ -52,9 +52,12 @@ def _platform_roles() -> dict[str, tuple[str, tuple[Permission, ...]]]:
                 Permission(distribution.api_type, "*", "read,write"),
                 Permission(distribution.internal_type, "route,nodes", "call"),
                 distribution.act_as(),
-                Permission(router.api_type, "*", "read,write"),
+                # Topics it creates; reads and grants are the router's per-topic rules, where
+                # the router admin permission lets it grant on every topic and publish to the
+                # bridge-admin topic; internal|mirror reads a router's mirror agents.
+                router.write("topics"),
                 router.internal("mirror"),
-                Permission(router.admin_type, "*", "*"),
+                Permission(router.admin_type, "topics,mirror", "write"),
                 Permission(authz.api_type, "role,userRole", "write"),
             ),
         ),

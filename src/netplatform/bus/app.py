@@ -15,10 +15,13 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 
+from ..access.platform import BUS, MIRROR, credential
 from ..settings import Settings
 from ..store.db import Database
 from ..store.generations import Generation
+from ..store.secrets import sealer_for
 from ..web.app import build_app
+from ..web.tls import verifying_context
 from .bridges import Bridges, limits_of
 from .bus_settings import BusSettingsService
 from .canonical_path_middleware import CanonicalPathMiddleware
@@ -55,26 +58,25 @@ from .topics import Topics
 
 
 def distribution_account(settings: Settings) -> Account:
-    """The credentials for the distribution service: the bus_dr_* settings, else the first user."""
-    first_user, first_password = settings.first_user()
-    return Account(
-        user=settings.bus_dr_user or first_user,
-        password=settings.bus_dr_password or first_password,
-        subscriber=settings.bus_dr_subscriber,
-    )
+    """Who the bus is to the distribution service: svc.bus, or the bus_dr_* settings."""
+    user, password = credential(settings, BUS, settings.bus_dr_user, settings.bus_dr_password)
+    return Account(user=user, password=password, subscriber=settings.bus_dr_subscriber)
 
 
 log = logging.getLogger(__name__)
 
 
 def router_client(settings: Settings) -> RouterClient:
-    """The client of the message routers: the bus_router_* settings, else the first user."""
-    first_user, first_password = settings.first_user()
+    """The client of the message routers: svc.bus, or the bus_router_* settings."""
+    user, password = credential(settings, BUS, settings.bus_router_user, settings.bus_router_password)
     return RouterClient(
-        settings.bus_router_user or first_user,
-        settings.bus_router_password or first_password,
-        settings.bus_router_timeout_s,
+        user, password, settings.bus_router_timeout_s, verifying_context(settings.bus_ca_bundle)
     )
+
+
+def mirror_identity(settings: Settings) -> str:
+    """What the target routers' mirror agents publish as: granted producer on bridged topics."""
+    return settings.bus_mirror_identity or settings.router_mirror_user or MIRROR.name
 
 
 async def _reconcile_forever(verifier: RouterVerifier, interval_s: float) -> None:
@@ -122,12 +124,13 @@ def create_app(settings: Settings) -> FastAPI:
 
 def _objects(db: Database, settings: Settings) -> BusObjects:
     limits = limits_of(settings)
-    distribution_client = DistributionClient(distribution_account(settings), settings.bus_dr_timeout_s)
+    tls = verifying_context(settings.bus_ca_bundle)
+    distribution_client = DistributionClient(distribution_account(settings), settings.bus_dr_timeout_s, tls)
     routers_client = router_client(settings)
     authz_client = AuthzClient.of(settings)
-    distribution = DistributionProvisioner(db, distribution_client)
+    distribution = DistributionProvisioner(db, distribution_client, sealer_for(settings))
     routers = RouterProvisioner(
-        db, routers_client, TopicRoles(db, authz_client), limits.central_cname, settings.mirror_identity
+        db, routers_client, TopicRoles(db, authz_client), limits.central_cname, mirror_identity(settings)
     )
     return BusObjects(
         bus_settings=BusSettingsService(db, routers),

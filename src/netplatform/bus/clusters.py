@@ -1,7 +1,10 @@
 """Message-router clusters, one per site location; a change re-matches clients and bridges.
 
 A cluster registered or replaced is NEW until its router has every existing topic
-(:mod:`.outbound.router.provisioning`), then VALID, or INVALID with the reason.
+(:mod:`.outbound.router.provisioning`), then VALID, or INVALID with the reason. Every other
+cluster's router learns the registered routers at once, the only sources its mirror agents may
+connect to. Only an administrator registers, changes or deletes a cluster (the bus sends its own
+credential to the cluster's router).
 """
 
 from __future__ import annotations
@@ -79,6 +82,7 @@ class Clusters:
 
         self.unit.write(create, retry=False)
         self.routers.provision_pending()
+        self.routers.tell_sources(except_location=location)
         return self.get(location)
 
     def replace(self, cluster_id: str, body: MrCluster) -> MrCluster:
@@ -94,6 +98,7 @@ class Clusters:
 
         self.unit.write(replace, retry=False)
         self.routers.provision_pending()
+        self.routers.tell_sources(except_location=cluster_id)
         return self.get(cluster_id)
 
     def delete(self, cluster_id: str) -> None:
@@ -105,3 +110,4 @@ class Clusters:
 
         self.unit.write(delete, retry=False)
         self.routers.provision_pending()
+        self.routers.tell_sources()

@@ -1,4 +1,4 @@
-"""Generated publisher ids and credentials (reference section 4)."""
+"""Generated publisher ids and credentials (reference section 4), and how answers mask them."""
 
 from __future__ import annotations
 
@@ -24,3 +24,13 @@ def publisher_username() -> str:
 
 def publisher_password() -> str:
     return _random(15)
+
+
+MASK = "********"
+"""A publisher's or subscriber's ``userpwd`` as a writer sees it in every answer but the one that
+created it (issue 36, point 4); sent back in a replacement, it keeps the stored password."""
+
+
+def kept_or_new(given: str | None, stored: str | None) -> str | None:
+    """A replacement's ``userpwd``: the stored one when the mask (or nothing) comes back."""
+    return stored if given is None or given == MASK else given

@@ -3,11 +3,13 @@ its routes."""
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Annotated, Protocol
 
-from fastapi import Request
+from fastapi import Depends, Request
 
+from ..access.directory import AccessDirectory
 from ..store.generations import Generation
 from ..web.registry import Registry
 from ..web.replay import replayable
@@ -20,6 +22,7 @@ from .locations import SiteLocations
 from .outbound.distribution.nodes import DistributionNodes
 from .outbound.router.verification import RouterVerifier
 from .publishers import Publishers
+from .spec import PERMISSIONS
 from .subscribers import Subscribers
 from .tables import topic_object
 from .topics import Topics
@@ -65,6 +68,23 @@ BridgesDep = Annotated[Bridges, OBJECTS.depends(lambda o: o.bridges)]
 FeedsDep = Annotated[Feeds, OBJECTS.depends(lambda o: o.feeds)]
 PublishersDep = Annotated[Publishers, OBJECTS.depends(lambda o: o.publishers)]
 SubscribersDep = Annotated[Subscribers, OBJECTS.depends(lambda o: o.subscribers)]
+
+
+def writes(resource: str) -> Callable[[Request], Awaitable[bool]]:
+    """Whether the caller holds ``platform.bus.api|<resource>|write``: a reader's answers carry no
+    ``userpwd``, a writer's a mask (routes/_common.disclosed)."""
+    permission = PERMISSIONS.write(resource)
+
+    async def caller_writes(request: Request) -> bool:
+        access: AccessDirectory = request.app.state.access
+        return await access.allows(request.state.user, permission)
+
+    return caller_writes
+
+
+FeedsWriterDep = Annotated[bool, Depends(writes("feeds"))]
+PubsWriterDep = Annotated[bool, Depends(writes("dr_pubs"))]
+SubsWriterDep = Annotated[bool, Depends(writes("dr_subs"))]
 
 REPLAYABLE = replayable(OBJECTS.pick(lambda o: o.topology))
 """Every GET answer of the bus is a function of the request and the topology alone: set on

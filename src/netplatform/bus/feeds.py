@@ -96,7 +96,7 @@ class Feeds:
     """Feeds here and in the distribution service: reads are local, changes go through the provisioner."""
 
     def __init__(self, db: Database, provisioner: DistributionProvisioner) -> None:
-        self.unit = UnitOfWork(db, FeedRepository)
+        self.unit = UnitOfWork(db, provisioner.feeds)
         self.provisioner = provisioner
 
     def find(self, name: str | None, version: str | None, match: str | None) -> list[Feed]:
@@ -109,8 +109,9 @@ class Feeds:
             raise feed_not_found(feed_id)
         return state.assembled()
 
-    def create(self, body: Feed, use_existing: bool) -> Feed:
-        """A new feed, or a retry of one whose provisioning failed, or (useExisting) the stored one."""
+    def create(self, body: Feed, use_existing: bool) -> tuple[Feed, bool]:
+        """A new feed, or a retry of one whose provisioning failed, or (useExisting) the stored
+        one; and whether this call made it (its answer alone shows the credentials it holds)."""
         require_all(body, REQUIRED)
         name, version = body.feedName or "", body.feedVersion or ""
         conflict = Conflict("feed already exists", fields=f"feedName={name} + feedVersion={version}")
@@ -133,13 +134,13 @@ class Feeds:
 
         found, existing = self.unit.write(create, retry=False)
         if existing is not None:
-            return existing
+            return existing, False
         assert found is not None and found.ref is not None
         is_new = found.obj.status == Status.NEW.value
         provisioned = self.provisioner.provision(found.ref, lambda state: None, new=is_new)
         if provisioned is None:
             raise NotFound("feed not found", fields="feedName")
-        return provisioned.assembled()
+        return provisioned.assembled(), True
 
     def update(self, feed_id: str, body: Feed) -> Feed:
         """Copy feedDescription and formatUuid, and suspended when present; push the feed."""

@@ -6,13 +6,13 @@ from ..clock import wire_now
 from ..store.db import Database
 from ..store.unit_of_work import UnitOfWork
 from ..web.errors import BadRequest, NotFound
+from .credentials import kept_or_new
 from .feed_state import FeedState, Held
 from .feeds import lookup_for_member
 from .outbound.distribution.provisioning import DistributionProvisioner, new_publisher
-from .repository.feeds import FeedRepository
 from .schemas import DrPub, Status
 
-CHANGEABLE = ("username", "userpwd", "svcLocationName")
+CHANGEABLE = ("username", "svcLocationName")  # and userpwd, unless its mask comes back
 
 
 def pub_not_found(pub_id: str) -> NotFound:
@@ -34,7 +34,7 @@ class Publishers:
     """The publishers of every feed; a change re-provisions the whole feed."""
 
     def __init__(self, db: Database, provisioner: DistributionProvisioner) -> None:
-        self.unit = UnitOfWork(db, FeedRepository)
+        self.unit = UnitOfWork(db, provisioner.feeds)
         self.provisioner = provisioner
 
     def all(self) -> list[DrPub]:
@@ -57,7 +57,8 @@ class Publishers:
         return _with_feed_id(state, held)
 
     def replace(self, pub_id: str, body: DrPub) -> DrPub:
-        """New credentials or location for a publisher (fields absent from the body are kept)."""
+        """New credentials or location for a publisher (fields absent from the body are kept, and
+        so is the password when the body carries its mask)."""
         ref = self._feed_ref(pub_id)
         found: list[Held[DrPub]] = []
 
@@ -66,6 +67,7 @@ class Publishers:
             for name in CHANGEABLE:
                 if getattr(body, name) is not None:
                     setattr(held.obj, name, getattr(body, name))
+            held.obj.userpwd = kept_or_new(body.userpwd, stored=held.obj.userpwd)
             held.obj.lastMod = wire_now()
             found.append(held)
 

@@ -9,6 +9,7 @@ from ..store.db import Database
 from ..store.unit_of_work import UnitOfWork
 from ..web.errors import NotFound
 from .checks import require
+from .credentials import MASK
 from .feed_state import FeedState, Held
 from .feeds import SUB_FIELDS, held_feed, lookup_for_member, new_subscriber
 from .outbound.distribution.provisioning import DistributionProvisioner
@@ -50,7 +51,7 @@ class Subscribers:
     """The subscribers of every feed; each change is pushed there as one subscription."""
 
     def __init__(self, db: Database, provisioner: DistributionProvisioner) -> None:
-        self.unit = UnitOfWork(db, FeedRepository)
+        self.unit = UnitOfWork(db, provisioner.feeds)
         self.provisioner = provisioner
 
     def all(self) -> list[DrSub]:
@@ -84,8 +85,11 @@ class Subscribers:
 
         def change(state: FeedState) -> Held[DrSub]:
             held = _find(state, sub_id)
+            stored = held.obj.userpwd
             for name in SUB_FIELDS:
                 setattr(held.obj, name, getattr(body, name))
+            if body.userpwd == MASK:  # sent back as an answer showed it: the password stays
+                held.obj.userpwd = stored
             held.obj.status, held.obj.lastMod = Status.NEW, wire_now()
             return held
 

@@ -211,6 +211,17 @@ authz_removals = Table(
 memberships): the background reconcile retries each (:mod:`.outbound.router.provisioning`). Not part of
 the topology: no answer shows it."""
 
+owned_roles = Table(
+    "bus_owned_roles",
+    metadata,
+    Column("role", Text, primary_key=True),
+    Column("fqtn", Text, nullable=False),
+    Column("created", Text, nullable=False),
+)
+"""The authz roles the bus controller created (a topic's publisher and subscriber roles): the only
+roles it grants on routers, adds members to, removes members from and deletes. A role of that name
+it did not create is never adopted (issue 36, point 6). Not part of the topology: no answer shows it."""
+
 router_removals = Table(
     "bus_router_removals",
     metadata,
@@ -243,6 +254,11 @@ TOPOLOGY_TABLES = (
     "bus_pubs",
     "bus_subs",
 )
+
+SEALED_COLUMNS = (pubs.c.userpwd, subs.c.userpwd)
+"""Credentials the bus presents again (to the distribution service), sealed with the platform key
+(store/secrets.py): ``netplatform secrets rotate`` seals them again, and seals a value an earlier
+version stored in clear."""
 
 changes = changes_table("bus_changes", metadata)
 """The topology's change log (migration bus_0007): each write to a topic or one of its clients

@@ -9,9 +9,11 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 
+from ..access.platform import MIRROR
 from ..settings import Settings
 from ..web.app import build_app
 from ..web.health import HealthCheck
+from ..web.tls import verifying_context
 from .access import Administrators
 from .deps import OBJECTS, RouterObjects
 from .engines import engine_for
@@ -49,13 +51,13 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
 
 
 def _mirror_config(settings: Settings) -> MirrorConfig:
-    owner = settings.first_user()[0]
     return MirrorConfig(
-        owner=owner,
+        owner=MIRROR.name,
         # Local publishing sends no credential anywhere: it is checked as this identity here.
-        publisher=settings.router_mirror_user or owner,
+        publisher=settings.router_mirror_user or MIRROR.name,
         poll_s=settings.router_mirror_poll_ms / 1000,
         retry_s=settings.router_mirror_retry_s,
+        tls=verifying_context(settings.router_mirror_ca_bundle),
     )
 
 
@@ -79,7 +81,7 @@ def _objects(app: FastAPI, settings: Settings) -> RouterObjects:
     mirror_settings = MirrorSettings(state.db, settings)
     # The bridge-admin restriction follows the effective topic (stored by the bus, or the env's).
     administrators = Administrators(
-        settings.router_admin_entries, lambda: mirror_settings.current.admin_topic
+        state.access.allows, settings.router_admin_identities, lambda: mirror_settings.current.admin_topic
     )
     topics = Topics(state.db, engine, administrators)
     events = Events(topics, engine)

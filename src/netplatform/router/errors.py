@@ -76,6 +76,17 @@ def topic_exists(topic: str) -> ApiError:
     return _coded(Conflict, f"Topic already exists.-[{topic}]", CREATE_TOPIC_FAIL)
 
 
+def admin_topic_not_adopted(topic: str, owner: str) -> ApiError:
+    """A topic of the bridge-admin topic's name that this router did not make (issue 36, point 2)."""
+    return _coded(
+        Conflict,
+        f"topic {topic} exists and was not made by this router for the platform (owner {owner}): "
+        "it is never adopted as the bridge-admin topic, whose messages define mirror agents; a "
+        "router admin deletes it (the router then makes it afresh), or the bus settings name another",
+        CREATE_TOPIC_FAIL,
+    )
+
+
 def access_denied(message: str) -> ApiError:
     return _coded(Forbidden, message, ACCESS_NOT_PERMITTED)
 

@@ -39,7 +39,7 @@ class Events:
     async def publish(self, topic: str, messages: list[str], caller: Caller) -> Published:
         """Append ``messages`` to ``topic`` in order, once all are durable; a failure after the
         first were stored answers how many were (nothing stored: the error is raised)."""
-        self.topics.administrators.require_publisher(await self.topics.for_traffic(topic), caller)
+        await self.topics.administrators.require_publisher(await self.topics.for_traffic(topic), caller)
         if not messages:
             return Published(0)
         try:

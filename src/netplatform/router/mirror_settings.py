@@ -1,15 +1,16 @@
 """The mirror settings the bus controller tells this router, kept in its database (issue 24,
-point 6): which topic is the bridge-admin topic, and the credential agents present to sources.
+point 6; issue 36, point 2): which topic is the bridge-admin topic, and which hosts mirror agents
+may connect to (the routers of the clusters the bus controller registers).
 
-The bus controller PUTs them when it registers the cluster and when its settings change
-(``PUT /internal/mirror-settings``); every instance over the database and every restart sees
-them. The environment still wins where it is set: NETPLATFORM_ROUTER_BRIDGE_ADMIN_TOPIC over the
-stored topic, NETPLATFORM_ROUTER_MIRROR_USER (and _PASSWORD) over the stored credential.
+The bus controller PUTs them when it registers a cluster, when its clusters or settings change
+and on every reconcile (``PUT /internal/mirror-settings``); every instance over the database and
+every restart sees them. The environment still wins where it is set:
+NETPLATFORM_ROUTER_BRIDGE_ADMIN_TOPIC over the stored topic; NETPLATFORM_ROUTER_MIRROR_SOURCES
+adds hosts to the stored ones.
 
-The stored credential is the bus controller's own router credential, which it already presents
-to every registered cluster's router, sources included: an agent presents to a source only
-what the bus presents to that host already. It is stored in clear, since it must be presented
-(as distribution keeps subscription delivery passwords), and is never answered by any route.
+No credential is told or stored: agents present the router's own, ``svc.mirror``'s (derived from
+the platform key, access/platform.py), or NETPLATFORM_ROUTER_MIRROR_USER and _PASSWORD where the
+sources do not share the key.
 """
 
 from __future__ import annotations
@@ -19,10 +20,12 @@ from dataclasses import dataclass
 
 from anyio.to_thread import run_sync
 
+from ..access.platform import MIRROR, credential
 from ..clock import now_ms
 from ..settings import Settings
 from ..store.db import Database
 from ..store.unit_of_work import UnitOfWork
+from .mirror_source import source_key
 from .repository.mirrors import MirrorRepository, StoredSettings
 
 
@@ -33,17 +36,26 @@ class EffectiveSettings:
     stored: StoredSettings
     admin_topic: str  # "": this router runs no mirror agents
     admin_topic_override: bool  # NETPLATFORM_ROUTER_BRIDGE_ADMIN_TOPIC is set and wins
-    source_user: str | None
-    credentials: tuple[str, str] | None  # presented to source routers; None: none
+    credentials: tuple[str, str]  # presented to source routers
     credential_override: bool  # NETPLATFORM_ROUTER_MIRROR_USER is set and wins
+    sources: frozenset[str]  # source_key of every host agents may connect to
+
+    def allows(self, source_url: str) -> bool:
+        """Whether an agent may connect to ``source_url``: a registered cluster's router."""
+        return source_key(source_url) in self.sources
 
 
 class MirrorSettings:
     def __init__(self, db: Database, settings: Settings) -> None:
         self.unit = UnitOfWork(db, MirrorRepository)
         self.env_admin_topic = settings.router_bridge_admin_topic
-        self.env_user = settings.router_mirror_user or None
-        self.env_password = settings.router_mirror_password
+        self.env_sources = frozenset(
+            source_key(url) for url in settings.router_mirror_sources.split(",") if url.strip()
+        )
+        self.credentials = credential(
+            settings, MIRROR, settings.router_mirror_user, settings.router_mirror_password
+        )
+        self.credential_override = bool(settings.router_mirror_user)
         self.current = self._effective(StoredSettings())
         """As last read from the database (at start: the environment alone); the supervisor reads
         it again every round, a PUT here sets it at once."""
@@ -72,17 +84,16 @@ class MirrorSettings:
         self.current = self._effective(await run_sync(self.unit.write, work))
         return self.current
 
+    def admin_topic_of(self, wanted: StoredSettings) -> str:
+        """The bridge-admin topic the router follows once ``wanted`` is stored."""
+        return self.env_admin_topic or wanted.admin_topic
+
     def _effective(self, stored: StoredSettings) -> EffectiveSettings:
-        if self.env_user:
-            user: str | None = self.env_user
-            password = self.env_password
-        else:
-            user, password = stored.source_user, stored.source_password
         return EffectiveSettings(
             stored=stored,
-            admin_topic=self.env_admin_topic or stored.admin_topic,
+            admin_topic=self.admin_topic_of(stored),
             admin_topic_override=bool(self.env_admin_topic),
-            source_user=user,
-            credentials=(user, password) if user and password is not None else None,
-            credential_override=bool(self.env_user),
+            credentials=self.credentials,
+            credential_override=self.credential_override,
+            sources=self.env_sources | {source_key(url) for url in stored.sources},
         )

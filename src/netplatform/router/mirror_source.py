@@ -1,17 +1,21 @@
 """A mirror agent's view of its source router: the internal read route, over HTTP.
 
-The agent reads with the router's mirror credential (NETPLATFORM_ROUTER_MIRROR_USER and
-_PASSWORD, an identity holding platform.node at the source), or, when none is configured, with
-no credential at all: the source answers 401 and the agent keeps retrying. It never presents
-another user's password, since whoever names a source learns what the agent sends it. The
-source answers messages with their sequence numbers and moves nothing (routes/mirror.py).
+The agent reads with the router's mirror credential: ``svc.mirror``'s, derived from the platform
+key (access/platform.py), or NETPLATFORM_ROUTER_MIRROR_USER and _PASSWORD where the source does
+not share the key; the source's read route needs ``platform.router.internal|mirror|call``. It
+never presents another user's password, and only to a source the bus controller registered
+(:func:`source_key` names a source as the allowed list does; mirror_supervisor.py checks before
+any connection). HTTPS sources' certificates are verified (NETPLATFORM_ROUTER_MIRROR_CA_BUNDLE
+adds the deployment's own CA). The source answers messages with their sequence numbers and moves
+nothing (routes/mirror.py).
 """
 
 from __future__ import annotations
 
+import ssl
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit
 
 import httpx
 
@@ -37,12 +41,34 @@ class SourceRead:
     router_id: str | None = None  # the source router's id; None: the source did not say
 
 
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def source_key(url: str) -> str:
+    """A router URL as sources are compared: ``scheme://host:port[/path]``, scheme and host in lower
+    case, the port explicit, no trailing ``/`` (the bus controller's ``{protocol}://{fqdn}:{port}``
+    and the create message's ``sourceUrl`` name one source however they are written)."""
+    parts = urlsplit(url.strip())
+    scheme = parts.scheme.lower()
+    try:
+        port = parts.port or _DEFAULT_PORTS.get(scheme)
+    except ValueError:  # a port that is no number: never equal to a registered source
+        return url.strip()
+    host = (parts.hostname or "").lower()
+    host = f"[{host}]" if ":" in host else host
+    return f"{scheme}://{host}:{port}{parts.path.rstrip('/')}"
+
+
 class SourceRouter:
-    def __init__(self, base_url: str, credentials: tuple[str, str] | None) -> None:
+    def __init__(
+        self, base_url: str, credentials: tuple[str, str], tls: ssl.SSLContext | None = None
+    ) -> None:
         self.base_url = base_url
         self.credentials = credentials
         timeout = httpx.Timeout(HTTP_SLACK_S, connect=CONNECT_S)
-        self._client = httpx.AsyncClient(base_url=base_url, auth=credentials, timeout=timeout)
+        self._client = httpx.AsyncClient(
+            base_url=base_url, auth=credentials, timeout=timeout, verify=tls if tls is not None else True
+        )
 
     async def read(self, topic: str, after: int, *, limit: int, timeout_s: float) -> SourceRead:
         """Messages after sequence ``after``, oldest first, and the source's head; every failure
@@ -70,13 +96,11 @@ class SourceRouter:
         status = response.status_code
         if status == 404:
             return f"topic {topic} does not exist on the source (404)"
+        who = self.credentials[0]
         if status == 401:
-            if self.credentials is None:
-                return "the source answered 401: this router has no mirror credential to present"
-            return f"the source answered 401: it does not accept {self.credentials[0]}'s mirror credential"
+            return f"the source answered 401: it does not accept {who}'s mirror credential"
         if status == 403:
-            who = self.credentials[0] if self.credentials else "the agent"
-            return f"the source answered 403: {who} lacks platform.node there"
+            return f"the source answered 403: {who} lacks platform.router.internal|mirror|call there"
         return f"the source answered {status}: {response.text[:300]}"
 
     async def close(self) -> None:

@@ -9,12 +9,15 @@ topic, and a restart resumes at the recorded position. A source that is down or 
 agent's credential, a local topic that does not exist yet, or one whose writer ACL does not
 admit the agent's identity, is retried every ``retry_s``.
 
-Issue 23: an agent reads its source with the mirror credential (NETPLATFORM_ROUTER_MIRROR_USER
-and _PASSWORD, else the one the bus controller stored: mirror_settings.py), or with none, never
-a user's of this router; it publishes here as NETPLATFORM_ROUTER_MIRROR_USER (else the first
-NETPLATFORM_USERS entry), through the same checks as any publisher.
+Issue 36: an agent reads its source with the router's own mirror credential (``svc.mirror``, or
+NETPLATFORM_ROUTER_MIRROR_USER and _PASSWORD: mirror_settings.py), never a user's, and connects
+only to a source the bus controller told as a registered cluster's router (or
+NETPLATFORM_ROUTER_MIRROR_SOURCES names); any other source is failing without a connection. It
+publishes here as that identity, through the same checks as any publisher. The bridge-admin topic
+is the platform's: the router makes it (``router_topics.platform``) and never reads a topic of
+that name anyone else made, so what a writer published there is never applied.
 
-Issue 24: the bridge-admin topic and the credential are read from the database every round
+Issue 24: the bridge-admin topic and the allowed sources are read from the database every round
 (mirror_settings.py), so the supervisor follows what the bus controller stores: another topic
 restarts the admin reader there, none stops every agent. Each copy task keeps its topic's copy
 status in the database (``CopyTracker``), written on transitions and with each position, so
@@ -26,6 +29,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import ssl
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -34,14 +38,15 @@ from typing import TypeVar
 from ..clock import now_ms
 from ..store.errors import WriteConflict
 from ..web.errors import ApiError, Conflict, Forbidden, NotFound
-from .access import Caller
+from .access import ADMINISTER_MIRRORS, Caller
 from .engines.base import Engine
-from .errors import access_denied
+from .errors import access_denied, admin_topic_not_adopted
 from .events import Events
 from .mirror_agents import ADMIN_READER, AgentStatus, MirrorAgents
 from .mirror_settings import EffectiveSettings, MirrorSettings
 from .mirror_source import SourceRouter, SourceUnavailable
-from .repository.mirrors import CopyStatus, MirrorAgent, StoredSettings
+from .repository.mirrors import CopyStatus, MirrorAgent, MirrorRepository, StoredSettings
+from .repository.topics import TopicRepository
 from .topic_model import Topic
 from .topics import Topics
 
@@ -60,10 +65,11 @@ REASON_CHARS = 1000  # a lastError is a reason, not a dump (a database error may
 
 @dataclass(frozen=True)
 class MirrorConfig:
-    owner: str  # owns the admin topic when the router creates it (the first NETPLATFORM_USERS entry)
+    owner: str  # names the owner of the bridge-admin topic the router makes (svc.mirror)
     publisher: str  # the identity the agents publish here as (the writer ACLs decide)
     poll_s: float
     retry_s: float
+    tls: ssl.SSLContext | None = None  # verifies HTTPS sources (NETPLATFORM_ROUTER_MIRROR_CA_BUNDLE)
 
 
 class _LocalFailure(Exception):
@@ -110,14 +116,14 @@ class _AgentRun:
     def __init__(self, supervisor: MirrorSupervisor, agent: MirrorAgent) -> None:
         self.supervisor = supervisor
         self.name = agent.name
-        self.source = SourceRouter(agent.source_url, supervisor.credentials)
+        self.source = supervisor.source(agent.source_url)
         self.tasks: dict[str, asyncio.Task[None]] = {}
 
     async def update(self, agent: MirrorAgent) -> None:
         """Follow the agent's definition: its source, and the topics it copies."""
         if agent.source_url != self.source.base_url:
             await self.stop()
-            self.source = SourceRouter(agent.source_url, self.supervisor.credentials)
+            self.source = self.supervisor.source(agent.source_url)
         for topic in set(self.tasks) - set(agent.whitelist):
             self.tasks.pop(topic).cancel()
         for topic in agent.whitelist:
@@ -150,7 +156,7 @@ class MirrorSupervisor:
         self.engine = engine
         self.config = config
         self.admin_topic = ""  # the topic the admin reader reads ("": none, so no agents run)
-        self.credentials: tuple[str, str] | None = None  # what the runs present to their sources
+        self.credentials = settings.credentials  # what the runs present to their sources
         self._runs: dict[str, _AgentRun] = {}
         self._admin: asyncio.Task[None] | None = None
         self._task: asyncio.Task[None] | None = None
@@ -164,12 +170,20 @@ class MirrorSupervisor:
         await self.agents.release_all()  # what a crash of this instance left held
         self._task = asyncio.create_task(self._supervise(), name="router-mirror-supervisor")
 
+    def source(self, url: str) -> SourceRouter:
+        return SourceRouter(url, self.credentials, self.config.tls)
+
     async def configure(self, wanted: StoredSettings, caller: Caller) -> EffectiveSettings:
         """Store what the bus controller tells (PUT /internal/mirror-settings), for a router
         administrator only (they alone define agents); this instance has followed them when the
-        answer goes out, the others follow within a round (SUPERVISE_S)."""
-        if not self.topics.administrators.includes(caller):
+        answer goes out, the others follow within a round (SUPERVISE_S). The bridge-admin topic it
+        names is made here first; one of that name the router did not make refuses the whole PUT
+        (409), so nothing a writer published there is ever applied."""
+        if not await self.topics.administrators.includes(caller, ADMINISTER_MIRRORS):
             raise access_denied(f"{caller.identity} may not set the mirror settings: only a router admin may")
+        admin_topic = self.settings.admin_topic_of(wanted)
+        if admin_topic:
+            await self._ensure_admin_topic(admin_topic)
         effective = await self.settings.store(wanted)
         await self._next_round()
         return effective
@@ -267,14 +281,10 @@ class MirrorSupervisor:
                 await self.agents.release(held)
             self.admin_topic = effective.admin_topic
             changed = True
-        if effective.credentials != self.credentials:
-            await self._stop_runs()
-            self.credentials = effective.credentials
-            changed = True
-        if changed and effective.admin_topic and effective.credentials is None:
+        if changed and effective.admin_topic and not effective.sources:
             log.warning(
-                "mirror agents present no credential to source routers (which answer 401): the bus "
-                "controller stored none, and NETPLATFORM_ROUTER_MIRROR_USER and _PASSWORD are unset"
+                "mirror agents connect to no source: the bus controller told no registered cluster, "
+                "and NETPLATFORM_ROUTER_MIRROR_SOURCES is unset"
             )
 
     async def _stop_admin(self) -> None:
@@ -306,25 +316,46 @@ class MirrorSupervisor:
                 if position is None:
                     await self._ensure_admin_topic(topic)
                     position = await self.agents.position(ADMIN_READER, topic)
-                for seq, text in await self.engine.read(topic, position, ADMIN_BATCH, ADMIN_POLL_S):
+                batch = await self.engine.read(topic, position, ADMIN_BATCH, ADMIN_POLL_S)
+                if batch:
+                    await self._still_the_platforms(topic)
+                for seq, text in batch:
                     await self.agents.apply(topic, seq, text)
                     position = seq
                     self._poke.set()
             except Exception as error:  # the engine or the database: start over from the record
-                log.warning("mirror agents: reading %s failed: %r", topic, error)
+                log.warning("mirror agents: reading %s failed: %s", topic, _described(error))
                 position = None
                 await asyncio.sleep(self.config.retry_s)
 
     async def _ensure_admin_topic(self, name: str) -> None:
-        """Create the bridge-admin topic when it is missing: the bus controller publishes to it."""
+        """The bridge-admin topic, made by this router for the platform when it is missing (its
+        admin reader starts at its first message: a position kept for a topic of that name before
+        is forgotten in the same transaction). One of that name anyone else made is never adopted:
+        409, and the reader does not read it."""
         try:
-            await self.topics.get(name)
-            return
+            found = await self.topics.get(name)
         except NotFound:
-            pass
-        wanted = Topic(name, "mirror agents' admin messages", self.config.owner, False, 1, 1)
-        with contextlib.suppress(Conflict, WriteConflict):  # another instance made it meanwhile
-            await self.topics.create(wanted)
+            wanted = Topic(
+                name, "mirror agents' admin messages", self.config.owner, False, 1, 1, platform=True
+            )
+
+            def fresh_reader(topics: TopicRepository) -> None:
+                MirrorRepository(topics.session).forget_position(ADMIN_READER, name)
+
+            with contextlib.suppress(Conflict, WriteConflict):  # made meanwhile: looked at below
+                await self.topics.create(wanted, then=fresh_reader)
+                return
+            found = await self.topics.get(name)
+        if not found.platform:
+            raise admin_topic_not_adopted(name, found.owner)
+
+    async def _still_the_platforms(self, name: str) -> None:
+        """Before a batch is applied: the topic is still the one the router made (a router admin
+        may have deleted it, and someone else made one of that name since)."""
+        topic = await self.topics.get(name)
+        if not topic.platform:
+            raise admin_topic_not_adopted(name, topic.owner)
 
     # -- copying -------------------------------------------------------------------------------
 
@@ -373,6 +404,11 @@ class MirrorSupervisor:
         await self._local(
             topic, self.topics.for_traffic(topic)
         )  # missing here: failing, whatever the source has
+        if not self.settings.current.allows(source.base_url):
+            raise SourceUnavailable(
+                f"the source {source.base_url} is not the router of a cluster the bus controller "
+                "registers: an agent connects to no other host"
+            )
         wait_s = self.config.poll_s if tracker.attempted else 0.0
         read = await source.read(topic, position, limit=COPY_BATCH, timeout_s=wait_s)
         if read.router_id and read.router_id == await self.settings.router_id():
@@ -417,6 +453,10 @@ class _Failed(Exception):
     def __init__(self, reason: str, head: int | None) -> None:
         super().__init__(reason)
         self.head = head
+
+
+def _described(error: Exception) -> str:
+    return error.message if isinstance(error, ApiError) else repr(error)
 
 
 def _reason(error: Exception) -> str:

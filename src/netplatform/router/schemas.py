@@ -12,7 +12,6 @@ from pydantic import (
     Field,
     StringConstraints,
     WithJsonSchema,
-    model_validator,
 )
 
 from ..web.text import StorableStr
@@ -171,35 +170,30 @@ class MirrorAgentList(BaseModel):
     agents: list[MirrorAgentBody] = Field(description="every agent defined on this router, by name")
 
 
-_CREDENTIAL_WHOLE: list[Any] = [
-    {
-        "properties": {"sourceUser": {"type": "string"}, "sourcePassword": {"type": "string"}},
-        "required": ["sourceUser", "sourcePassword"],
-    },
-    {"properties": {"sourceUser": {"type": "null"}, "sourcePassword": {"type": "null"}}},
+MAX_SOURCES = 1000
+SourceUrl = Annotated[
+    StorableStr,
+    StringConstraints(max_length=2048, pattern=r"^[Hh][Tt][Tt][Pp][Ss]?://[^/?#\s]+(/[^?#\s]*)?$"),
 ]
-"""The document's form of the rule the validator below applies: both strings, or neither."""
 
 
 class MirrorSettingsRequest(BaseModel):
-    """PUT /internal/mirror-settings: what the bus controller tells the router (the whole of it)."""
+    """PUT /internal/mirror-settings: what the bus controller tells the router (the whole of it).
+    Unknown keys are ignored, ``sourceUser`` and ``sourcePassword`` of earlier versions among
+    them: no credential is told or stored, agents present the router's own."""
 
-    model_config = ConfigDict(extra="ignore", json_schema_extra={"anyOf": _CREDENTIAL_WHOLE})
+    model_config = ConfigDict(extra="ignore")
     adminTopic: Annotated[str, StringConstraints(pattern=r"^$|" + TOPIC_NAME_PATTERN)] = Field(
-        description="the bridge-admin topic (the bus settings' bridgeAdminTopic); empty: none"
+        description="the bridge-admin topic (the bus settings' bridgeAdminTopic); empty: none. The "
+        "router makes it; a topic of that name it did not make is refused (409), never adopted"
     )
-    sourceUser: Identity | None = Field(
-        None, description="the identity mirror agents present to source routers; null: none"
+    sources: list[SourceUrl] = Field(
+        default_factory=list,
+        max_length=MAX_SOURCES,
+        description="the base URLs of the routers of every cluster the bus controller registers: the "
+        "only hosts this router's mirror agents may connect to (besides "
+        "NETPLATFORM_ROUTER_MIRROR_SOURCES)",
     )
-    sourcePassword: Annotated[StorableStr, StringConstraints(max_length=1024)] | None = Field(
-        None, description="its password; given exactly when sourceUser is"
-    )
-
-    @model_validator(mode="after")
-    def _credential_whole(self) -> MirrorSettingsRequest:
-        if (self.sourceUser is None) != (self.sourcePassword is None):
-            raise ValueError("sourceUser and sourcePassword go together: both strings, or both null")
-        return self
 
 
 class MirrorSettingsBody(BaseModel):
@@ -210,11 +204,16 @@ class MirrorSettingsBody(BaseModel):
     adminTopicOverride: bool = Field(
         description="NETPLATFORM_ROUTER_BRIDGE_ADMIN_TOPIC is set and wins over the stored topic"
     )
-    sourceUser: str | None = Field(
-        description="the effective identity presented to source routers; null: none"
+    sourceUser: str = Field(
+        description="the identity mirror agents present to source routers: svc.mirror, or "
+        "NETPLATFORM_ROUTER_MIRROR_USER"
     )
     sourceCredentialOverride: bool = Field(
-        description="NETPLATFORM_ROUTER_MIRROR_USER is set and wins over the stored credential"
+        description="NETPLATFORM_ROUTER_MIRROR_USER is set and wins over svc.mirror's credential"
+    )
+    sources: list[str] = Field(
+        description="the hosts mirror agents may connect to: what the bus controller told and "
+        "NETPLATFORM_ROUTER_MIRROR_SOURCES, normalised (scheme://host:port[/path]), sorted"
     )
 
 

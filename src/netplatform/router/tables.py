@@ -19,6 +19,8 @@ Identifier = sa.BigInteger().with_variant(sa.Integer(), "sqlite")
 
 WRITER = "writer"
 READER = "reader"
+IDENTITY = "identity"
+ROLE = "role"
 
 topics = sa.Table(
     "router_topics",
@@ -32,6 +34,13 @@ topics = sa.Table(
     sa.Column("writer_acl_enabled", sa.Boolean(), nullable=False, comment="set by the first grant"),
     sa.Column("reader_acl_enabled", sa.Boolean(), nullable=False, comment="set by the first grant"),
     sa.Column("created_ms", sa.BigInteger(), nullable=False),
+    sa.Column(
+        "platform",
+        sa.Boolean(),
+        nullable=False,
+        server_default=sa.false(),
+        comment="made by the router for the platform (the bridge-admin topic); never through the API",
+    ),
 )
 
 acl_entries = sa.Table(
@@ -41,7 +50,8 @@ acl_entries = sa.Table(
         "topic", sa.String(255), sa.ForeignKey("router_topics.name", ondelete="CASCADE"), primary_key=True
     ),
     sa.Column("kind", sa.String(8), primary_key=True, comment="writer or reader"),
-    sa.Column("identity", sa.String(255), primary_key=True, comment="a user or a role"),
+    sa.Column("principal", sa.String(8), primary_key=True, comment="what the name is: identity or role"),
+    sa.Column("identity", sa.String(255), primary_key=True, comment="the identity's or the role's name"),
 )
 
 streams = sa.Table(
@@ -141,7 +151,12 @@ mirror_settings = sa.Table(
     metadata,
     sa.Column("id", sa.Integer(), primary_key=True, autoincrement=False, comment="always 1: one row"),
     sa.Column("admin_topic", sa.String(255), nullable=False, comment="the bridge-admin topic; '': none"),
-    sa.Column("source_user", sa.Text(), nullable=True, comment="presented to source routers"),
-    sa.Column("source_password", sa.Text(), nullable=True, comment="in clear: it must be presented"),
     sa.Column("updated_ms", sa.BigInteger(), nullable=False),
+    sa.Column(
+        "sources",
+        sa.Text(),
+        nullable=False,
+        server_default="",
+        comment="the registered clusters' router URLs, one a line: the only hosts agents connect to",
+    ),
 )

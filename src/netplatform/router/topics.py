@@ -26,7 +26,7 @@ from .engines.base import Engine, EngineUnavailable
 from .errors import engine_unavailable, topic_exists, topic_not_found
 from .repository.topics import TopicRepository
 from .tables import READER, WRITER
-from .topic_model import Topic
+from .topic_model import Principal, Topic
 
 KINDS = {"producers": WRITER, "consumers": READER}
 """Path segment of a grant -> the ACL it changes."""
@@ -97,8 +97,9 @@ class Topics:
         self._recent.pop(name, None)
         self._loading.pop(name, None)
 
-    async def create(self, wanted: Topic) -> Topic:
-        """Create ``wanted`` (owner: its creator); 409 when the name is taken."""
+    async def create(self, wanted: Topic, then: Callable[[TopicRepository], None] | None = None) -> Topic:
+        """Create ``wanted`` (owner: its creator; ``platform``: made by the router itself, never
+        through the API), and run ``then`` in the same transaction; 409 when the name is taken."""
         if await run_sync(self.unit.read, lambda topics: topics.exists(wanted.name)):
             raise topic_exists(wanted.name)
         try:
@@ -110,6 +111,8 @@ class Topics:
             if topics.exists(wanted.name):
                 raise topic_exists(wanted.name)
             topics.insert(wanted)
+            if then is not None:
+                then(topics)
 
         await run_sync(self.unit.write, insert)
         self._forget(wanted.name)
@@ -117,7 +120,7 @@ class Topics:
 
     async def delete(self, name: str, caller: Caller) -> None:
         topic = await self.get(name)
-        self.administrators.require_manager(topic, caller, "delete")
+        await self.administrators.require_manager(topic, caller, "delete")
         try:
             await self.engine.drop_stream(name)
         except EngineUnavailable as error:
@@ -125,23 +128,25 @@ class Topics:
         await run_sync(self.unit.write, lambda topics: topics.delete(name))
         self._forget(name)
 
-    async def grant(self, name: str, kind: str, identity: str, caller: Caller) -> Topic:
-        """Add ``identity`` (a user or a role) to the topic's ``kind`` ACL, enabling it."""
-        await self._change_acl(name, caller, "grant on", lambda topics: topics.grant(name, kind, identity))
+    async def grant(self, name: str, kind: str, principal: Principal, caller: Caller) -> Topic:
+        """Add ``principal`` (an identity or a role) to the topic's ``kind`` ACL, enabling it."""
+        await self._change_acl(name, caller, "grant on", lambda topics: topics.grant(name, kind, principal))
         return await self.get(name)
 
-    async def revoke(self, name: str, kind: str, identity: str, caller: Caller) -> None:
-        """Remove ``identity`` from the ACL; an emptied ACL stays enabled (admits no one)."""
-        await self._change_acl(name, caller, "revoke on", lambda topics: topics.revoke(name, kind, identity))
+    async def revoke(self, name: str, kind: str, principal: Principal, caller: Caller) -> None:
+        """Remove ``principal`` from the ACL; an emptied ACL stays enabled (admits no one)."""
+        await self._change_acl(name, caller, "revoke on", lambda topics: topics.revoke(name, kind, principal))
 
     async def _change_acl(
         self, name: str, caller: Caller, action: str, change: Callable[[TopicRepository], None]
     ) -> None:
+        admin = await self.administrators.includes(caller)
+
         def work(topics: TopicRepository) -> None:
             topic = topics.get(name, for_update=True)  # concurrent grants of one topic queue here
             if topic is None:
                 raise topic_not_found(name)
-            self.administrators.require_granter(topic, caller, action)
+            self.administrators.require_granter(topic, caller, action, admin=admin)
             change(topics)
 
         await run_sync(self.unit.write, work)

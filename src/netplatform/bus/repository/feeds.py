@@ -1,24 +1,46 @@
-"""Feeds with their publishers and subscribers, read and stored as one :class:`FeedState`."""
+"""Feeds with their publishers and subscribers, read and stored as one :class:`FeedState`.
+
+A publisher's or subscriber's ``userpwd`` is a credential the bus presents again (to the
+distribution service), so it is sealed with the platform key before it reaches ``bus_pubs`` or
+``bus_subs`` and opened when read (store/secrets.py; a value an earlier version stored in clear
+opens as itself, and ``netplatform secrets rotate`` seals it).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from sqlalchemy import delete, insert, select, update
 from sqlalchemy.engine import Row
+from sqlalchemy.orm import Session
 
+from ...store.secrets import Sealer
 from .. import tables
 from ..feed_state import FeedState, Held
-from ..schemas import Feed
-from .rows import FEEDS, LOCATIONS, PUBS, SUBS, Kind, M, RowRepository, inserted_id, to_model, to_values
+from ..schemas import DrPub, DrSub, Feed
+from .rows import FEEDS, LOCATIONS, PUBS, SUBS, Kind, RowRepository, inserted_id, to_model, to_values
 
 
 def _held_feed(row: Row[Any]) -> Held[Feed]:
     return Held(to_model(FEEDS, row), int(row.id))
 
 
+def feed_repository(sealer: Sealer) -> Callable[[Session], FeedRepository]:
+    """The repository factory a UnitOfWork takes: feeds whose members' credentials ``sealer`` seals."""
+    return lambda session: FeedRepository(session, sealer)
+
+
 class FeedRepository(RowRepository):
+    def __init__(self, session: Session, sealer: Sealer) -> None:
+        super().__init__(session)
+        self.sealer = sealer
+
+    def _member(self, kind: Kind[Any], row: Row[Any]) -> Held[Any]:
+        obj = to_model(kind, row)
+        obj.userpwd = self.sealer.open_optional(obj.userpwd)
+        return Held(obj, int(row.id))
+
     def first_central_location(self) -> str | None:
         """The oldest site location whose layer is central (where a feed's default publisher sits)."""
         for location in self.list_all(LOCATIONS):
@@ -72,8 +94,8 @@ class FeedRepository(RowRepository):
         return FeedState(
             ref=ref,
             feed=to_model(FEEDS, row),
-            pubs=[Held(to_model(PUBS, pub), int(pub.id)) for pub in pubs],
-            subs=[Held(to_model(SUBS, sub), int(sub.id)) for sub in subs],
+            pubs=[self._member(PUBS, pub) for pub in pubs],
+            subs=[self._member(SUBS, sub) for sub in subs],
         )
 
     def state_of(self, ref: int | None) -> FeedState | None:
@@ -92,11 +114,11 @@ class FeedRepository(RowRepository):
         for pub in self.session.execute(
             select(tables.pubs).where(tables.pubs.c.feed_ref.in_(refs)).order_by(tables.pubs.c.id)
         ):
-            states[int(pub.feed_ref)].pubs.append(Held(to_model(PUBS, pub), int(pub.id)))
+            states[int(pub.feed_ref)].pubs.append(self._member(PUBS, pub))
         for sub in self.session.execute(
             select(tables.subs).where(tables.subs.c.feed_ref.in_(refs)).order_by(tables.subs.c.id)
         ):
-            states[int(sub.feed_ref)].subs.append(Held(to_model(SUBS, sub), int(sub.id)))
+            states[int(sub.feed_ref)].subs.append(self._member(SUBS, sub))
         return list(states.values())
 
     def insert_feed(self, state: FeedState) -> int:
@@ -113,12 +135,19 @@ class FeedRepository(RowRepository):
         self._save_members(SUBS, state.ref, state.subs, state.dropped_subs)
         state.dropped_pubs, state.dropped_subs = [], []
 
-    def _save_members(self, kind: Kind[M], feed_ref: int, members: list[Held[M]], dropped: list[int]) -> None:
+    def _save_members(
+        self,
+        kind: Kind[Any],
+        feed_ref: int,
+        members: list[Held[DrPub]] | list[Held[DrSub]],
+        dropped: list[int],
+    ) -> None:
         table = kind.table
         if dropped:
             self.session.execute(delete(table).where(table.c.id.in_(dropped)))
         for held in members:
             values = to_values(kind, held.obj)
+            values["userpwd"] = self.sealer.seal_optional(values["userpwd"])
             if held.ref is None:
                 held.ref = inserted_id(
                     self.session.execute(insert(table).values(**values, feed_ref=feed_ref))

@@ -9,6 +9,7 @@ from .bus_settings import BusSettingsRepository
 from .clients import ClientRepository
 from .locks import lock_topology
 from .mirror_makers import MirrorMakerRepository
+from .owned_roles import OwnedRoleRepository
 from .router_state import RouterStateRepository
 from .rows import RowRepository
 
@@ -22,6 +23,7 @@ class TopologyRepository(RowRepository):
         self.agents = MirrorMakerRepository(session)
         self.settings = BusSettingsRepository(session)
         self.routers = RouterStateRepository(session)
+        self.roles = OwnedRoleRepository(session)
 
     def lock_topology(self) -> None:
         """:func:`.locks.lock_topology`: take it first in a write transaction."""

@@ -1,4 +1,10 @@
-"""Bus settings (``/bus``, ``/bus_v2``) and the health info (``/info``)."""
+"""Bus settings (``/bus``, ``/bus_v2``) and the health info (``/info``).
+
+Creating and replacing them needs ``platform.bus.admin|bus|write``, which only administrators hold
+(bus.writer does not): ``drProvUrl`` is where the bus presents its own credential, and
+``bridgeAdminTopic`` the topic whose messages make routers connect to other hosts (issue 36,
+point 1). Every field of the one settings object is the deployment's, so the whole write is an
+administrator's."""
 
 from __future__ import annotations
 
@@ -17,6 +23,9 @@ from ..spec import PERMISSIONS, SPEC
 from ._common import new_router
 
 router = new_router("", "bus settings")
+ADMINISTER = PERMISSIONS.admin("bus")
+"""The settings name where the bus sends its own credential (``drProvUrl``) and the bridge-admin
+topic whose messages make routers call other hosts: administrators only."""
 
 DEPRECATED_CREATE = (
     "Create is deprecated since persistence: the first POST initialises, later ones answer unchanged"
@@ -54,7 +63,7 @@ for _path in ("/bus", "/bus_v2"):
         description=DEPRECATED_CREATE,
         deprecated=True,
         responses=answers(SPEC, BusSettings),
-        openapi_extra={**REQUIRED_BODY, **requires(PERMISSIONS.write("bus"))},
+        openapi_extra={**REQUIRED_BODY, **requires(ADMINISTER)},
     )
     router.add_api_route(
         _path,
@@ -62,7 +71,7 @@ for _path in ("/bus", "/bus_v2"):
         methods=["PUT"],
         summary="Replace the bus settings",
         responses=answers(SPEC, BusSettings),
-        openapi_extra={**REQUIRED_BODY, **requires(PERMISSIONS.write("bus"))},
+        openapi_extra={**REQUIRED_BODY, **requires(ADMINISTER)},
     )
 
 

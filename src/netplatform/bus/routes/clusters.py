@@ -1,4 +1,8 @@
-"""Message-router clusters (``/mr_clusters``), keyed by their site location."""
+"""Message-router clusters (``/mr_clusters``), keyed by their site location.
+
+Registering, replacing and deleting one needs ``platform.bus.admin|mr_clusters|write``, which only
+administrators hold (bus.writer does not): a cluster's URL is where the bus presents its own
+credential and where mirror agents may connect (issue 36, point 1)."""
 
 from __future__ import annotations
 
@@ -17,13 +21,15 @@ from ..spec import PERMISSIONS, SPEC
 from ._common import DELETE_DONE, new_router
 
 router = new_router("/mr_clusters", "message-router clusters")
+ADMINISTER = PERMISSIONS.admin("mr_clusters")
+"""A cluster is where the bus sends its own credential (its router's URL): administrators only."""
 
 
 @router.post(
     "",
     summary="Create a message-router cluster",
     responses=answers(SPEC, MrCluster, 409),
-    openapi_extra={**REQUIRED_BODY, **requires(PERMISSIONS.write("mr_clusters"))},
+    openapi_extra={**REQUIRED_BODY, **requires(ADMINISTER)},
 )
 def create_cluster(
     clusters: ClustersDep, body: Annotated[MrClusterRequest, Body(default_factory=MrClusterRequest)]
@@ -55,7 +61,7 @@ def get_cluster(clusters: ClustersDep, clusterId: str) -> Response:
     "/{clusterId}",
     summary="Replace a message-router cluster",
     responses=answers(SPEC, MrCluster, 404),
-    openapi_extra={**REQUIRED_BODY, **requires(PERMISSIONS.write("mr_clusters"))},
+    openapi_extra={**REQUIRED_BODY, **requires(ADMINISTER)},
 )
 def replace_cluster(
     clusters: ClustersDep,
@@ -69,7 +75,7 @@ def replace_cluster(
     "/{clusterId}",
     summary="Delete a message-router cluster",
     responses=answers(SPEC, None, 404, status=204),
-    openapi_extra=requires(PERMISSIONS.write("mr_clusters")),
+    openapi_extra=requires(ADMINISTER),
     **DELETE_DONE,
 )
 def delete_cluster(clusters: ClustersDep, clusterId: str) -> Response:

@@ -1,4 +1,8 @@
-"""File-distribution nodes (``/dr_nodes``)."""
+"""File-distribution nodes (``/dr_nodes``).
+
+Registering, replacing and deleting one needs ``platform.bus.admin|dr_nodes|write``, which only
+administrators hold (bus.writer does not): a site's nodes decide which node its publishers send
+their credentials to and which node delivers its subscribers' files (issue 36, point 1)."""
 
 from __future__ import annotations
 
@@ -17,6 +21,9 @@ from ..spec import PERMISSIONS, SPEC
 from ._common import DELETE_DONE, new_router
 
 router = new_router("/dr_nodes", "file-distribution nodes")
+ADMINISTER = PERMISSIONS.admin("dr_nodes")
+"""A site's nodes decide where its publishers publish and where its subscribers' files are
+delivered from: administrators only."""
 Payload = Annotated[DrNode | None, Body()]
 
 
@@ -24,7 +31,7 @@ Payload = Annotated[DrNode | None, Body()]
     "",
     summary="Create a file-distribution node",
     responses=answers(SPEC, DrNode, 409),
-    openapi_extra={**REQUIRED_BODY, **requires(PERMISSIONS.write("dr_nodes"))},
+    openapi_extra={**REQUIRED_BODY, **requires(ADMINISTER)},
 )
 def create_node(
     nodes: DistributionNodesDep, body: Annotated[DrNodeRequest, Body(default_factory=DrNodeRequest)]
@@ -56,7 +63,7 @@ def get_node(nodes: DistributionNodesDep, fqdn: str) -> Response:
     "/{fqdn}",
     summary="Replace a file-distribution node",
     responses=answers(SPEC, DrNode, 404),
-    openapi_extra=requires(PERMISSIONS.write("dr_nodes")),
+    openapi_extra=requires(ADMINISTER),
 )
 def replace_node(nodes: DistributionNodesDep, fqdn: str, body: Payload = None) -> Response:
     return reply(nodes.replace(fqdn, body or DrNode()))
@@ -66,7 +73,7 @@ def replace_node(nodes: DistributionNodesDep, fqdn: str, body: Payload = None) -
     "/{fqdn}",
     summary="Delete a file-distribution node",
     responses=answers(SPEC, None, 404, status=204),
-    openapi_extra=requires(PERMISSIONS.write("dr_nodes")),
+    openapi_extra=requires(ADMINISTER),
     **DELETE_DONE,
 )
 def delete_node(nodes: DistributionNodesDep, fqdn: str) -> Response:

@@ -10,11 +10,11 @@ from fastapi.responses import Response
 from ...web.openapi import answers
 from ...web.permissions import requires
 from ..answers import reply
-from ..deps import FeedsDep
+from ..deps import FeedsDep, FeedsWriterDep
 from ..request_schemas import REQUIRED_BODY, FeedRequest
 from ..schemas import Feed
 from ..spec import PERMISSIONS, SPEC
-from ._common import DELETE_DONE, new_router, use_existing
+from ._common import DELETE_DONE, disclosed, new_router, use_existing
 
 router = new_router("/feeds", "feeds")
 Payload = Annotated[Feed | None, Body()]
@@ -22,7 +22,8 @@ Payload = Annotated[Feed | None, Body()]
 
 @router.post(
     "",
-    summary="Create a feed (or retry one whose provisioning failed)",
+    summary="Create a feed (or retry one whose provisioning failed); the one answer that shows its "
+    "publishers' and subscribers' passwords",
     responses=answers(SPEC, Feed, 404, 409),
     openapi_extra={**REQUIRED_BODY, **requires(PERMISSIONS.write("feeds"))},
 )
@@ -33,7 +34,8 @@ def create_feed(
         str | None, Query(description="`true`: answer the stored feed instead of 409")
     ] = None,
 ) -> Response:
-    return reply(feeds.create(body, use_existing(useExisting)))
+    feed, created = feeds.create(body, use_existing(useExisting))
+    return reply(feed if created else disclosed(feed, writer=True))
 
 
 @router.get(
@@ -44,11 +46,12 @@ def create_feed(
 )
 def list_feeds(
     feeds: FeedsDep,
+    writer: FeedsWriterDep,
     feedName: Annotated[str | None, Query(description="feed name to match")] = None,
     version: Annotated[str | None, Query(description="feed version, exact")] = None,
     match: Annotated[str | None, Query(description="`startsWith` or `contains`; otherwise exact")] = None,
 ) -> Response:
-    return reply(feeds.find(feedName, version, match))
+    return reply([disclosed(feed, writer=writer) for feed in feeds.find(feedName, version, match)])
 
 
 @router.get(
@@ -57,8 +60,8 @@ def list_feeds(
     responses=answers(SPEC, Feed, 404),
     openapi_extra=requires(PERMISSIONS.read("feeds")),
 )
-def get_feed(feeds: FeedsDep, id: str) -> Response:
-    return reply(feeds.get(id))
+def get_feed(feeds: FeedsDep, writer: FeedsWriterDep, id: str) -> Response:
+    return reply(disclosed(feeds.get(id), writer=writer))
 
 
 @router.put(
@@ -68,7 +71,7 @@ def get_feed(feeds: FeedsDep, id: str) -> Response:
     openapi_extra=requires(PERMISSIONS.write("feeds")),
 )
 def update_feed(feeds: FeedsDep, id: str, body: Payload = None) -> Response:
-    return reply(feeds.update(id, body or Feed()))
+    return reply(disclosed(feeds.update(id, body or Feed()), writer=True))
 
 
 @router.delete(

@@ -10,11 +10,11 @@ from fastapi.responses import Response
 from ...web.openapi import answers
 from ...web.permissions import requires
 from ..answers import reply
-from ..deps import PublishersDep
+from ..deps import PublishersDep, PubsWriterDep
 from ..request_schemas import REQUIRED_BODY, DrPubRequest
 from ..schemas import DrPub
 from ..spec import PERMISSIONS, SPEC
-from ._common import DELETE_DONE, new_router
+from ._common import DELETE_DONE, disclosed, new_router
 
 router = new_router("/dr_pubs", "publishers")
 Payload = Annotated[DrPub | None, Body()]
@@ -22,7 +22,7 @@ Payload = Annotated[DrPub | None, Body()]
 
 @router.post(
     "",
-    summary="Add a publisher to a feed",
+    summary="Add a publisher to a feed; the one answer that shows its password",
     responses=answers(SPEC, DrPub, 404),
     openapi_extra={**REQUIRED_BODY, **requires(PERMISSIONS.write("dr_pubs"))},
 )
@@ -38,8 +38,8 @@ def create_pub(
     responses=answers(SPEC, list[DrPub]),
     openapi_extra=requires(PERMISSIONS.read("dr_pubs")),
 )
-def list_pubs(publishers: PublishersDep) -> Response:
-    return reply(publishers.all())
+def list_pubs(publishers: PublishersDep, writer: PubsWriterDep) -> Response:
+    return reply([disclosed(pub, writer=writer) for pub in publishers.all()])
 
 
 @router.get(
@@ -48,8 +48,8 @@ def list_pubs(publishers: PublishersDep) -> Response:
     responses=answers(SPEC, DrPub, 404),
     openapi_extra=requires(PERMISSIONS.read("dr_pubs")),
 )
-def get_pub(publishers: PublishersDep, pubId: str) -> Response:
-    return reply(publishers.get(pubId))
+def get_pub(publishers: PublishersDep, writer: PubsWriterDep, pubId: str) -> Response:
+    return reply(disclosed(publishers.get(pubId), writer=writer))
 
 
 @router.put(
@@ -59,7 +59,7 @@ def get_pub(publishers: PublishersDep, pubId: str) -> Response:
     openapi_extra=requires(PERMISSIONS.write("dr_pubs")),
 )
 def replace_pub(publishers: PublishersDep, pubId: str, body: Payload = None) -> Response:
-    return reply(publishers.replace(pubId, body or DrPub()))
+    return reply(disclosed(publishers.replace(pubId, body or DrPub()), writer=True))
 
 
 @router.delete(

@@ -10,18 +10,18 @@ from fastapi.responses import Response
 from ...web.openapi import answers
 from ...web.permissions import requires
 from ..answers import reply
-from ..deps import SubscribersDep
+from ..deps import SubscribersDep, SubsWriterDep
 from ..request_schemas import REQUIRED_BODY, DrSubReplacement, DrSubRequest
 from ..schemas import DrSub
 from ..spec import PERMISSIONS, SPEC
-from ._common import DELETE_DONE, new_router
+from ._common import DELETE_DONE, disclosed, new_router
 
 router = new_router("/dr_subs", "subscribers")
 
 
 @router.post(
     "",
-    summary="Subscribe to a feed",
+    summary="Subscribe to a feed; the one answer that shows its delivery password",
     responses=answers(SPEC, DrSub, 404, 409),
     openapi_extra={**REQUIRED_BODY, **requires(PERMISSIONS.write("dr_subs"))},
 )
@@ -37,8 +37,8 @@ def create_sub(
     responses=answers(SPEC, list[DrSub]),
     openapi_extra=requires(PERMISSIONS.read("dr_subs")),
 )
-def list_subs(subscribers: SubscribersDep) -> Response:
-    return reply(subscribers.all())
+def list_subs(subscribers: SubscribersDep, writer: SubsWriterDep) -> Response:
+    return reply([disclosed(sub, writer=writer) for sub in subscribers.all()])
 
 
 @router.get(
@@ -47,8 +47,8 @@ def list_subs(subscribers: SubscribersDep) -> Response:
     responses=answers(SPEC, DrSub, 404),
     openapi_extra=requires(PERMISSIONS.read("dr_subs")),
 )
-def get_sub(subscribers: SubscribersDep, subId: str) -> Response:
-    return reply(subscribers.get(subId))
+def get_sub(subscribers: SubscribersDep, writer: SubsWriterDep, subId: str) -> Response:
+    return reply(disclosed(subscribers.get(subId), writer=writer))
 
 
 @router.put(
@@ -62,7 +62,7 @@ def replace_sub(
     subId: str,
     body: Annotated[DrSubReplacement, Body(default_factory=DrSubReplacement)],
 ) -> Response:
-    return reply(subscribers.replace(subId, body))
+    return reply(disclosed(subscribers.replace(subId, body), writer=True))
 
 
 @router.delete(

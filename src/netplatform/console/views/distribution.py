@@ -233,7 +233,7 @@ async def publish(request: Request, feed_id: str, session: Session = Depends(cur
         "distribution",
         "PUT",
         f"/publish/{seg(feed_id)}/{seg(file_id)}",
-        (str(pub.get("username") or ""), _publisher_password(feed, pub, form)),
+        (str(pub.get("username") or ""), _publisher_password(form)),
         content=await upload.read(),
         headers={"Content-Type": upload.content_type or "application/octet-stream"},
     )
@@ -246,9 +246,9 @@ async def publish(request: Request, feed_id: str, session: Session = Depends(cur
     return RedirectResponse(target + "#publish", status_code=303)
 
 
-def _publisher_password(feed: dict[str, Any], pub: dict[str, Any], form: FormData) -> str:
-    """A bus publisher's password is in the bus's feed; an endpoint id's, as the user typed it."""
-    return field(form, "password") if feed.get("direct") else str(pub.get("userpwd") or "")
+def _publisher_password(form: FormData) -> str:
+    """As the user typed it: neither service answers a publisher's password once it is made."""
+    return field(form, "password")
 
 
 def _publish_refused(request: Request, feed_id: str, message: str, status: int = 400) -> Response:

@@ -32,11 +32,11 @@ class MirrorAgent:
 
 @dataclass(frozen=True)
 class StoredSettings:
-    """What the bus controller told this router (PUT /internal/mirror-settings); empty: nothing yet."""
+    """What the bus controller told this router (PUT /internal/mirror-settings); empty: nothing
+    yet. ``sources``: the registered clusters' router URLs, the hosts agents may connect to."""
 
     admin_topic: str = ""
-    source_user: str | None = None
-    source_password: str | None = None
+    sources: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -60,6 +60,10 @@ class TopicProgress:
 
 def _split(whitelist: str) -> tuple[str, ...]:
     return tuple(topic for topic in whitelist.split(",") if topic)
+
+
+def _split_lines(text: str | None) -> tuple[str, ...]:
+    return tuple(line for line in (text or "").split("\n") if line)
 
 
 class MirrorRepository:
@@ -165,17 +169,19 @@ class MirrorRepository:
     def forget_positions(self, agent: str) -> None:
         self.session.execute(sa.delete(mirror_positions).where(mirror_positions.c.agent == agent))
 
+    def forget_position(self, agent: str, topic: str) -> None:
+        mine = sa.and_(mirror_positions.c.agent == agent, mirror_positions.c.topic == topic)
+        self.session.execute(sa.delete(mirror_positions).where(mine))
+
     # -- settings --------------------------------------------------------------------------------
 
     def settings(self) -> StoredSettings:
         row = self.session.execute(
-            sa.select(
-                mirror_settings.c.admin_topic,
-                mirror_settings.c.source_user,
-                mirror_settings.c.source_password,
-            ).where(mirror_settings.c.id == SETTINGS_ROW)
+            sa.select(mirror_settings.c.admin_topic, mirror_settings.c.sources).where(
+                mirror_settings.c.id == SETTINGS_ROW
+            )
         ).first()
-        return StoredSettings() if row is None else StoredSettings(row[0], row[1], row[2])
+        return StoredSettings() if row is None else StoredSettings(row[0], _split_lines(row[1]))
 
     def router_id(self, made: str) -> str:
         """This router's id: one per database, ``made`` (random) when it has none yet."""
@@ -185,8 +191,7 @@ class MirrorRepository:
     def store_settings(self, stored: StoredSettings, now_ms: int) -> None:
         values = {
             "admin_topic": stored.admin_topic,
-            "source_user": stored.source_user,
-            "source_password": stored.source_password,
+            "sources": "\n".join(stored.sources),
             "updated_ms": now_ms,
         }
         self._insert_absent(mirror_settings, {"id": SETTINGS_ROW, **values})

@@ -7,7 +7,7 @@ from sqlalchemy.orm import Session
 
 from ...clock import now_ms
 from ..tables import READER, WRITER, acl_entries, topics
-from ..topic_model import Acl, Topic
+from ..topic_model import Acl, Principal, Topic
 
 _ENABLED = {WRITER: topics.c.writer_acl_enabled, READER: topics.c.reader_acl_enabled}
 
@@ -29,10 +29,11 @@ class TopicRepository:
         row = self.session.execute(query).mappings().first()
         if row is None:
             return None
-        members: dict[str, list[str]] = {WRITER: [], READER: []}
-        listed = sa.select(acl_entries.c.kind, acl_entries.c.identity).where(acl_entries.c.topic == name)
-        for kind, identity in self.session.execute(listed.order_by(acl_entries.c.identity)):
-            members[kind].append(identity)
+        members: dict[str, list[Principal]] = {WRITER: [], READER: []}
+        columns = acl_entries.c
+        listed = sa.select(columns.kind, columns.principal, columns.identity).where(columns.topic == name)
+        for kind, principal, entry in self.session.execute(listed.order_by(columns.identity)):
+            members[kind].append(Principal(principal, entry))
         return Topic(
             name=row["name"],
             description=row["description"],
@@ -42,6 +43,7 @@ class TopicRepository:
             replication_count=row["replication_count"],
             writer_acl=Acl(row["writer_acl_enabled"], tuple(members[WRITER])),
             reader_acl=Acl(row["reader_acl_enabled"], tuple(members[READER])),
+            platform=row["platform"],
         )
 
     def insert(self, topic: Topic) -> None:
@@ -56,6 +58,7 @@ class TopicRepository:
                 writer_acl_enabled=False,
                 reader_acl_enabled=False,
                 created_ms=now_ms(),
+                platform=topic.platform,
             )
         )
 
@@ -63,19 +66,24 @@ class TopicRepository:
         self.session.execute(sa.delete(acl_entries).where(acl_entries.c.topic == name))
         self.session.execute(sa.delete(topics).where(topics.c.name == name))
 
-    def grant(self, name: str, kind: str, identity: str) -> None:
-        """Add ``identity`` to the ACL (once) and enable the ACL."""
+    def grant(self, name: str, kind: str, principal: Principal) -> None:
+        """Add ``principal`` to the ACL (once) and enable the ACL."""
         self.session.execute(sa.update(topics).where(topics.c.name == name).values({_ENABLED[kind]: True}))
-        present = sa.select(acl_entries.c.identity).where(
-            acl_entries.c.topic == name, acl_entries.c.kind == kind, acl_entries.c.identity == identity
-        )
+        present = sa.select(acl_entries.c.identity).where(_entry(name, kind, principal))
         if self.session.scalar(present) is None:
-            self.session.execute(sa.insert(acl_entries).values(topic=name, kind=kind, identity=identity))
+            values = {"topic": name, "kind": kind, "principal": principal.kind, "identity": principal.name}
+            self.session.execute(sa.insert(acl_entries).values(values))
 
-    def revoke(self, name: str, kind: str, identity: str) -> None:
-        """Remove ``identity`` from the ACL; the ACL stays enabled."""
-        self.session.execute(
-            sa.delete(acl_entries).where(
-                acl_entries.c.topic == name, acl_entries.c.kind == kind, acl_entries.c.identity == identity
-            )
-        )
+    def revoke(self, name: str, kind: str, principal: Principal) -> None:
+        """Remove ``principal`` from the ACL; the ACL stays enabled."""
+        self.session.execute(sa.delete(acl_entries).where(_entry(name, kind, principal)))
+
+
+def _entry(topic: str, kind: str, principal: Principal) -> sa.ColumnElement[bool]:
+    columns = acl_entries.c
+    return sa.and_(
+        columns.topic == topic,
+        columns.kind == kind,
+        columns.principal == principal.kind,
+        columns.identity == principal.name,
+    )

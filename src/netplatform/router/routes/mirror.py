@@ -5,9 +5,9 @@ A mirror agent of another router reads here (docs/router.md, "Mirror agents"): u
 which moves its group before answering, a read moves nothing, so an agent that dies between
 reading and publishing reads the same messages again from the position it recorded.
 
-Both routes need ``platform.router.internal|mirror|call`` (the built-in role ``platform.node``,
-which mirror agents' identities hold, or ``platform.admin``): the kernel checks it, and no topic
-ACL applies on top, since mirror agents are on none.
+Both routes need ``platform.router.internal|mirror|call`` (the built-in role ``platform.mirror``
+of mirror agents' identity ``svc.mirror``, ``platform.node``, or ``platform.admin``): the kernel
+checks it, and no topic ACL applies on top, since mirror agents are on none.
 """
 
 from __future__ import annotations
@@ -132,7 +132,8 @@ settings_router = APIRouter(prefix="/internal/mirror-settings", tags=["mirror"])
 
 @settings_router.get(
     "",
-    summary="The mirror settings this router follows: the bridge-admin topic and the source identity",
+    summary="The mirror settings this router follows: the bridge-admin topic, the allowed sources and "
+    "the identity agents present",
     responses=answers(SPEC, MirrorSettingsBody, 403),
     openapi_extra=requires(PERMISSIONS.internal("mirror")),
 )
@@ -142,13 +143,13 @@ async def get_settings(mirrors: MirrorsDep) -> Response:
 
 @settings_router.put(
     "",
-    summary="Store the bridge-admin topic and the credential mirror agents present to sources "
-    "(the bus controller's); a router administrator only",
-    responses=answers(SPEC, MirrorSettingsBody, 403),
+    summary="Store the bridge-admin topic (made here, never adopted) and the sources mirror agents "
+    "may connect to (the bus controller's registered clusters); a router administrator only",
+    responses=answers(SPEC, MirrorSettingsBody, 403, 409, 503),
     openapi_extra=per_object("a router administrator"),
 )
 async def put_settings(body: MirrorSettingsRequest, mirrors: MirrorsDep, caller: CallerDep) -> Response:
-    wanted = StoredSettings(body.adminTopic, body.sourceUser, body.sourcePassword)
+    wanted = StoredSettings(body.adminTopic, tuple(dict.fromkeys(body.sources)))
     return reply(_settings(await mirrors.configure(wanted, caller)))
 
 
@@ -157,6 +158,7 @@ def _settings(effective: EffectiveSettings) -> MirrorSettingsBody:
         adminTopic=effective.admin_topic or None,
         configuredAdminTopic=effective.stored.admin_topic or None,
         adminTopicOverride=effective.admin_topic_override,
-        sourceUser=effective.source_user,
+        sourceUser=effective.credentials[0],
         sourceCredentialOverride=effective.credential_override,
+        sources=sorted(effective.sources),
     )

@@ -16,8 +16,10 @@ from ...web.answers import reply
 from ...web.openapi import answers
 from ...web.permissions import per_object, requires
 from ..deps import CallerDep, GranterDep, TopicsDep
+from ..errors import bad_request
 from ..schemas import GroupLag, GroupList, Identity, TopicBody, TopicList, TopicRequest, render_topic
 from ..spec import PERMISSIONS, SPEC
+from ..topic_model import ROLE_PREFIX, Principal
 from ..topics import KINDS
 
 router = APIRouter(prefix="/topics", tags=["topics"])
@@ -27,7 +29,21 @@ OPEN_READ = per_object("any authenticated identity")
 GRANTERS = per_object("the topic's owner, a router administrator, or router.writer")
 WRITE = requires(PERMISSIONS.write("topics"))
 
-IdentityPath = Annotated[Identity, Path(description="a user, or a role every holder of which is admitted")]
+IdentityPath = Annotated[
+    Identity,
+    Path(
+        description="an identity, or `role:<name>`: a role every holder of which is admitted "
+        "(an identity named like a role is not)"
+    ),
+]
+
+
+def principal_of(segment: str) -> Principal:
+    """The grant's principal: ``role:<name>`` a role, anything else an identity (docs/router.md)."""
+    principal = Principal.parse(segment)
+    if not principal.name:
+        raise bad_request(f"{ROLE_PREFIX} names no role")
+    return principal
 
 
 @router.post(
@@ -81,14 +97,14 @@ async def delete_topic(topic: str, topics: TopicsDep, caller: CallerDep) -> Resp
 
 @router.put(
     "/{topic}/{kind}/{identity}",
-    summary="Permit an identity or role to publish (producers) or consume (consumers)",
+    summary="Permit an identity, or a role (`role:<name>`), to publish (producers) or consume (consumers)",
     responses=answers(SPEC, TopicBody, 403, 404),
     openapi_extra=GRANTERS,
 )
 async def grant(
     topic: str, kind: GrantKind, identity: IdentityPath, topics: TopicsDep, caller: GranterDep
 ) -> Response:
-    return reply(render_topic(await topics.grant(topic, KINDS[kind], identity, caller)))
+    return reply(render_topic(await topics.grant(topic, KINDS[kind], principal_of(identity), caller)))
 
 
 @router.delete(
@@ -101,5 +117,5 @@ async def grant(
 async def revoke(
     topic: str, kind: GrantKind, identity: IdentityPath, topics: TopicsDep, caller: GranterDep
 ) -> Response:
-    await topics.revoke(topic, KINDS[kind], identity, caller)
+    await topics.revoke(topic, KINDS[kind], principal_of(identity), caller)
     return reply(None, 204)

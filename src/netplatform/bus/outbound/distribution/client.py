@@ -1,6 +1,7 @@
 """The file-distribution service's provisioning API, called over HTTP as any outside client would.
 
-Every call goes to the bus settings' ``drProvUrl`` with the configured Basic credentials, the
+Every call goes to the bus settings' ``drProvUrl`` (which only an administrator sets) with the
+bus's own credential (``svc.bus``, or NETPLATFORM_BUS_DR_USER and _PASSWORD), the
 reference's media types and the on-behalf-of header. Outcomes are sorted for the caller into
 three: an answer (any 2xx), :class:`Rejected` (the service refused the input: 400, 404, 409,
 413, 415; retrying the same thing cannot help) and :class:`Unreachable` (no usable answer:
@@ -9,6 +10,7 @@ connection failure, timeout, 5xx, 401, 403, a body that is not JSON; a later ret
 
 from __future__ import annotations
 
+import ssl
 from dataclasses import dataclass
 from typing import Any
 
@@ -51,9 +53,11 @@ class Account:
 class DistributionClient:
     """Thread-safe (one pooled httpx client); create once per app and :meth:`close` at shutdown."""
 
-    def __init__(self, account: Account, timeout_s: float) -> None:
+    def __init__(self, account: Account, timeout_s: float, tls: ssl.SSLContext | None = None) -> None:
         self.account = account
-        self._http = httpx.Client(timeout=timeout_s, auth=(account.user, account.password))
+        self._http = httpx.Client(
+            timeout=timeout_s, auth=(account.user, account.password), verify=tls or True
+        )
 
     def close(self) -> None:
         self._http.close()

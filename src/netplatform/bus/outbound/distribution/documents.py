@@ -63,7 +63,8 @@ def subscription_document(sub: DrSub) -> dict[str, Any]:
 
 
 def accept_subscription(sub: DrSub, answer: dict[str, Any]) -> None:
-    """Rebuild the subscriber from the answer; its svcLocationName stays the request's."""
+    """Rebuild the subscriber from the answer; its svcLocationName stays the request's, and so does
+    its ``userpwd``: the password the bus sent is the one it knows, and an answer may mask it."""
     links = answer.get("links") or {}
     delivery = answer.get("delivery") or {}
     sub.owner = answer.get("subscriber", sub.owner)
@@ -73,7 +74,6 @@ def accept_subscription(sub: DrSub, answer: dict[str, Any]) -> None:
     sub.logURL = links.get("log", sub.logURL)
     sub.deliveryURL = delivery.get("url", sub.deliveryURL)
     sub.username = delivery.get("user", sub.username)
-    sub.userpwd = delivery.get("password", sub.userpwd)
     sub.use100 = bool(delivery.get("use100", sub.use100))
     sub.privilegedSubscriber = bool(answer.get("privilegedSubscriber", sub.privilegedSubscriber))
     sub.decompress = bool(answer.get("decompress", sub.decompress))

@@ -21,12 +21,13 @@ from contextlib import contextmanager
 from ....clock import wire_now
 from ....store.db import Database
 from ....store.locks import LockNamespace, advisory_lock
+from ....store.secrets import Sealer
 from ....store.unit_of_work import UnitOfWork
 from ....web.errors import BadRequest
 from ...credentials import publisher_id, publisher_password, publisher_username
 from ...feed_state import FeedState, Held
 from ...repository.bus_settings import BusSettingsRepository
-from ...repository.feeds import FeedRepository
+from ...repository.feeds import FeedRepository, feed_repository
 from ...schemas import DrPub, DrSub, Feed, Status
 from .client import DistributionClient, Rejected, Unreachable
 from .documents import accept_feed, accept_subscription, feed_document, subscription_document
@@ -65,9 +66,10 @@ def _name_publisher(pub: DrPub, feed_id: str | None) -> None:
 class DistributionProvisioner:
     """Pushes feeds and their members to the distribution service and stores the outcome."""
 
-    def __init__(self, database: Database, client: DistributionClient) -> None:
+    def __init__(self, database: Database, client: DistributionClient, sealer: Sealer) -> None:
         self.database = database
-        self.unit = UnitOfWork(database, FeedRepository)
+        self.feeds = feed_repository(sealer)  # the members' credentials sealed at rest
+        self.unit: UnitOfWork[FeedRepository] = UnitOfWork(database, self.feeds)
         self.settings = UnitOfWork(database, BusSettingsRepository)
         self.client = client
         self.routing = SiteRouting(database, client)

@@ -1,15 +1,19 @@
 """The message-router API of a cluster, called over HTTP as any outside client would (docs/router.md).
 
-Every call goes to a cluster's base URL (``{topicProtocol}://{fqdn}:{topicPort}``) with the
-configured Basic credentials. The bus controller only needs to know whether a call took effect:
-any 2xx does (and 409 for a topic create: it exists already); anything else, including no
-answer at all, raises :class:`RouterCallFailed` with a reason fit for ``statusReason``. The
-reads (a router's topics, one topic's ACLs, its mirror settings and agents) are what the
-background reconcile compares with what the controller provisioned.
+Every call goes to a cluster's base URL (``{topicProtocol}://{fqdn}:{topicPort}``: only an
+administrator registers clusters) with the bus's own credential (``svc.bus``, or
+NETPLATFORM_BUS_ROUTER_USER and _PASSWORD); HTTPS routers' certificates are verified. The bus
+controller only needs to know whether a call took effect: any 2xx does (and 409 for a topic
+create: it exists already); anything else, including no answer at all, raises
+:class:`RouterCallFailed` with a reason fit for ``statusReason``. The reads (a router's topics,
+one topic's ACLs, its mirror settings and agents) are what the background reconcile compares
+with what the controller provisioned.
 """
 
 from __future__ import annotations
 
+import ssl
+from collections.abc import Iterable
 from typing import Any
 from urllib.parse import quote
 
@@ -30,9 +34,8 @@ class RouterCallFailed(Exception):
 class RouterClient:
     """Thread-safe (one pooled httpx client); create once per app and :meth:`close` at shutdown."""
 
-    def __init__(self, user: str, password: str, timeout_s: float) -> None:
-        self._http = httpx.Client(timeout=timeout_s, auth=(user, password))
-        self._credential = (user, password)
+    def __init__(self, user: str, password: str, timeout_s: float, tls: ssl.SSLContext | None = None) -> None:
+        self._http = httpx.Client(timeout=timeout_s, auth=(user, password), verify=tls or True)
 
     def close(self) -> None:
         self._http.close()
@@ -42,7 +45,8 @@ class RouterClient:
         self._call("POST", base_url, "/topics/create", body, also_fine=409)
 
     def grant(self, base_url: str, topic: str, kind: str, identity: str) -> None:
-        """``kind`` is ``producers`` (publish) or ``consumers`` (fetch)."""
+        """``kind`` is ``producers`` (publish) or ``consumers`` (fetch); ``identity`` an identity's
+        name, or ``role:<name>`` (the router's wire form of a role)."""
         self._call("PUT", base_url, _grant_path(topic, kind, identity))
 
     def revoke(self, base_url: str, topic: str, kind: str, identity: str) -> None:
@@ -52,13 +56,12 @@ class RouterClient:
     def publish(self, base_url: str, topic: str, messages: list[dict[str, Any]]) -> None:
         self._call("POST", base_url, f"/events/{quote(topic, safe='')}", messages)
 
-    def tell_mirror_settings(self, base_url: str, admin_topic: str) -> dict[str, Any]:
-        """Tell the router its bridge-admin topic, and the credential its mirror agents present to
-        source routers: this client's own, which the controller already presents to every
-        registered cluster (docs/router.md, "Mirror agents"). The router's answer: what it uses
-        (its environment may override both)."""
-        user, password = self._credential
-        body = {"adminTopic": admin_topic, "sourceUser": user, "sourcePassword": password}
+    def tell_mirror_settings(self, base_url: str, admin_topic: str, sources: Iterable[str]) -> dict[str, Any]:
+        """Tell the router its bridge-admin topic (which it makes, and refuses, 409, when a topic of
+        that name exists that it did not make) and the registered clusters' routers, the only
+        sources its mirror agents may connect to; no credential (docs/router.md, "The mirror
+        settings"). The router's answer: what it uses (its environment may override the topic)."""
+        body = {"adminTopic": admin_topic, "sources": sorted(set(sources))}
         return self._json(self._call("PUT", base_url, MIRROR_SETTINGS_PATH, body), "mirror settings")
 
     def topic_names(self, base_url: str) -> set[str]:
@@ -70,7 +73,8 @@ class RouterClient:
         return {name for name in names if isinstance(name, str)}
 
     def granted(self, base_url: str, topic: str) -> set[tuple[str, str]] | None:
-        """The topic's grants as (kind, identity or role), or None when the router lacks the topic."""
+        """The topic's grants as (kind, identity or ``role:<name>``), or None when the router lacks
+        the topic."""
         response = self._call("GET", base_url, f"/topics/{quote(topic, safe='')}", also_fine=404)
         if response.status_code == 404:
             return None

@@ -14,7 +14,16 @@ from ...roles import role_of_action
 from ...schemas import MirrorMaker, MrClient, MrCluster, Topic
 
 Grant = tuple[str, str]
-"""(``producers`` or ``consumers``, identity or role)."""
+"""(``producers`` or ``consumers``, an identity's name or ``role:<name>``)."""
+
+ROLE_PREFIX = "role:"
+"""The router's wire form of a role where identities are named too (docs/router.md, "Access"):
+a grant of ``role:ops`` admits the holders of role ``ops``, a grant of ``ops`` the identity ``ops``."""
+
+
+def as_role(name: str) -> str:
+    return ROLE_PREFIX + name
+
 
 _KIND_OF_ACTION = {"pub": "producers", "sub": "consumers"}
 NUM_STREAMS = "10"
@@ -43,16 +52,16 @@ def topic_document(topic: Topic) -> dict[str, Any]:
 
 
 def grants_of(client: MrClient, topic: Topic) -> set[Grant]:
-    """``pub`` -> producer grant, ``sub`` -> consumer grant: to ``clientRole`` when given; else to
-    ``clientIdentity``, unless the topic has the action's role (the identity becomes a member of
-    that role instead, :func:`.roles.memberships_of`, and the role is granted)."""
+    """``pub`` -> producer grant, ``sub`` -> consumer grant: to the role ``clientRole`` when given;
+    else to the identity ``clientIdentity``, unless the topic has the action's role (the identity
+    becomes a member of that role instead, :func:`.roles.memberships_of`, and the role is granted)."""
     grants: set[Grant] = set()
     for action in client.action or []:
         kind = _KIND_OF_ACTION.get(action)
         if kind is None:
             continue
         if client.clientRole:
-            grants.add((kind, client.clientRole))
+            grants.add((kind, as_role(client.clientRole)))
         elif client.clientIdentity and role_of_action(topic, action) is None:
             grants.add((kind, client.clientIdentity))
     return grants
@@ -64,7 +73,7 @@ def topic_grants(topic: Topic) -> set[Grant]:
     for action, kind in _KIND_OF_ACTION.items():
         role = role_of_action(topic, action)
         if role:
-            grants.add((kind, role))
+            grants.add((kind, as_role(role)))
     return grants
 
 
@@ -92,16 +101,6 @@ def agent_messages(
         create["sourceUrl"] = base_url(source)
     whitelist = {"name": agent.mmName or "", "whitelist": ",".join(agent.topics or [])}
     return [_message("createMirrorMaker", create), _message("updateWhiteList", whitelist)]
-
-
-def admin_topic_document(name: str) -> dict[str, Any]:
-    return {
-        "topicName": name,
-        "topicDescription": "mirror-agent administration",
-        "partitionCount": "1",
-        "replicationCount": "1",
-        "transactionEnabled": False,
-    }
 
 
 @dataclass(frozen=True)

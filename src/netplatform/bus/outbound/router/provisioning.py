@@ -33,7 +33,7 @@ import logging
 import time
 from collections.abc import Callable, Collection, Iterable
 from contextlib import AbstractContextManager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ....store.db import Database
@@ -44,15 +44,15 @@ from ...bridges import load_topology
 from ...repository.router_removals import RouterRemovalRepository
 from ...repository.rows import CLIENTS, CLUSTERS, MIRROR_MAKERS, TOPICS, Kind
 from ...repository.topology import TopologyRepository
-from ...roles import Membership, memberships_needed, memberships_of
+from ...roles import Membership, memberships_needed, memberships_of, topic_roles
 from ...schemas import MirrorMaker, MrClient, MrCluster, Status, Topic, WireModel
 from ..authz.client import AuthzCallFailed
 from ..authz.provisioning import TopicRoles
 from .client import RouterCallFailed, RouterClient
 from .documents import (
     Grant,
-    admin_topic_document,
     agent_messages,
+    as_role,
     base_url,
     check_agent,
     grants_of,
@@ -78,7 +78,7 @@ def router_of(client: MrClient) -> str | None:
     return url[: -len(suffix)]
 
 
-def attempt(call: Callable[..., None], *args: Any) -> str | None:
+def attempt(call: Callable[..., object], *args: Any) -> str | None:
     """None when ``call(*args)`` (router or authz calls) succeeded, else the reason."""
     try:
         call(*args)
@@ -93,6 +93,17 @@ class TopicState:
     clients: list[MrClient]
     topology: Topology
     agents: list[str]
+    owned: set[str] = field(default_factory=set)  # the topic's roles the bus created (authz)
+
+    def unowned(self) -> list[str]:
+        """The topic's roles the bus did not create (another's, or not created yet)."""
+        return [role for role in topic_roles(self.topic) if role not in self.owned]
+
+    def usable(self, grants: Iterable[Grant]) -> set[Grant]:
+        """``grants`` without those of the topic's roles the bus did not create: a role someone
+        else made is never granted on a router (issue 36, point 6)."""
+        foreign = {as_role(role) for role in self.unowned()}
+        return {grant for grant in grants if grant[1] not in foreign}
 
     def placed(self) -> list[MrClient]:
         return [client for client in self.clients if client.status in PLACED and router_of(client)]
@@ -107,12 +118,13 @@ class TopicState:
         return any(c.status in statuses or c.status == Status.DELETED.value for c in self.clients)
 
     def needed_grants(self, router: str) -> set[Grant]:
-        """The grants ``router`` keeps: the topic's roles and those of its live clients there."""
+        """The grants ``router`` keeps: the topic's roles and those of its live clients there
+        (never a role the bus did not create)."""
         needed = topic_grants(self.topic)
         for client in self.placed():
             if router_of(client) == router:
                 needed |= grants_of(client, self.topic)
-        return needed
+        return self.usable(needed)
 
     def needed_memberships(self) -> set[Membership]:
         """The memberships the topic's live clients add."""
@@ -179,10 +191,11 @@ class RouterProvisioner:
         is what makes the cluster VALID, even with no topic to push), then every existing topic;
         stop at the first failure."""
         with self.lock():
-            cluster, topics, admin_topic = self.unit.read(lambda repo: read_cluster(repo, location))
+            setup = self.unit.read(lambda repo: read_cluster(repo, location))
+            cluster = setup.cluster
             if cluster is None or cluster.status == Status.VALID.value:
                 return
-            reason = attempt(self.set_up_router, base_url(cluster), topics, admin_topic)
+            reason = attempt(self.set_up_router, base_url(cluster), setup)
             status = Status.INVALID if reason else Status.VALID
             self.store_outcome(CLUSTERS, location, cluster, status, reason)
 
@@ -192,11 +205,30 @@ class RouterProvisioner:
         """Store an outcome (``RouterStateRepository.set_outcome``) in a transaction of its own."""
         self.unit.write(lambda repo: repo.routers.set_outcome(kind, key, obj, status, reason), retry=False)
 
-    def set_up_router(self, router: str, topics: Iterable[Topic], admin_topic: str) -> None:
-        """The router's mirror settings, then every topic (409: it has it already)."""
-        self.client.tell_mirror_settings(router, admin_topic)
-        for topic in topics:
+    def set_up_router(self, router: str, setup: RouterSetup, topics: Iterable[Topic] | None = None) -> None:
+        """The router's mirror settings, then every topic of ``setup`` or ``topics`` (409: it has
+        it already)."""
+        self.client.tell_mirror_settings(router, setup.admin_topic, setup.sources)
+        for topic in setup.topics if topics is None else topics:
             self.client.create_topic(router, topic_document(topic))
+
+    def tell_sources(self, except_location: str | None = None) -> None:
+        """Clusters changed: every other cluster's router learns the registered routers (the only
+        sources its mirror agents may connect to) at once, not at the next reconcile; a router that
+        does not take it leaves its cluster INVALID with the reason, for the reconcile to retry."""
+        with self.lock():
+            clusters, admin_topic = self.unit.read(
+                lambda repo: (repo.list_all(CLUSTERS), repo.settings.get().bridgeAdminTopic or "")
+            )
+            sources = [base_url(cluster) for cluster in clusters]
+            for cluster in clusters:
+                location = cluster.svcLocationName or ""
+                if location == except_location or cluster.status != Status.VALID.value:
+                    continue  # the changed cluster is told by its own provisioning
+                reason = attempt(self.client.tell_mirror_settings, base_url(cluster), admin_topic, sources)
+                if reason:
+                    why = f"the registered routers not told: {reason}"
+                    self.store_outcome(CLUSTERS, location, cluster, Status.INVALID, why)
 
     def _spread_topic(self, state: TopicState) -> None:
         """A new topic goes to every cluster's router, not only its clients' (a VALID cluster has
@@ -225,9 +257,16 @@ class RouterProvisioner:
             if state is None or not state.pending(statuses):
                 return
             roles = attempt(self.roles.create, state.topic)
-            if state.topic.status == Status.NEW.value:
-                self._spread_topic(state)
-            granted = self._grant_clients(state)
+            state.owned = self.roles.owned(topic_roles(state.topic))
+            if state.unowned():
+                # A role authz did not say is the bus's (another's, or authz unreachable): the
+                # topic goes to no router yet, whose ACL would otherwise stay open to everyone.
+                reason = roles or f"the topic's roles {', '.join(state.unowned())} are not the bus's"
+                granted: dict[str, str | None] = {c.mrClientId or "": reason for c in state.placed()}
+            else:
+                if state.topic.status == Status.NEW.value:
+                    self._spread_topic(state)
+                granted = self._grant_clients(state)
             revoked = self._revoke_deleted(state)
             for name in state.agents:
                 self._send_agent(name)
@@ -241,7 +280,8 @@ class RouterProvisioner:
             clients = repo.routers.placed_clients(fqtn)
             topology = load_topology(repo, self.central_cname)
             agents = [agent.mmName or "" for agent in repo.agents.holding(fqtn)]
-            return TopicState(topic, clients, topology, agents)
+            owned = repo.roles.owned(topic_roles(topic))
+            return TopicState(topic, clients, topology, agents, owned)
 
         return self.unit.read(read)
 
@@ -255,17 +295,18 @@ class RouterProvisioner:
         for client in state.placed():
             router = router_of(client) or ""
             if router not in prepared:
-                prepared[router] = attempt(self.prepare_router, router, topic)
+                prepared[router] = attempt(self.prepare_router, router, state)
             outcome[client.mrClientId or ""] = (
                 prepared[router]
-                or attempt(self.grant_all, router, fqtn, grants_of(client, topic))
+                or attempt(self.grant_all, router, fqtn, state.usable(grants_of(client, topic)))
                 or attempt(self.roles.join, memberships_of(client, topic))
             )
         return outcome
 
-    def prepare_router(self, router: str, topic: Topic) -> None:
+    def prepare_router(self, router: str, state: TopicState) -> None:
+        topic = state.topic
         self.client.create_topic(router, topic_document(topic))
-        self.grant_all(router, topic.fqtn or "", topic_grants(topic))
+        self.grant_all(router, topic.fqtn or "", state.usable(topic_grants(topic)))
 
     def _revoke_deleted(self, state: TopicState) -> dict[str, str | None]:
         """Remove what each deleted client added and no live client needs; the reason per client id."""
@@ -447,8 +488,16 @@ class RouterProvisioner:
         if not admin_topic:
             raise RouterCallFailed("bridgeAdminTopic is not set in the bus settings")
         router = base_url(target)
-        self.client.tell_mirror_settings(router, admin_topic)
-        self.client.create_topic(router, admin_topic_document(admin_topic))
+        # The target makes the bridge-admin topic (never adopting one someone else made: 409) and
+        # learns the registered routers, the only sources its agents connect to.
+        told = self.client.tell_mirror_settings(
+            router, admin_topic, [base_url(cluster) for cluster in clusters]
+        )
+        if told.get("adminTopic") != admin_topic:  # its environment names another: no agent would run
+            raise RouterCallFailed(
+                f"the message router at {router} defines its mirror agents on topic "
+                f"{told.get('adminTopic')}, not on bridgeAdminTopic {admin_topic}"
+            )
         # The copies land in topics that exist on the target, whether or not a client is there,
         # and an agent copies only into topics where its identity is a producer (docs/router.md).
         for topic in topics:
@@ -483,9 +532,26 @@ class RouterProvisioner:
             time.sleep(CONFIRM_POLL_S)
 
 
-def read_cluster(repo: TopologyRepository, location: str) -> tuple[MrCluster | None, list[Topic], str]:
-    """The cluster at ``location``, every topic and the bridge-admin topic: what its router should have."""
-    return repo.get(CLUSTERS, location), repo.list_all(TOPICS), repo.settings.get().bridgeAdminTopic or ""
+@dataclass(frozen=True)
+class RouterSetup:
+    """What a cluster's router should have: every topic, the bridge-admin topic and the registered
+    routers (the sources its mirror agents may connect to)."""
+
+    cluster: MrCluster | None
+    topics: list[Topic]
+    admin_topic: str
+    sources: list[str]
+
+
+def read_cluster(repo: TopologyRepository, location: str) -> RouterSetup:
+    """The cluster at ``location`` and what its router should have."""
+    clusters = repo.list_all(CLUSTERS)
+    return RouterSetup(
+        next((cluster for cluster in clusters if cluster.svcLocationName == location), None),
+        repo.list_all(TOPICS),
+        repo.settings.get().bridgeAdminTopic or "",
+        [base_url(cluster) for cluster in clusters],
+    )
 
 
 def cluster_named(clusters: list[MrCluster], fqdn: str | None) -> MrCluster | None:

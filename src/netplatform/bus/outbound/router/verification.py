@@ -60,7 +60,8 @@ class RouterVerifier:
     # --- clusters ------------------------------------------------------------------------------
 
     def _verify_cluster(self, location: str) -> None:
-        cluster, topics, admin_topic = self.unit.read(lambda repo: read_cluster(repo, location))
+        setup = self.unit.read(lambda repo: read_cluster(repo, location))
+        cluster = setup.cluster
         if cluster is None or cluster.status != Status.VALID.value:
             return
         router = base_url(cluster)
@@ -68,9 +69,10 @@ class RouterVerifier:
 
         def check() -> None:
             have = self.client.topic_names(router)
-            missing.extend(topic.fqtn or "" for topic in topics if topic.fqtn not in have)
-            # Again, every pass: a router restarted on an empty database forgot them.
-            self.provisioner.set_up_router(router, [t for t in topics if t.fqtn in missing], admin_topic)
+            missing.extend(topic.fqtn or "" for topic in setup.topics if topic.fqtn not in have)
+            # Again, every pass: a router restarted on an empty database forgot them, and the
+            # registered routers may have changed.
+            self.provisioner.set_up_router(router, setup, [t for t in setup.topics if t.fqtn in missing])
 
         reason = attempt(check)
         if missing and reason is None:
@@ -99,7 +101,7 @@ class RouterVerifier:
         granted = self.client.granted(router, fqtn)
         if granted is None:
             log.warning("topic %s: the router at %s lacked it; created it again", fqtn, router)
-            self.provisioner.prepare_router(router, state.topic)
+            self.provisioner.prepare_router(router, state)
             granted = set()
         lacking = state.needed_grants(router) - granted
         if lacking:
