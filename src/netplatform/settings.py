@@ -213,6 +213,9 @@ class Settings(BaseSettings):
     # MiB above what it starts with; one that overruns its step's time is killed.
     execution_render_workers: int = Field(2, ge=1, le=64)
     execution_render_memory_mb: int = Field(512, ge=16)
+    # Config deploy (component-netconf-executor): at most this many devices talked to at once
+    # by each instance, over every run; one device is never deployed to twice at once.
+    deploy_concurrency: int = Field(8, ge=1, le=256)
 
     # --- console ---------------------------------------------------------------------------------
     # Base URLs of the services the console is a client of, ``name=url`` comma-separated
