@@ -174,6 +174,10 @@ class NetconfDevice:
             timeout=20,
         )
 
+    def logins(self) -> int:
+        """How many logins sshd accepted so far (its log)."""
+        return (self.dir / "sshd.out").read_text(errors="replace").count("Accepted ")
+
     def running(self) -> str:
         with self.session() as m:
             return str(m.get_config(source="running").data_xml)

@@ -65,6 +65,7 @@ class DeployRequest:
     datastore: str | None
     default_operation: str
     confirm_timeout: int
+    confirm_after: float
 
     @classmethod
     def of(cls, inputs: dict[str, Any]) -> DeployRequest:
@@ -76,6 +77,9 @@ class DeployRequest:
             )
         mode = _choice(inputs, "mode", MODES, DEPLOY)
         prefix = _text(inputs.get("template-prefix"))
+        confirm = (_seconds(inputs, "confirm-timeout"), _seconds(inputs, "confirm-after"))
+        if confirm[1] and not 0 < confirm[1] < confirm[0]:
+            raise StepFailed("confirm-after needs a confirm-timeout longer than it")
         if mode != ROLLBACK and not prefix:
             raise StepFailed(
                 "template-prefix is required (the artifact prefix whose resolved template is sent)"
@@ -87,7 +91,8 @@ class DeployRequest:
             resolution_key=_text(inputs.get("resolution-key")),
             datastore=_choice(inputs, "datastore", DATASTORES, None),
             default_operation=_choice(inputs, "default-operation", DEFAULT_OPERATIONS, "merge"),
-            confirm_timeout=_confirm_timeout(inputs.get("confirm-timeout")),
+            confirm_timeout=_seconds(inputs, "confirm-timeout"),
+            confirm_after=_seconds(inputs, "confirm-after"),
         )
 
 
@@ -119,15 +124,16 @@ def _device_names(value: Any) -> list[str]:
     return unique
 
 
-def _confirm_timeout(value: Any) -> int:
+def _seconds(inputs: dict[str, Any], name: str) -> int:
+    value = inputs.get(name)
     if value in (None, ""):
         return 0
     try:
         seconds = int(value)
     except (TypeError, ValueError):
-        raise StepFailed(f"confirm-timeout ({value}) is not a whole number of seconds") from None
+        raise StepFailed(f"{name} ({value}) is not a whole number of seconds") from None
     if isinstance(value, bool) or not 0 <= seconds <= MAX_CONFIRM_TIMEOUT:
-        raise StepFailed(f"confirm-timeout ({value}) must be 0 to {MAX_CONFIRM_TIMEOUT} seconds")
+        raise StepFailed(f"{name} ({value}) must be 0 to {MAX_CONFIRM_TIMEOUT} seconds")
     return seconds
 
 
@@ -291,6 +297,7 @@ class NetconfExecutor:
                 "replace" if request.mode == ROLLBACK else request.default_operation,
                 request.confirm_timeout,
                 config,
+                request.confirm_after,
             )
             access = self.devices.access(record)
             with netconf(access) as manager:

@@ -75,7 +75,9 @@ def pretty(data: etree._Element) -> str:
     parts = []
     for child in data:
         copy = etree.fromstring(etree.tostring(child))
-        etree.cleanup_namespaces(copy)
+        # prefixes used in values (identityrefs) keep their declarations
+        used = {e.text.partition(":")[0] for e in copy.iter() if e.text and ":" in e.text and not len(e)}
+        etree.cleanup_namespaces(copy, keep_ns_prefixes=sorted(used))
         _strip(copy)
         parts.append(etree.tostring(copy, pretty_print=True, encoding="unicode"))
     return "".join(parts)

@@ -22,7 +22,7 @@ Any failure discards the candidate and unlocks what was locked before it is rais
 from __future__ import annotations
 
 import logging
-import secrets
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -47,6 +47,7 @@ class Plan:
     default_operation: str
     confirm_timeout: int
     config: etree._Element  # the <config> to send (a rollback's: the recorded running config)
+    confirm_after: float = 0.0  # seconds the new configuration runs, unconfirmed, before the read-back
 
 
 @dataclass
@@ -150,33 +151,56 @@ class DeviceOperations:
             self.outcome.answer = "checked: nothing was written"
             return
         self.may_write()
-        token = secrets.token_hex(16) if self.plan.confirm_timeout > 0 else None
-        self._commit(token)
-        after = self._read(RUNNING)
-        if not configxml.same(after, intended):
-            if token is not None:
-                self._call("cancel-commit", lambda: self.m.cancel_commit(persist_id=token))
-            raise NetconfFailure(
-                f"{self.access.where}: the device answered <ok/> to the commit, but its running "
-                "configuration read back differs from the candidate that was committed",
-                kind="read-back",
-            )
-        if token is not None:
-            self.may_write()  # not confirmed when the step's time is up: the device reverts
-            self._call("commit (confirming)", lambda: self.m.commit(persist_id=token))
+        confirmed = self.plan.confirm_timeout > 0
+        self._commit(confirmed)
+        try:
+            if confirmed and self.plan.confirm_after > 0:
+                time.sleep(self.plan.confirm_after)  # the new configuration runs, unconfirmed
+            after = self._read(RUNNING)
+            if not configxml.same(after, intended):
+                raise NetconfFailure(
+                    f"{self.access.where}: the device answered <ok/> to the commit, but its running "
+                    "configuration read back differs from the candidate that was committed",
+                    kind="read-back",
+                )
+            if confirmed:
+                self.may_write()
+                self._call("commit (confirming)", self.m.commit)
+        except NetconfFailure as failure:
+            if not confirmed:
+                raise
+            raise NetconfFailure(f"{failure}; {self._cancel(before)}", kind=failure.kind) from None
         self.outcome.answer = "ok"
 
-    def _commit(self, token: str | None) -> None:
-        if token is None:
+    def _commit(self, confirmed: bool) -> None:
+        if not confirmed:
             self._call("commit", self.m.commit)
             return
+        # No <persist>: the confirmed commit belongs to this session, so the device reverts when
+        # the session ends unconfirmed as well as at the timeout (yuma123 2.13 never reverts a
+        # persisted confirmed commit at its timeout).
         timeout = str(self.plan.confirm_timeout)
-        # persist: the confirmed commit outlives this session, so a platform that loses the device
-        # (or stops) before confirming leaves it to revert after the timeout, not at once.
-        self._call(
-            f"commit (confirmed, {timeout} s)",
-            lambda: self.m.commit(confirmed=True, timeout=timeout, persist=token),
-        )
+        self._call(f"commit (confirmed, {timeout} s)", lambda: self.m.commit(confirmed=True, timeout=timeout))
+
+    def _cancel(self, before: etree._Element) -> str:
+        """Not confirmed: running back now, and read back (what happened, for the failure).
+        Running is unlocked first: yuma123 answers <ok/> to a cancel-commit while this session
+        locks running, and restores nothing ("restore running config failed (config locked)")."""
+        try:
+            if RUNNING in self.locked:
+                self.m.unlock(target=RUNNING)
+                self.locked.remove(RUNNING)
+            self._call("cancel-commit", self.m.cancel_commit)
+            restored = configxml.same(self._read(RUNNING), before)
+        except NetconfFailure as failure:
+            log.warning("%s: cancelling the confirmed commit failed: %s", self.access.where, failure)
+            return (
+                f"the commit was not confirmed and cancelling it failed ({failure}): "
+                "the device reverts when the session ends"
+            )
+        if restored:
+            return "the commit was not confirmed: cancelled, running is back to what it was"
+        return "the commit was not confirmed and cancelled, but running read back is not what it was"
 
     def _on_running(self) -> None:
         self._lock(RUNNING)
