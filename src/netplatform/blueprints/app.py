@@ -105,7 +105,7 @@ def _objects(app: FastAPI, settings: Settings) -> BlueprintsObjects:
     dictionary = Dictionaries(db)
     snapshots = ConfigSnapshots(db)
     templates = ResolvedTemplates(db)
-    inventory = Devices(db, sealer_for(settings))
+    inventory = Devices(db, lambda: sealer_for(settings))
     return BlueprintsObjects(
         blueprint_models=models,
         model_types=types,

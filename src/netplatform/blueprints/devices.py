@@ -9,6 +9,7 @@ Secrets are sealed (store/secrets.py) before they reach the repository and opene
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import replace
 from datetime import timedelta
 from typing import Any
@@ -105,9 +106,14 @@ def deploy_body(record: DeployRecord) -> dict[str, Any]:
 class Devices:
     """Each method one transaction (a check or a trust: one NETCONF connection, then one)."""
 
-    def __init__(self, db: Database, sealer: Sealer) -> None:
+    def __init__(self, db: Database, sealer: Callable[[], Sealer]) -> None:
         self.unit = UnitOfWork(db, InventoryRepository)
-        self.sealer = sealer
+        self._sealer = sealer
+
+    @property
+    def sealer(self) -> Sealer:
+        """Loaded on first use: an app built only to list its routes makes no key."""
+        return self._sealer()
 
     # --- the inventory ----------------------------------------------------------------------
 

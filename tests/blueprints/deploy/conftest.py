@@ -10,11 +10,12 @@ import httpx
 import pytest
 
 from ...conftest import RunningService, ServiceStarter
-from ...support.cbas import assignment, cba, component_node, resolution_node, workflow
+from ...support.cbas import assignment, cba, resolution_node, workflow
 from ...support.netconf_devices import NetconfDevice, missing, netconf_devices
 
 DEVICES = 6
 BLUEPRINT = "edge-deploy"
+INTERFACE = "ComponentNetconfExecutor"
 IF_NS = "urn:ietf:params:xml:ns:yang:ietf-interfaces"
 TEMPLATE = (
     f'<interfaces xmlns="{IF_NS}">\n'
@@ -65,18 +66,37 @@ def deploy_inputs(**inputs: Any) -> dict[str, Any]:
     return {key: value for key, value in base.items() if value is not None}
 
 
+def dictionary_entries() -> dict[str, Any]:
+    """The dictionary entries of the CBA's values (enrichment looks every assignment up in the
+    catalog's dictionary: ``POST /api/v1/dictionary/definition`` each)."""
+    return {
+        name: {
+            "name": name,
+            "group": "default",
+            "updated-by": "tests",
+            "tags": name,
+            "property": {"type": "string", "description": name},
+            "sources": {"input": {"type": "source-input"}, "default": {"type": "source-default"}},
+        }
+        for name in ("if-name", "description", "enabled")
+    }
+
+
+def netconf_node(inputs: dict[str, Any]) -> dict[str, Any]:
+    """A config deploy node template, with the starter type's interface and operation names."""
+    operations = {"process": {"inputs": inputs}}
+    return {"type": "component-netconf-executor", "interfaces": {INTERFACE: {"operations": operations}}}
+
+
 def deploy_cba(deploy: dict[str, Any] | None = None, *, timeout: int | None = None) -> bytes:
     """config-assign (renders and stores the interface), config-deploy (pushes the stored one),
     assign-and-deploy (both in one run), plus check and rollback workflows."""
-    node = component_node("component-netconf-executor", deploy_inputs(**(deploy or {})))
+    node = netconf_node(deploy_inputs(**(deploy or {})))
     if timeout is not None:
-        operation = node["interfaces"]["Component"]["operations"]["process"]
+        operation = node["interfaces"][INTERFACE]["operations"]["process"]
         operation["implementation"] = {"primary": "component-netconf-executor", "timeout": timeout}
-    check = component_node("component-netconf-executor", deploy_inputs(mode="check"))
-    rollback = component_node(
-        "component-netconf-executor",
-        {"device": {"get_input": "device"}, "mode": "rollback"},
-    )
+    check = netconf_node(deploy_inputs(mode="check"))
+    rollback = netconf_node({"device": {"get_input": "device"}, "mode": "rollback"})
     result = {"result": {"get_attribute": ["deploy", "response-data"]}}
     inputs = {"resolution-key": {"type": "string"}, "device": {"type": "json"}}
     return cba(
@@ -117,4 +137,5 @@ def deploy_cba(deploy: dict[str, Any] | None = None, *, timeout: int | None = No
             ],
             "Templates/interfaces-template.vtl": TEMPLATE,
         },
+        definitions=dictionary_entries(),
     )

@@ -13,8 +13,9 @@ from ...support.deploy_calls import add_device, assign, deploy, result_of
 from ...support.netconf_devices import NetconfDevice, silent_port
 from ...support.servers import free_port
 from ...support.waiting import wait_until
+from ..conftest import upload
 from ..execution.conftest import save
-from .conftest import BLUEPRINT, deploy_cba
+from .conftest import BLUEPRINT, deploy_cba, dictionary_entries
 
 
 def test_assign_then_deploy_puts_the_rendered_values_in_the_running_config(
@@ -284,3 +285,23 @@ def test_a_failing_device_fails_the_run_and_the_output_says_which_succeeded(
 
 def _moment(text: str) -> float:
     return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
+
+
+def test_a_cba_enriched_against_the_starter_types_publishes_and_deploys(
+    client: httpx.Client, device: NetconfDevice
+) -> None:
+    """The starter component-netconf-executor declares the declarative step's inputs: a CBA
+    using them passes enrich-and-publish (undeclared inputs would be refused)."""
+    kinds = {"loadModelType": True, "loadResourceDictionary": True}
+    assert client.post("/api/v1/blueprint-model/bootstrap", json=kinds).status_code == 200
+    for entry in dictionary_entries().values():
+        assert client.post("/api/v1/dictionary/definition", json=entry).status_code == 200
+    archive = deploy_cba({"datastore": "candidate", "default-operation": "merge", "confirm-timeout": 5})
+    published = upload(client, "/enrichandpublish", archive)
+    assert published.status_code == 200, published.text
+    add_device(client, device.inventory_entry())
+    assign(client, BLUEPRINT, "enriched", **{"if-name": "eth30", "description": "enriched"})
+
+    deploy(client, BLUEPRINT, "enriched", device.name)
+
+    assert "<description>enriched</description>" in device.running()
