@@ -154,7 +154,8 @@ def refuse_scripted(context: StepContext) -> None:
 
 
 class DeviceLocks:
-    """One lock per device name in this process (the database lease covers the others)."""
+    """One lock per device address in this process (two inventory names for one device are one
+    device to it); the database lease, per name, covers the other instances."""
 
     def __init__(self) -> None:
         self._guard = threading.Lock()
@@ -241,7 +242,7 @@ class NetconfExecutor:
         config: etree._Element | None,
     ) -> dict[str, Any]:
         started_at, started = utc_now(), time.monotonic()
-        lock = self.locks.of(record.name)
+        lock = self.locks.of(f"{record.host.lower()}:{record.port}")
         if not lock.acquire(timeout=max(0.0, context.deadline - time.monotonic())):
             return _result(
                 record.name,
