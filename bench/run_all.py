@@ -31,6 +31,7 @@ ORDER = [
     "authz",
     "blueprints",
     "execution",
+    "deploy",
     "distribution",
     "bus",
     "router",

@@ -281,8 +281,14 @@ class Devices:
     def release(self, name: str, holder: str) -> None:
         self.unit.write(lambda inventory: inventory.devices.release(name, holder))
 
-    def record(self, deploy: DeployRecord) -> None:
-        self.unit.write(lambda inventory: inventory.deploys.add(deploy))
+    def finish(self, holder: str, deploy: DeployRecord) -> None:
+        """A deploy recorded and its device's lease released, in one transaction."""
+
+        def finish(inventory: InventoryRepository) -> None:
+            inventory.deploys.add(deploy)
+            inventory.devices.release(deploy.device, holder)
+
+        self.unit.write(finish)
 
     def last_deployed(self, name: str) -> DeployRecord | None:
         return self.unit.read(lambda inventory: inventory.deploys.last_deployed(name))

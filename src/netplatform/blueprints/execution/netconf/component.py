@@ -259,10 +259,14 @@ class NetconfExecutor:
                     FAILURE,
                     error="another instance's deploy to this device held it until the step's time was up",
                 )
+            finished = False
             try:
-                return self._deploy(context, request, record, config, started_at, started)
+                result = self._deploy(context, request, record, config, (started_at, started, holder))
+                finished = True
+                return result
             finally:
-                self.devices.release(record.name, holder)
+                if not finished:  # the record (which releases the lease) was not written
+                    self.devices.release(record.name, holder)
         finally:
             lock.release()
 
@@ -285,9 +289,10 @@ class NetconfExecutor:
         request: DeployRequest,
         record: DeviceRecord,
         config: etree._Element | None,
-        started_at: Any,
-        started: float,
+        start: tuple[Any, float, str],
     ) -> dict[str, Any]:
+        """The device deployed to, its record written and its lease released in one transaction."""
+        started_at, started, holder = start
         outcome = None
         try:
             if config is None:
@@ -313,7 +318,8 @@ class NetconfExecutor:
         except NetconfFailure as failure:
             status, error = FAILURE, str(failure)
         duration_ms = int((time.monotonic() - started) * 1000)
-        self.devices.record(
+        self.devices.finish(
+            holder,
             DeployRecord(
                 device=record.name,
                 mode=request.mode,
@@ -329,7 +335,7 @@ class NetconfExecutor:
                 error_message=error,
                 duration_ms=duration_ms,
                 start_date=started_at,
-            )
+            ),
         )
         return _result(
             record.name,

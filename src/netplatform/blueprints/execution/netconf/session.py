@@ -35,6 +35,7 @@ from ncclient.devices.default import DefaultDeviceHandler
 from ncclient.manager import Manager
 from ncclient.operations import RaiseMode, RPCError, TimeoutExpiredError
 from ncclient.transport.errors import AuthenticationError, SSHUnknownHostError, TransportError
+from ncclient.transport.session import END_DELIM, MSG_DELIM, NetconfBase
 from ncclient.transport.ssh import SSHSession
 
 log = logging.getLogger(__name__)
@@ -112,6 +113,7 @@ class _DeviceSSH(SSHSession):  # type: ignore[misc]  # ncclient is untyped
         super().__init__(DefaultDeviceHandler())
         self.access = access
         self.presented: str | None = None
+        self._write_lock = threading.Lock()
 
     def load_known_hosts(self, filename: str | None = None) -> None:
         """Never the process user's known_hosts: the inventory's pinned key alone decides."""
@@ -120,6 +122,20 @@ class _DeviceSSH(SSHSession):  # type: ignore[misc]  # ncclient is untyped
         """Called by ncclient when the presented key is not the pinned one: remember it, refuse."""
         self.presented = _openssh(self._transport.get_remote_server_key())
         return False
+
+    def send(self, message: str) -> None:
+        """Written at once, in the caller's thread. ncclient queues a message for its reader
+        thread, which looks at the queue between 0.1 s waits for the device: about 100 ms per RPC
+        (over 1 s of a deploy's 2). paramiko channels may be written while another thread reads."""
+        if not self.connected:
+            raise TransportError("Not connected to NETCONF server")
+        data = message.encode()
+        if self._base == NetconfBase.BASE_11:
+            data = b"\n#%d\n%s%s" % (len(data), data, END_DELIM)
+        else:
+            data += MSG_DELIM
+        with self._write_lock:
+            self._channel.sendall(data)
 
     def _auth(self, username: str, password: Any, key_filenames: Any, allow_agent: Any, look: Any) -> None:
         access = self.access
