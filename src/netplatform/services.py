@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import importlib.util
 from typing import Any
 
 from fastapi import FastAPI
@@ -24,6 +25,8 @@ def sealed_columns() -> list[Column[Any]]:
     ``tables.SEALED_COLUMNS``, which ``netplatform secrets rotate`` seals again."""
     columns: list[Column[Any]] = []
     for name in SERVICE_NAMES:
+        if importlib.util.find_spec(f"netplatform.{name}.tables") is None:
+            continue  # a service whose tables are the kernel's (authz: access/tables.py)
         tables = importlib.import_module(f"netplatform.{name}.tables")
         columns.extend(getattr(tables, "SEALED_COLUMNS", ()))
     return columns

@@ -225,3 +225,31 @@ def _database_files(catalog: RunningService) -> str:
     path: Path = catalog.settings.sqlite_path
     files = [path, path.with_name(path.name + "-wal")]
     return "".join(f.read_bytes().decode("latin-1") for f in files if f.exists())
+
+
+def test_device_secrets_are_among_the_columns_a_key_rotation_seals_again() -> None:
+    from netplatform.blueprints.tables import devices
+    from netplatform.services import sealed_columns
+
+    assert {devices.c.password, devices.c.private_key} <= set(sealed_columns())
+
+
+def test_a_stored_device_password_is_sealed_with_the_platform_key(
+    client: httpx.Client, catalog: RunningService, device: NetconfDevice
+) -> None:
+    from netplatform.blueprints.tables import devices
+    from netplatform.store.secrets import SEALED_PREFIX, SecretKeys, reseal_column, sealer_for, sealer_of
+
+    add_device(client, device.inventory_entry())
+    with database_for(catalog.settings).engine.connect() as connection:
+        stored = connection.execute(select(devices.c.password)).scalar_one()
+    assert stored.startswith(SEALED_PREFIX)
+    assert sealer_for(catalog.settings).open(stored) == device.password
+
+    # a new key put first: the rotation seals the device's password with it
+    new_key = SecretKeys.generate()
+    rotated = sealer_of([new_key, *sealer_for(catalog.settings).keys.keys])
+    assert reseal_column(database_for(catalog.settings), rotated, devices.c.password) == 1
+    with database_for(catalog.settings).engine.connect() as connection:
+        resealed = connection.execute(select(devices.c.password)).scalar_one()
+    assert sealer_of([new_key]).open(resealed) == device.password
