@@ -5,10 +5,14 @@ from __future__ import annotations
 
 import re
 import time
+from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
 
 import httpx
 
+from netplatform.settings import Settings
+
+from ...conftest import ServiceStarter
 from ...support.deploy_calls import add_device, assign, deploy, result_of
 from ...support.netconf_devices import NetconfDevice, silent_port
 from ...support.servers import free_port
@@ -305,3 +309,29 @@ def test_a_cba_enriched_against_the_starter_types_publishes_and_deploys(
     deploy(client, BLUEPRINT, "enriched", device.name)
 
     assert "<description>enriched</description>" in device.running()
+
+
+def test_two_instances_deploy_to_one_device_one_after_the_other(
+    start_service: ServiceStarter, settings: Settings, device: NetconfDevice
+) -> None:
+    """Two catalogs over one database (each with its own in-process locks): the device's lease
+    in the database makes the second wait for the first, so neither meets the other's lock."""
+    first, second = start_service("blueprints", settings), start_service("blueprints", settings)
+    with first.client() as one, second.client() as two:
+        save(one, deploy_cba())
+        add_device(one, device.inventory_entry())
+        assign(one, BLUEPRINT, "x", **{"if-name": "eth40", "description": "from one"})
+        assign(one, BLUEPRINT, "y", **{"if-name": "eth41", "description": "from two"})
+        with ThreadPoolExecutor(2) as pool:
+            runs = [
+                pool.submit(deploy, one, BLUEPRINT, "x", device.name),
+                pool.submit(deploy, two, BLUEPRINT, "y", device.name),
+            ]
+            bodies = [run.result() for run in runs]  # each asserts its 200
+        records = one.get("/api/v1/deploys", params={"device": device.name}).json()
+    assert all(body["status"]["errorMessage"] is None for body in bodies)
+    assert [r["status"] for r in records] == ["success", "success"]
+    (later, earlier) = records
+    assert _moment(earlier["startDate"]) + earlier["durationMs"] / 1000 <= _moment(later["startDate"]) + 0.05
+    running = device.running()
+    assert "eth40" in running and "eth41" in running

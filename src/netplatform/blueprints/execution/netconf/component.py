@@ -241,7 +241,6 @@ class NetconfExecutor:
         record: DeviceRecord,
         config: etree._Element | None,
     ) -> dict[str, Any]:
-        started_at, started = utc_now(), time.monotonic()
         lock = self.locks.of(f"{record.host.lower()}:{record.port}")
         if not lock.acquire(timeout=max(0.0, context.deadline - time.monotonic())):
             return _result(
@@ -260,6 +259,7 @@ class NetconfExecutor:
                     error="another instance's deploy to this device held it until the step's time was up",
                 )
             finished = False
+            started_at, started = utc_now(), time.monotonic()  # the device's own time, not the wait
             try:
                 result = self._deploy(context, request, record, config, (started_at, started, holder))
                 finished = True
