@@ -18,7 +18,7 @@ from sqlalchemy.exc import IntegrityError
 
 from ..clock import utc_now, wire_time
 from ..store.db import Database
-from ..store.secrets import Sealer
+from ..store.secrets import Sealer, UnsealError
 from ..store.unit_of_work import UnitOfWork
 from ..web.errors import BadRequest, Conflict
 from .errors import resource_not_found
@@ -216,7 +216,12 @@ class Devices:
     def check(self, name: str) -> dict[str, Any]:
         """Connect (pinned key checked before anything is sent), answer the capabilities."""
         record = self.get(name)
-        access = self.access(record)
+        try:
+            access = self.access(record)
+        except UnsealError:
+            raise Conflict(
+                f"the secret of device ({name}) cannot be opened with the platform's keys"
+            ) from None
         started = time.monotonic()
         answer: dict[str, Any] = {
             "device": name,

@@ -28,6 +28,7 @@ from typing import Any
 from lxml import etree
 
 from ....clock import utc_now
+from ....store.secrets import UnsealError
 from ...repository.devices import FAILURE, SUCCESS, DeployRecord, DeviceRecord
 from ...repository.resolution_keys import ResolutionKey
 from ..engine import StepContext, StepFailed
@@ -317,6 +318,11 @@ class NetconfExecutor:
             status, error = SUCCESS, None
         except NetconfFailure as failure:
             status, error = FAILURE, str(failure)
+        except UnsealError:
+            status, error = (
+                FAILURE,
+                f"device({record.name}): its secret cannot be opened with the platform's keys",
+            )
         duration_ms = int((time.monotonic() - started) * 1000)
         self.devices.finish(
             holder,
