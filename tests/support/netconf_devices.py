@@ -76,8 +76,9 @@ def _answers(port: int) -> bool:
 class NetconfDevice:
     """One netconfd behind one sshd on 127.0.0.1:<port>, login ``root`` by password or key."""
 
-    def __init__(self, root: Path, name: str) -> None:
+    def __init__(self, root: Path, name: str, target: str = "candidate") -> None:
         self.name = name
+        self.target = target  # netconfd's edit target: "running" announces :writable-running only
         self.dir = root / name
         self.dir.mkdir(parents=True)
         self.port = free_port()
@@ -127,6 +128,7 @@ class NetconfDevice:
                     "--module=ietf-interfaces",
                     f"--startup={d}/startup-cfg.xml",
                     f"--log={d}/netconfd.log",
+                    f"--target={self.target}",
                 ],
                 cwd=d,
                 stdout=log,
@@ -184,18 +186,20 @@ class NetconfDevice:
 
     def reset(self) -> None:
         """Running back to the empty configuration (ietf-interfaces removed)."""
+        remove = (
+            f'<config xmlns="{BASE_NS}"><interfaces xmlns="{IF_NS}" '
+            f'xmlns:nc="{BASE_NS}" nc:operation="remove"/></config>'
+        )
         with self.session() as m:
-            m.lock(target="candidate")
+            m.lock(target=self.target)
             try:
-                m.discard_changes()
-                m.edit_config(
-                    f'<config xmlns="{BASE_NS}"><interfaces xmlns="{IF_NS}" '
-                    f'xmlns:nc="{BASE_NS}" nc:operation="remove"/></config>',
-                    target="candidate",
-                )
-                m.commit()
+                if self.target == "candidate":
+                    m.discard_changes()
+                m.edit_config(remove, target=self.target)
+                if self.target == "candidate":
+                    m.commit()
             finally:
-                m.unlock(target="candidate")
+                m.unlock(target=self.target)
 
     def inventory_entry(self, name: str | None = None, **changes: object) -> dict[str, object]:
         """The body that adds this device to the inventory, by password, its host key pinned."""
@@ -214,13 +218,13 @@ class NetconfDevice:
 
 
 @contextlib.contextmanager
-def netconf_devices(count: int) -> Iterator[list[NetconfDevice]]:
+def netconf_devices(count: int, target: str = "candidate") -> Iterator[list[NetconfDevice]]:
     """``count`` devices started, stopped at the end with their directories."""
     root = Path(tempfile.mkdtemp(prefix="netplatform-netconf-"))
     devices: list[NetconfDevice] = []
     try:
         for index in range(count):
-            devices.append(NetconfDevice(root, f"dev{index}").start())
+            devices.append(NetconfDevice(root, f"dev{index}", target).start())
         yield devices
     finally:
         for device in devices:

@@ -27,6 +27,7 @@ SLOW_TESTS: dict[str, str] = {
     "blueprints/deploy/test_deploy.py::test_two_instances_deploy_to_one_device_one_after_the_other": "24 s",
     "blueprints/deploy/test_docs_example.py::test_the_worked_example_deploys_as_the_page_says": "18 s",
     "blueprints/deploy/test_deploy.py::test_one_run_deploys_five_devices_in_parallel": "15 s",
+    "blueprints/deploy/test_deploy.py::test_a_device_without_a_candidate_is_edited_in_running_and_read_back": "11 s",
     "blueprints/deploy/test_deploy.py::test_assign_then_deploy_puts_the_rendered_values_in_the_running_config": "13 s",
     "blueprints/deploy/test_deploy.py::test_a_confirmed_commit_that_is_never_confirmed_leaves_the_old_config": "10 s",
     "blueprints/deploy/test_deploy.py::test_rollback_restores_the_config_from_before_the_last_deploy": "8 s",

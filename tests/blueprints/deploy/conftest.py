@@ -39,6 +39,16 @@ def devices() -> Iterator[list[NetconfDevice]]:
         yield started
 
 
+@pytest.fixture(scope="session")
+def running_only_device() -> Iterator[NetconfDevice]:
+    """A device without a candidate datastore (netconfd --target=running: :writable-running)."""
+    why = missing()
+    if why is not None:
+        pytest.fail(why)
+    with netconf_devices(1, target="running") as (started,):
+        yield started
+
+
 @pytest.fixture
 def device(devices: list[NetconfDevice]) -> NetconfDevice:
     devices[0].reset()

@@ -335,3 +335,29 @@ def test_two_instances_deploy_to_one_device_one_after_the_other(
     assert _moment(earlier["startDate"]) + earlier["durationMs"] / 1000 <= _moment(later["startDate"]) + 0.05
     running = device.running()
     assert "eth40" in running and "eth41" in running
+
+
+def test_a_device_without_a_candidate_is_edited_in_running_and_read_back(
+    client: httpx.Client, running_only_device: NetconfDevice
+) -> None:
+    device = running_only_device
+    device.reset()
+    save(client, deploy_cba())
+    add_device(client, device.inventory_entry())
+    assign(client, BLUEPRINT, "r", **{"if-name": "eth50", "description": "straight to running"})
+    assign(client, BLUEPRINT, "bad", **{"if-name": "eth51", "description": "x", "enabled": "maybe"})
+
+    body = deploy(client, BLUEPRINT, "r", device.name)
+
+    (result,) = result_of(body)["devices"]
+    assert result["datastore"] == "running" and result["status"] == "success"
+    assert "<description>straight to running</description>" in device.running()
+    before = device.running()
+    failed = deploy(client, BLUEPRINT, "bad", device.name, status=500)
+    assert "edit-config running failed: rpc-error invalid-value" in failed["status"]["errorMessage"]
+    assert device.running() == before
+    with device.session() as m:  # no lock left behind
+        m.lock(target="running")
+        m.unlock(target="running")
+    check = deploy(client, BLUEPRINT, "r", device.name, status=500, action="config-check")
+    assert "check needs a device with :candidate" in check["status"]["errorMessage"]
