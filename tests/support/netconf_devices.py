@@ -135,7 +135,7 @@ class NetconfDevice:
                 stderr=subprocess.STDOUT,
             )
         )
-        wait_until(self.socket_path.exists, timeout=20, what=f"netconfd of {self.name} to listen")
+        wait_until(self.socket_path.exists, timeout=30, what=lambda: self._failed("netconfd", "netconfd.out"))
         script = (
             "mount -t tmpfs tmpfs /run && mkdir -m755 /run/sshd && "
             f"mount --bind {d}/shadow /etc/shadow && exec {SSHD} -D -e -f {d}/sshd_config"
@@ -149,8 +149,15 @@ class NetconfDevice:
                 stderr=subprocess.STDOUT,
             )
         )
-        wait_until(lambda: _answers(self.port), timeout=20, what=f"sshd of {self.name} on {self.port}")
+        wait_until(lambda: _answers(self.port), timeout=30, what=lambda: self._failed("sshd", "sshd.out"))
         return self
+
+    def _failed(self, what: str, log: str) -> str:
+        """What a server that did not come up said (its output and, for netconfd, its log)."""
+        said = (self.dir / log).read_text(errors="replace")[-2000:]
+        if what == "netconfd" and (self.dir / "netconfd.log").exists():
+            said += (self.dir / "netconfd.log").read_text(errors="replace")[-2000:]
+        return f"{what} of {self.name} on port {self.port} to start; it said: {said!r}"
 
     def stop(self) -> None:
         for process in reversed(self.processes):
