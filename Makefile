@@ -46,21 +46,26 @@ run: $(RUNTIME)
 # the console's browser tests Debian's Chromium (.ci/chromium installs it). Where either cannot
 # be had, those tests skip and say why in the summary; everything else still runs. CI
 # (.ci/run) sets NETPLATFORM_TEST_REQUIRE_SERVERS=1, which turns such a skip into a failure.
+# The config deploy tests need Debian's netconfd and sshd (.ci/netconfd installs them):
+# without them the target fails.
 SERVERS := NETPLATFORM_TEST_NATS_URL=$${NETPLATFORM_TEST_NATS_URL:-$$(.ci/nats || true)}
 
 test: $(DEV) $(ONAPSDK)
 	.ci/chromium || true
+	.ci/netconfd
 	$(SERVERS) $(BIN)/python -m pytest $(PYTEST_ARGS)
 
 # The fast lane: every test but those marked slow (tests/support/slow.py: e2e, chaos, fuzz,
 # OpenAPI examples, the console's browser tests, any test seen over 5 s), on two workers.
 test-fast: $(DEV) $(ONAPSDK)
+	.ci/netconfd
 	$(SERVERS) $(BIN)/python -m pytest -m "not slow" -n 2
 
 # The suite against PostgreSQL: NETPLATFORM_TEST_DATABASE_URL, else the server .ci/postgres
 # finds, starts or installs on 127.0.0.1:5432.
 test-postgres: $(DEV) $(ONAPSDK)
 	.ci/chromium || true
+	.ci/netconfd
 	$(SERVERS) NETPLATFORM_TEST_DATABASE_URL=$${NETPLATFORM_TEST_DATABASE_URL:-$$(.ci/postgres)} \
 		$(BIN)/python -m pytest $(PYTEST_ARGS)
 

@@ -32,6 +32,7 @@ ORDER = [
     "blueprints",
     "execution",
     "execution_isolation",
+    "deploy",
     "distribution",
     "bus",
     "router",

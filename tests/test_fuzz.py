@@ -35,6 +35,9 @@ MAX_EXAMPLES = int(os.environ.get("NETPLATFORM_FUZZ_EXAMPLES", "30"))
 # so that xdist spreads the longest documents over the workers (configtree alone took 150 s,
 # the tail of the whole suite). Shard k takes every n-th operation, from the k-th on.
 SHARDS: dict[str, int] = {"configtree": 6, "distribution": 3, "policy": 2, "blueprints": 2, "bus": 2}
+# Operations that connect to the device a request names (the blueprint catalog's device check and
+# host key trust): fuzzed, they would reach whatever host a generated device names.
+OUTBOUND = {("POST", "/api/v1/devices/{name}/check"), ("POST", "/api/v1/devices/{name}/trust-host-key")}
 SHARDED = [(name, shard) for name in SERVICE_NAMES for shard in range(SHARDS.get(name, 1))]
 
 
@@ -72,6 +75,8 @@ def test_service_holds_to_its_openapi_document(
         assert operations, f"{name} documents no operation"
         for result in operations[shard :: SHARDS.get(name, 1)]:
             operation = result.ok()
+            if (operation.method.upper(), operation.path) in OUTBOUND:
+                continue
             try:
                 fuzz_operation(operation, base_url)
             except Exception as error:  # collected and reported below

@@ -282,6 +282,9 @@ class Settings(BaseSettings):
     execution_render_template_s: float = Field(10.0, gt=0, le=3600)
     execution_render_step_s: float = Field(60.0, gt=0, le=86400)
     execution_render_workers_per_blueprint: int = Field(0, ge=0, le=64)
+    # Config deploy (component-netconf-executor): at most this many devices talked to at once
+    # by each instance, over every run; one device is never deployed to twice at once.
+    deploy_concurrency: int = Field(8, ge=1, le=256)
 
     # --- console ---------------------------------------------------------------------------------
     # Base URLs of the services the console is a client of, ``name=url`` comma-separated

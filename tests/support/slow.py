@@ -30,6 +30,19 @@ SLOW_FIXTURES = frozenset({"page", "browser"})
 """The console's browser tests: a Chromium per module, a page load per step."""
 
 SLOW_TESTS: dict[str, str] = {
+    "blueprints/deploy/test_deploy.py::test_two_instances_deploy_to_one_device_one_after_the_other": "24 s",
+    "blueprints/deploy/test_docs_example.py::test_the_worked_example_deploys_as_the_page_says": "18 s",
+    "blueprints/deploy/test_deploy.py::test_one_run_deploys_five_devices_in_parallel": "15 s",
+    "blueprints/deploy/test_deploy.py::test_a_device_without_a_candidate_is_edited_in_running_and_read_back": "11 s",
+    "blueprints/deploy/test_deploy.py::test_assign_then_deploy_puts_the_rendered_values_in_the_running_config": "13 s",
+    "blueprints/deploy/test_deploy.py::test_a_confirmed_commit_that_is_never_confirmed_leaves_the_old_config": "10 s",
+    "blueprints/deploy/test_deploy.py::test_rollback_restores_the_config_from_before_the_last_deploy": "8 s",
+    "blueprints/deploy/test_deploy.py::test_an_invalid_value_fails_the_step_with_the_devices_rpc_error_and_leaves_it_unchanged": "7 s",
+    "blueprints/deploy/test_deploy.py::test_a_wrong_password_is_a_clear_failure": "7 s",
+    "blueprints/deploy/test_deploy.py::test_check_answers_a_diff_and_changes_nothing": "7 s",
+    "blueprints/deploy/test_deploy.py::test_a_failing_device_fails_the_run_and_the_output_says_which_succeeded": "6 s",
+    "blueprints/deploy/test_devices.py::test_a_device_password_is_nowhere_in_clear": "6 s",
+    "blueprints/deploy/test_deploy.py::test_a_lock_held_by_another_session_is_a_clear_lock_denied_failure": "5 s",
     "test_services.py::test_every_protected_route_refuses_missing_and_wrong_credentials": "32 s",
     "test_cli.py::test_serve_starts_all_six_and_the_console_with_configured_users_and_stops_gracefully": "30 s",
     "distribution/test_retention.py::test_publish_refused_while_spool_is_under_its_floor": "24 s",

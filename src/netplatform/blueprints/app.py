@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from typing import TypedDict
 
 import anyio
@@ -14,11 +15,13 @@ from ..settings import Settings
 from ..store.database_blobs import shared_blob_store
 from ..store.db import Database
 from ..store.generations import Generation
+from ..store.secrets import sealer_for
 from ..web.app import build_app
 from .archive import ArchiveLimits
 from .blueprint_models import BlueprintModels
 from .config_snapshots import ConfigSnapshots
 from .deps import OBJECTS, BlueprintsObjects
+from .devices import Devices
 from .dictionaries import Dictionaries
 from .execution.audit import ExecutionAudit
 from .execution.components import (
@@ -32,6 +35,7 @@ from .execution.components import (
 from .execution.engine import Component, Engine
 from .execution.executions import Executions
 from .execution.expressions import ExpansionLimits
+from .execution.netconf.component import NETCONF_EXECUTOR, NetconfExecutor
 from .execution.render_pool import RenderPool
 from .execution.resolution import ResourceResolution
 from .execution.rest_sources import RestSources
@@ -46,6 +50,7 @@ from .routes import (
     actuator,
     blueprint_models,
     config_snapshots,
+    devices,
     dictionaries,
     execution,
     model_types,
@@ -68,6 +73,15 @@ class _Execution(TypedDict):
     async_pool: ThreadPoolExecutor
     rest_sources: RestSources
     renderers: RenderPool
+    deploy_pool: ThreadPoolExecutor
+
+
+@dataclass(frozen=True)
+class _Deploy:
+    """What config deploy reads: the device inventory and the stored templates."""
+
+    devices: Devices
+    templates: ResolvedTemplates
 
 
 def create_app(settings: Settings) -> FastAPI:
@@ -80,6 +94,7 @@ def create_app(settings: Settings) -> FastAPI:
         resolved_templates.router,
         resolved_resources.router,
         execution.router,
+        devices.router,
     ]
     app = build_app(SPEC, settings, routers=routers, lifespan=lifespan)
     OBJECTS.install(app, _objects(app, settings))
@@ -97,16 +112,19 @@ def _objects(app: FastAPI, settings: Settings) -> BlueprintsObjects:
     types = ModelTypes(db)
     dictionary = Dictionaries(db)
     snapshots = ConfigSnapshots(db)
+    templates = ResolvedTemplates(db)
+    inventory = Devices(db, lambda: sealer_for(settings))
     return BlueprintsObjects(
         blueprint_models=models,
         model_types=types,
         dictionaries=dictionary,
         config_snapshots=snapshots,
-        resolved_templates=ResolvedTemplates(db),
+        resolved_templates=templates,
+        devices=inventory,
         resolved_resources=ResolvedResources(db),
         starter_catalog=StarterCatalog(models, types, dictionary),
         catalog=Generation(db, generations, CATALOG_SCOPE),
-        **_execution(db, settings, models, dictionary, snapshots, expansion),
+        **_execution(db, settings, models, dictionary, snapshots, expansion, _Deploy(inventory, templates)),
     )
 
 
@@ -117,6 +135,7 @@ def _execution(
     dictionary: Dictionaries,
     snapshots: ConfigSnapshots,
     expansion: ExpansionLimits,
+    deploy: _Deploy,
 ) -> _Execution:
     """The execution service: the engine, its components over the catalog's stores, the audit,
     and the pools and REST sources the lifespan closes. Runs hold a thread of ``run_pool`` (sync)
@@ -135,10 +154,14 @@ def _execution(
     renderers = RenderPool.from_settings(settings)
     results = ResolutionResults(db)
     sources = Sources(rest_sources, results, dictionary.definition)
+    deploy_pool = ThreadPoolExecutor(
+        max_workers=settings.deploy_concurrency, thread_name_prefix="blueprints-deploy"
+    )
     components: dict[str, Component] = {
         RESOLUTION: ResourceResolution(results, sources, renderers),
         DELETION: ResourceDeletion(results),
         SNAPSHOTS: ConfigSnapshotsExecutor(snapshots),
+        NETCONF_EXECUTOR: NetconfExecutor(deploy.devices, deploy.templates.find, deploy_pool),
     }
     engine = Engine(components, unsupported, step_pool, expansion)
     audit = ExecutionAudit(db, settings.execution_audit_retention_s, settings.instance_name)
@@ -153,6 +176,7 @@ def _execution(
         async_pool=async_pool,
         rest_sources=rest_sources,
         renderers=renderers,
+        deploy_pool=deploy_pool,
     )
 
 
@@ -170,3 +194,4 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         objects.step_pool.shutdown(wait=False, cancel_futures=True)
         objects.rest_sources.close()
         objects.renderers.close()
+        objects.deploy_pool.shutdown(wait=False, cancel_futures=True)

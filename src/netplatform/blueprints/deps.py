@@ -15,6 +15,7 @@ from ..web.replay import replayable
 from ..web.routes import RouteTable
 from .blueprint_models import BlueprintModels
 from .config_snapshots import ConfigSnapshots
+from .devices import Devices
 from .dictionaries import Dictionaries
 from .execution.audit import ExecutionAudit
 from .execution.executions import Executions
@@ -41,6 +42,7 @@ class BlueprintsObjects:
     config_snapshots: ConfigSnapshots
     resolved_templates: ResolvedTemplates
     resolved_resources: ResolvedResources
+    devices: Devices
     starter_catalog: StarterCatalog
     catalog: Generation
     executions: Executions
@@ -51,6 +53,7 @@ class BlueprintsObjects:
     async_pool: ThreadPoolExecutor
     rest_sources: RestSources
     renderers: RenderPool
+    deploy_pool: ThreadPoolExecutor
 
 
 OBJECTS = Registry(BlueprintsObjects)
@@ -70,6 +73,7 @@ ResolvedTemplatesDep = Annotated[ResolvedTemplates, OBJECTS.depends(lambda o: o.
 ResolvedResourcesDep = Annotated[ResolvedResources, OBJECTS.depends(lambda o: o.resolved_resources)]
 StarterCatalogDep = Annotated[StarterCatalog, OBJECTS.depends(lambda o: o.starter_catalog)]
 RouteTableDep = Annotated[RouteTable, Depends(route_table)]
+DevicesDep = Annotated[Devices, OBJECTS.depends(lambda o: o.devices)]
 ExecutionsDep = Annotated[Executions, OBJECTS.depends(lambda o: o.executions)]
 ExecutionAuditDep = Annotated[ExecutionAudit, OBJECTS.depends(lambda o: o.execution_audit)]
 RunPoolDep = Annotated[RunPool, OBJECTS.depends(lambda o: o.run_pool)]

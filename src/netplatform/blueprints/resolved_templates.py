@@ -26,6 +26,11 @@ class ResolvedTemplates:
         self.unit.write(lambda templates: templates.replace(record))
         return record
 
+    def find(self, key: ResolutionKey) -> str | None:
+        """The stored result of ``key``, None when there is none."""
+        record = self.unit.read(lambda templates: templates.find(key))
+        return None if record is None else record.result
+
     def in_format(self, key: ResolutionKey, format_: str) -> FormattedText:
         """The result of ``key`` in the format asked for, converted between JSON and XML (406
         when it cannot be), 404 when there is none."""

@@ -432,3 +432,85 @@ def dictionary_body() -> dict[str, Any]:
 
 def json_body(schema: dict[str, Any]) -> dict[str, Any]:
     return {"required": True, "content": {"application/json": {"schema": schema}}}
+
+
+# --- the device inventory (/api/v1/devices) --------------------------------------------------
+
+
+class DeviceSettings(BaseModel):
+    """What a device is: where it answers NETCONF and how the platform logs in. ``password`` and
+    ``privateKey`` are write-only (sealed at rest, never answered); on an update, an absent one
+    keeps the stored secret."""
+
+    host: StorableStr = Field(min_length=1, max_length=MAX_NAME_LENGTH)
+    port: int = Field(830, ge=1, le=65535)
+    username: StorableStr = Field(min_length=1, max_length=MAX_NAME_LENGTH)
+    password: StorableStr | None = Field(None, max_length=1024)
+    privateKey: StorableStr | None = Field(None, max_length=16384)
+    hostKey: StorableStr | None = Field(
+        None,
+        max_length=16384,
+        description="The device's SSH host key in OpenSSH form ('ssh-ed25519 AAAA...'), pinned",
+    )
+    connectTimeout: float = Field(30.0, gt=0, le=600, description="seconds: TCP, SSH, login and hello")
+    replyTimeout: float = Field(30.0, gt=0, le=3600, description="seconds, per NETCONF reply")
+    site: StorableStr | None = Field(None, max_length=MAX_NAME_LENGTH)
+
+
+class DeviceCreate(DeviceSettings):
+    name: str = Field(json_schema_extra=NAME_SCHEMA)
+
+
+class Device(BaseModel):
+    """A device as answered: never its password or private key."""
+
+    name: str
+    host: str
+    port: int
+    username: str
+    authentication: str = Field(description="password or private-key")
+    hostKey: str | None
+    hostKeyFingerprint: str | None
+    connectTimeout: float
+    replyTimeout: float
+    site: str | None
+    createdDate: str
+    updatedDate: str
+
+
+class TrustHostKey(BaseModel):
+    fingerprint: StorableStr = Field(
+        min_length=1,
+        max_length=128,
+        description="SHA256:... of the key the device presents (its check shows it)",
+    )
+
+
+class DeviceCheck(BaseModel):
+    device: str
+    ok: bool
+    hostKeyStatus: str = Field(
+        description="trusted, changed (differs from the pinned key), unknown (none pinned)"
+    )
+    presentedHostKey: str | None
+    presentedFingerprint: str | None
+    capabilities: list[str]
+    errorMessage: str | None
+    elapsedMs: int
+
+
+class DeviceDeploy(BaseModel):
+    id: int
+    device: str
+    mode: str
+    status: str
+    requestId: str
+    subRequestId: str
+    blueprintName: str
+    blueprintVersion: str
+    datastore: str | None
+    sent: str | None
+    diff: str | None
+    errorMessage: str | None
+    durationMs: int
+    startDate: str

@@ -13,6 +13,7 @@ from sqlalchemy import (
     BigInteger,
     Column,
     DateTime,
+    Float,
     ForeignKey,
     Index,
     Integer,
@@ -212,6 +213,55 @@ executions = Table(
 )
 """One row per execution (``GET /api/v1/workflow/audit-status``): written before it runs, completed
 after; kept for NETPLATFORM_EXECUTION_AUDIT_RETENTION_S."""
+
+devices = Table(
+    "blueprints_devices",
+    metadata,
+    Column("name", String(NAME), primary_key=True),
+    Column("host", String(NAME), nullable=False),
+    Column("port", Integer, nullable=False),
+    Column("username", String(NAME), nullable=False),
+    Column("password", Text),  # sealed (store/secrets.py)
+    Column("private_key", Text),  # sealed
+    Column("host_key", Text),  # the pinned SSH host key, OpenSSH form ("ssh-ed25519 AAAA...")
+    Column("connect_timeout_s", Float, nullable=False),
+    Column("reply_timeout_s", Float, nullable=False),
+    Column("site", String(NAME)),
+    Column("created_date", DateTime, nullable=False),
+    Column("updated_date", DateTime, nullable=False),
+    Column("deploy_holder", String(64)),  # the lease of the deploy in progress, if any
+    Column("deploy_until", DateTime),
+)
+"""The device inventory config deploy reaches (``/api/v1/devices``): a CBA names a device, never a
+host or a credential. ``deploy_holder``/``deploy_until`` lease the device to one deploy at a
+time across instances (a holder that died frees it when the lease ends)."""
+
+device_deploys = Table(
+    "blueprints_device_deploys",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("device", String(NAME), nullable=False),
+    Column("mode", String(16), nullable=False),
+    Column("status", String(16), nullable=False),
+    Column("request_id", String(NAME), nullable=False),
+    Column("sub_request_id", String(NAME), nullable=False),
+    Column("blueprint_name", String(NAME), nullable=False),
+    Column("blueprint_version", String(NAME), nullable=False),
+    Column("datastore", String(16)),
+    Column("sent", Text),
+    Column("diff", Text),
+    Column("before_config", Text),  # running before a successful deploy: what rollback restores
+    Column("error_message", Text),
+    Column("duration_ms", Integer, nullable=False),
+    Column("start_date", DateTime, nullable=False),
+    Index("ix_blueprints_device_deploys_device", "device", "id"),
+    Index("ix_blueprints_device_deploys_request", "request_id", "sub_request_id"),
+)
+"""One row per device of each config-deploy step (deploy, check, rollback): what was sent, the
+diff, the outcome (the console's executions page shows them). Rows outlive their device."""
+
+SEALED_COLUMNS = (devices.c.password, devices.c.private_key)
+"""Sealed with the platform key; ``netplatform secrets rotate`` seals them again."""
 
 # The archives themselves on PostgreSQL (store/database_blobs.py); unused on SQLite.
 blob_chunks = blob_chunks_table("blueprints_blob_chunks", metadata)

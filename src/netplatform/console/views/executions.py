@@ -34,6 +34,7 @@ TEMPLATES_SHOWN = 10
 MODES = ("sync", "async")
 PROCESS = "/api/v1/execution-service/process"
 AUDIT = "/api/v1/workflow/audit"
+DEPLOYS = "/api/v1/deploys"  # what the run's config-deploy steps did on each device
 
 
 async def _get(request: Request, session: Session, path: str, **params: Any) -> Any:
@@ -301,8 +302,11 @@ async def run_detail(
             templates_error = found
         else:
             templates = found
+    deploys = await _get(request, session, DEPLOYS, requestId=request_id, subRequestId=sub_request_id)
     context = {
         "title": title,
+        "deploys": deploys.json() if deploys.status_code == 200 else [],
+        "deploys_error": None if deploys.status_code == 200 else api_error(deploys),
         "runs": runs,
         "key": key,
         "templates": templates,
