@@ -10,7 +10,7 @@ from fastapi import FastAPI
 
 from netplatform.settings import SERVICE_NAMES
 
-from .conftest import ServiceStarter
+from .conftest import ServiceStarter, SettingsFactory
 
 
 def protected_operations(app: FastAPI) -> list[tuple[str, str]]:
@@ -35,9 +35,14 @@ def test_service_answers_health_without_credentials(start_service: ServiceStarte
 
 @pytest.mark.parametrize("name", SERVICE_NAMES)
 def test_every_protected_route_refuses_missing_and_wrong_credentials(
-    start_service: ServiceStarter, name: str
+    start_service: ServiceStarter, make_settings: SettingsFactory, name: str
 ) -> None:
-    service = start_service(name)
+    # Hundreds of failures from one address: the throttle (tests/authz/test_throttle.py) would
+    # answer 429 long before the last route; here every route's own refusal is the point.
+    unthrottled = make_settings(
+        auth_failures_per_client=0, auth_failures_per_address=0, auth_failures_per_name=0
+    )
+    service = start_service(name, unthrottled)
     operations = protected_operations(cast(FastAPI, service.server.server.config.app))
     assert ("GET", "/metrics") in operations
     for auth in (None, ("admin", "not-the-password"), ("intruder", "admin")):
