@@ -23,7 +23,7 @@ _PLACEHOLDER = re.compile(r"[<>{}*]|^\.\.\.|NNNN")
 # Inside a CBA archive (its own folders) or a URL path: not files of this repository.
 _NOT_OURS = re.compile(r"^(/|(Definitions|Templates|Scripts|Plans|Environments|TOSCA-Metadata)/)")
 # Files a document's example has its reader create.
-_EXAMPLES = frozenset({"run.json"})
+_EXAMPLES = frozenset({"run.json", "assign.json", "deploy.json"})
 _BASES = (ROOT, ROOT / "src", PACKAGE, ROOT / "tests", ROOT / "bench", ROOT / "docs", SHARED)
 
 

@@ -134,7 +134,7 @@ def test_topic_roles_memberships_and_a_working_topic_url(
 ) -> None:
     site(bus, "dc-central-1", "central", "localhost", **cluster_at(router.server.port, "localhost"))
     created = topic_with(bus, pub("alice"), sub("bob"))
-    assert created["status"] == "VALID"
+    assert created["status"] == "VALID", created
     assert (created["publisherRole"], created["subscriberRole"]) == (PUBLISHERS, SUBSCRIBERS)
     writer, reader = created["clients"]
     assert writer["status"] == reader["status"] == "VALID"
@@ -266,7 +266,7 @@ def test_registering_a_cluster_pushes_every_topic(bus: httpx.Client, router: Run
     created = ok(
         bus.post("/mr_clusters", json={"svcLocationName": "edge-1", **cluster_at(router.server.port)})
     )
-    assert created["status"] == "VALID"
+    assert created["status"] == "VALID", created
     with http_client(router.url) as client:
         names = ok(client.get("/topics"))["topics"]
     assert {"org.example.bus.lab1.first", "org.example.bus.lab1.second"} <= set(names)
@@ -322,7 +322,7 @@ def test_a_put_that_leaves_placement_as_it_was_keeps_a_valid_topic_without_the_r
     with restartable_router(bus_settings, port):
         site(bus, "dc-central-1", "central", "localhost", **cluster_at(port, "localhost"))
         created = topic_with(bus, pub("alice"), sub("bob"))
-        assert created["status"] == "VALID"
+        assert created["status"] == "VALID", created
     # The router is down now: a PUT that asked anything of it would leave the topic INVALID.
     changed = ok(bus.put(f"/topics/{FQTN}", json={"topicDescription": "new words", "owner": "ops"}))
     assert (changed["status"], changed["topicDescription"], changed["owner"]) == ("VALID", "new words", "ops")
@@ -449,7 +449,7 @@ def test_bridge_messages_go_to_the_target_router(
     site(bus, "central-1", "central", "localhost", **cluster_at(central_router.server.port, "localhost"))
     created = topic_with(bus, pub("alice", "edge-1"), sub("bob", "central-1"))
     assert created["replicationCase"] == "REPLICATION_EDGE_TO_CENTRAL"
-    assert created["status"] == "VALID"
+    assert created["status"] == "VALID", created
     agent = "127.0.0.2-To-localhost"
     assert ok(bus.get("/bridge", params={"mmagent": agent, "detail": "true"}))["status"] == "VALID"
     # VALID because the target router lists the agent running, as it was sent.
@@ -588,7 +588,7 @@ def test_a_topic_deleted_on_the_router_behind_the_bus_is_created_again(
 ) -> None:
     site(bus, "dc-central-1", "central", "localhost", **cluster_at(router.server.port, "localhost"))
     created = topic_with(bus, pub("alice"), sub("bob"))
-    assert created["status"] == "VALID"
+    assert created["status"] == "VALID", created
     wait_until(lambda: "lastVerified" in ok(bus.get(f"/topics/{FQTN}")))
     first = ok(bus.get(f"/topics/{FQTN}"))["lastVerified"]
     last_mod = ok(bus.get(f"/topics/{FQTN}"))["lastMod"]
