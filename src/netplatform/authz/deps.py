@@ -13,7 +13,7 @@ from typing import Annotated
 from fastapi import Depends, Request
 
 from ..access.directory import AccessDirectory
-from ..web.permissions import Permission
+from ..access.permissions import Permission
 from ..web.registry import Registry
 from .directory_feed import DirectoryFeed
 from .errors import lacks_permission

@@ -21,6 +21,8 @@ from starlette.middleware import Middleware
 from starlette.types import Scope
 
 from ..access.directory import directory_for, register_authentication_metrics
+from ..access.errors import DecisionRefused
+from ..access.permissions import ServicePermissions
 from ..access.replica import Replica, register_replica_metrics
 from ..settings import Settings
 from ..store.blobs import BlobStore
@@ -35,7 +37,7 @@ from .looplag import probing, register_loop_lag_metrics
 from .metrics import CONTENT_TYPE_LATEST, Metrics
 from .middleware.kernel import KernelMiddleware
 from .openapi import document_kernel_conventions
-from .permissions import ServicePermissions, requires
+from .permissions import requires
 from .replay import ReplayCounts, ReplayShortcut, register_replay_metrics
 from .requestid import REQUEST_ID_HEADER
 from .routes import RouteTable
@@ -218,8 +220,13 @@ def _install_error_handlers(app: FastAPI, spec: ServiceSpec) -> None:
         assert isinstance(exc, WriteConflict)  # the store's own word for a lost race: 409
         return render(request, errors.Conflict(exc.message))
 
+    async def on_refused_decision(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, DecisionRefused)  # access/'s own word: 429 or 503
+        return render(request, errors.refusal_of(exc))
+
     app.add_exception_handler(errors.ApiError, on_api_error)
     app.add_exception_handler(WriteConflict, on_write_conflict)
+    app.add_exception_handler(DecisionRefused, on_refused_decision)
     app.add_exception_handler(RequestValidationError, on_validation_error)
     app.add_exception_handler(StarletteHTTPException, on_http_error)
 

@@ -11,10 +11,11 @@ from fastapi import APIRouter, Path, Query, Request
 from fastapi.responses import Response
 
 from ...access.directory import AccessDirectory
+from ...access.permissions import Permission
 from ...web.answers import reply
 from ...web.errors import Forbidden
 from ...web.openapi import answers, error_responses, stated_request
-from ...web.permissions import Permission, per_object, requires
+from ...web.permissions import per_object, requires
 from ...web.routes import STREAMED_BODY
 from ..deps import ExecutionAuditDep, ExecutionsDep, RequestLimitsDep, RunPoolDep
 from ..execution.audit import record_body
