@@ -9,6 +9,7 @@ from typing import Annotated
 
 from fastapi import Depends, Request
 
+from ..access.directory import AccessDirectory
 from ..store.generations import Generation
 from ..web.registry import Registry
 from ..web.replay import replayable
@@ -19,6 +20,7 @@ from .devices import Devices
 from .dictionaries import Dictionaries
 from .execution.audit import ExecutionAudit
 from .execution.executions import Executions
+from .execution.executors import Executor
 from .execution.render_pool import RenderPool
 from .execution.rest_sources import RestSources
 from .execution.run_pool import RunPool
@@ -65,6 +67,12 @@ async def route_table(request: Request) -> RouteTable:
     return table
 
 
+async def executor(request: Request) -> Executor:
+    """The caller of a run, with the kernel's directory that decides what it may run."""
+    access: AccessDirectory = request.app.state.access
+    return Executor(request.state.user, access)
+
+
 BlueprintModelsDep = Annotated[BlueprintModels, OBJECTS.depends(lambda o: o.blueprint_models)]
 ModelTypesDep = Annotated[ModelTypes, OBJECTS.depends(lambda o: o.model_types)]
 DictionariesDep = Annotated[Dictionaries, OBJECTS.depends(lambda o: o.dictionaries)]
@@ -78,6 +86,7 @@ ExecutionsDep = Annotated[Executions, OBJECTS.depends(lambda o: o.executions)]
 ExecutionAuditDep = Annotated[ExecutionAudit, OBJECTS.depends(lambda o: o.execution_audit)]
 RunPoolDep = Annotated[RunPool, OBJECTS.depends(lambda o: o.run_pool)]
 RequestLimitsDep = Annotated[RequestLimits, OBJECTS.depends(lambda o: o.request_limits)]
+ExecutorDep = Annotated[Executor, Depends(executor)]
 
 REPLAYABLE = replayable(OBJECTS.pick(lambda o: o.catalog))
 """For GET routes whose answer is a function of the request and the stored models, model types

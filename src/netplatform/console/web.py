@@ -78,6 +78,11 @@ def grants_cache(request: Request) -> GrantsCache:
     return OBJECTS.of(request.app).grants
 
 
+def config_models(request: Request) -> dict[str, ConfigModel]:
+    """The config tree's model per service URL, read once (views/configtree.py)."""
+    return OBJECTS.of(request.app).config_models
+
+
 def grants(request: Request) -> Grants:
     """The signed-in user's grants (set by :func:`current_session`); none before sign-in."""
     result: Grants = getattr(request.state, "grants", NO_GRANTS)
