@@ -26,7 +26,7 @@ from ..access.permissions import ServicePermissions
 from ..access.replica import Replica, register_replica_metrics
 from ..settings import Settings
 from ..store.blobs import BlobStore
-from ..store.db import Database, database_for
+from ..store.db import database_for
 from ..store.errors import WriteConflict
 from . import errors
 from .answers import reply
@@ -73,8 +73,11 @@ def build_app(
 ) -> FastAPI:
     """Assemble a service app: its routers inside the kernel's middleware and handlers.
 
-    ``lifespan`` runs inside the kernel's own (so the database is ready when it starts and
-    still open while it stops); use it for background workers and preloaded data.
+    ``lifespan`` runs inside the kernel's own, which starts the event-loop lag probe and, once the
+    service's lifespan has set up, the background jobs (stopped before it tears down); use it
+    for preloaded data and what the jobs need. The database is the process's
+    (``database_for``: shared by every app of the process, made before any of them starts,
+    never closed by an app), so it is there for the whole lifespan.
     ``middleware`` is the service's own, run inside the kernel's request context (request id
     and authenticated user known, its responses carrying the kernel's headers), outermost first.
     """
@@ -82,7 +85,7 @@ def build_app(
     app = FastAPI(
         title=spec.title,
         version=spec.version,
-        lifespan=_kernel_lifespan(spec, database, lifespan),
+        lifespan=_kernel_lifespan(spec, lifespan),
         docs_url="/docs",
         redoc_url=None,
         openapi_url="/openapi.json",
@@ -118,7 +121,7 @@ def build_app(
     return app
 
 
-def _kernel_lifespan(spec: ServiceSpec, database: Database, inner: Lifespan | None) -> Lifespan:
+def _kernel_lifespan(spec: ServiceSpec, inner: Lifespan | None) -> Lifespan:
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         # One probe per event loop, shared by every app the loop serves (web/looplag.py).
