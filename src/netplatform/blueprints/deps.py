@@ -73,19 +73,27 @@ async def executor(request: Request) -> Executor:
     return Executor(request.state.user, access)
 
 
-BlueprintModelsDep = Annotated[BlueprintModels, OBJECTS.depends(lambda o: o.blueprint_models)]
-ModelTypesDep = Annotated[ModelTypes, OBJECTS.depends(lambda o: o.model_types)]
-DictionariesDep = Annotated[Dictionaries, OBJECTS.depends(lambda o: o.dictionaries)]
-ConfigSnapshotsDep = Annotated[ConfigSnapshots, OBJECTS.depends(lambda o: o.config_snapshots)]
-ResolvedTemplatesDep = Annotated[ResolvedTemplates, OBJECTS.depends(lambda o: o.resolved_templates)]
-ResolvedResourcesDep = Annotated[ResolvedResources, OBJECTS.depends(lambda o: o.resolved_resources)]
-StarterCatalogDep = Annotated[StarterCatalog, OBJECTS.depends(lambda o: o.starter_catalog)]
+BlueprintModelsDep = Annotated[
+    BlueprintModels, OBJECTS.depends(BlueprintModels, lambda o: o.blueprint_models)
+]
+ModelTypesDep = Annotated[ModelTypes, OBJECTS.depends(ModelTypes, lambda o: o.model_types)]
+DictionariesDep = Annotated[Dictionaries, OBJECTS.depends(Dictionaries, lambda o: o.dictionaries)]
+ConfigSnapshotsDep = Annotated[
+    ConfigSnapshots, OBJECTS.depends(ConfigSnapshots, lambda o: o.config_snapshots)
+]
+ResolvedTemplatesDep = Annotated[
+    ResolvedTemplates, OBJECTS.depends(ResolvedTemplates, lambda o: o.resolved_templates)
+]
+ResolvedResourcesDep = Annotated[
+    ResolvedResources, OBJECTS.depends(ResolvedResources, lambda o: o.resolved_resources)
+]
+StarterCatalogDep = Annotated[StarterCatalog, OBJECTS.depends(StarterCatalog, lambda o: o.starter_catalog)]
 RouteTableDep = Annotated[RouteTable, Depends(route_table)]
-DevicesDep = Annotated[Devices, OBJECTS.depends(lambda o: o.devices)]
-ExecutionsDep = Annotated[Executions, OBJECTS.depends(lambda o: o.executions)]
-ExecutionAuditDep = Annotated[ExecutionAudit, OBJECTS.depends(lambda o: o.execution_audit)]
-RunPoolDep = Annotated[RunPool, OBJECTS.depends(lambda o: o.run_pool)]
-RequestLimitsDep = Annotated[RequestLimits, OBJECTS.depends(lambda o: o.request_limits)]
+DevicesDep = Annotated[Devices, OBJECTS.depends(Devices, lambda o: o.devices)]
+ExecutionsDep = Annotated[Executions, OBJECTS.depends(Executions, lambda o: o.executions)]
+ExecutionAuditDep = Annotated[ExecutionAudit, OBJECTS.depends(ExecutionAudit, lambda o: o.execution_audit)]
+RunPoolDep = Annotated[RunPool, OBJECTS.depends(RunPool, lambda o: o.run_pool)]
+RequestLimitsDep = Annotated[RequestLimits, OBJECTS.depends(RequestLimits, lambda o: o.request_limits)]
 ExecutorDep = Annotated[Executor, Depends(executor)]
 
 REPLAYABLE = replayable(OBJECTS.pick(lambda o: o.catalog))

@@ -52,8 +52,8 @@ async def granter(request: Request) -> Caller:
     return replace(found, topic_writer=await access.allows(found.identity, PERMISSIONS.write("topics")))
 
 
-TopicsDep = Annotated[Topics, OBJECTS.depends(lambda o: o.topics)]
-EventsDep = Annotated[Events, OBJECTS.depends(lambda o: o.events)]
-MirrorsDep = Annotated[MirrorSupervisor, OBJECTS.depends(lambda o: o.mirrors)]
+TopicsDep = Annotated[Topics, OBJECTS.depends(Topics, lambda o: o.topics)]
+EventsDep = Annotated[Events, OBJECTS.depends(Events, lambda o: o.events)]
+MirrorsDep = Annotated[MirrorSupervisor, OBJECTS.depends(MirrorSupervisor, lambda o: o.mirrors)]
 CallerDep = Annotated[Caller, Depends(caller)]
 GranterDep = Annotated[Caller, Depends(granter)]

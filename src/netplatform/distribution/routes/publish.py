@@ -80,7 +80,8 @@ class Services:
 # One dependency for the four: FastAPI's solving of each was a visible share of a small publish
 # (about 10 % of the GIL-holding samples with four).
 ServicesDep = Annotated[
-    Services, OBJECTS.depends(lambda o: Services(o.publisher, o.routing, o.delivery, o.delivery_metrics))
+    Services,
+    OBJECTS.depends(Services, lambda o: Services(o.publisher, o.routing, o.delivery, o.delivery_metrics)),
 ]
 MetaHeader = Annotated[
     str | None, Header(alias=META_HEADER, description="A flat JSON object of at most 4096 characters")
