@@ -30,8 +30,6 @@ ALLOWED_CIRCLES: frozenset[tuple[str, frozenset[str]]] = frozenset(
         ("netplatform.distribution", frozenset({"logs", "repository"})),
         # issue 40, sites-bus: router/topic_model.py reaches into engines/base.py
         ("netplatform.router", frozenset({"engines", "repository", "topic_model"})),
-        # issue 40, this branch (house) part 5: blueprints/catalog/ below execution/
-        ("netplatform.blueprints", frozenset({"blueprint_models", "execution", "validate"})),
     }
 )
 

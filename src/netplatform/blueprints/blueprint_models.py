@@ -21,16 +21,16 @@ from ..store.db import Database
 from ..store.generations import GenerationCache
 from ..store.unit_of_work import UnitOfWork
 from ..web.errors import PayloadTooLarge, ServiceUnavailable
-from .archive import Archive, ArchiveLimits
-from .cba import Cba
-from .enrich import EnrichmentFailed, enrich
+from .catalog.archive import Archive, ArchiveLimits
+from .catalog.cba import Cba
+from .catalog.enrich import EnrichmentFailed, enrich
+from .catalog.expansion import ExpansionLimits
+from .catalog.validate import ValidationFailed, refuse_expansion_bombs, refuse_step_cycles, validate
+from .catalog.workflows import workflow_spec
 from .errors import IO_FILE_INTERRUPT, resource_not_found
-from .execution.expressions import ExpansionLimits
 from .repository.blueprint_models import MODEL_SORT_COLUMNS, BlueprintModelRepository, ModelRecord
 from .repository.stored_definitions import StoredDefinitions
 from .tables import CATALOG_SCOPE, generations
-from .validate import ValidationFailed, refuse_expansion_bombs, refuse_step_cycles, validate
-from .workflows import workflow_spec
 
 ARTIFACT_TYPE = "SDNC_MODEL"
 MODEL_SORTS = tuple(MODEL_SORT_COLUMNS)
