@@ -25,6 +25,7 @@ from .logs.retention import LogRetention
 from .nodes import NodeRegistry
 from .publishing import Publisher
 from .routing import Routing
+from .sites.central import CentralSide
 from .spool_space import SpoolSpace
 from .tables import feed_object, subscription_object
 
@@ -48,6 +49,7 @@ class DistributionObjects:
     acknowledgements: Acknowledgements
     spool_space: SpoolSpace
     log_retention: LogRetention
+    central: CentralSide  # what this node serves edge nodes (distribution/sites/central.py)
 
 
 OBJECTS = Registry(DistributionObjects)
@@ -113,6 +115,7 @@ NodeRegistryDep = Annotated[NodeRegistry, OBJECTS.depends(lambda o: o.nodes)]
 RoutingDep = Annotated[Routing, OBJECTS.depends(lambda o: o.routing)]
 ForwardingDep = Annotated[Forwarding, OBJECTS.depends(lambda o: o.forwarding)]
 AcknowledgementsDep = Annotated[Acknowledgements, OBJECTS.depends(lambda o: o.acknowledgements)]
+CentralSideDep = Annotated[CentralSide, OBJECTS.depends(lambda o: o.central)]
 PublicBaseUrlDep = Annotated[str, Depends(public_base_url)]
 CallerDep = Annotated[Caller, Depends(caller)]
 

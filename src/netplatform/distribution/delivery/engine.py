@@ -458,6 +458,7 @@ def _attempt_record(job: DeliveryJob, attempt: Attempt, record_type: RecordType,
         method=attempt.method,
         content_type=attempt.content_type,
         content_length=attempt.content_length,
+        node=job.file.node,
         **outcome,
     )
 

@@ -31,6 +31,7 @@ def _log_values(record: LogRecord) -> dict[str, Any]:
         "delivery_id": record.delivery_id,
         "expiry_reason": str(record.expiry_reason) if record.expiry_reason else None,
         "attempts": record.attempts,
+        "node": record.node,
     }
 
 
@@ -52,6 +53,7 @@ def _record(row: Any) -> LogRecord:
         delivery_id=row["delivery_id"],
         expiry_reason=ExpiryReason(row["expiry_reason"]) if row["expiry_reason"] else None,
         attempts=row["attempts"],
+        node=row["node"],
     )
 
 
@@ -107,6 +109,39 @@ class LogRepository:
                 conditions.append(logs.c.status_code <= query.status.highest)
         statement = sa.select(logs).where(*conditions).order_by(logs.c.date_ms, logs.c.id)
         return [_record(row) for row in self.session.connection().execute(statement).mappings()]
+
+    # --- sites: an edge ships its records to central (distribution/sites/) ----------------
+
+    def after(self, last_id: int, limit: int) -> list[tuple[int, LogRecord]]:
+        """Up to ``limit`` of this database's own records past id ``last_id``, by id."""
+        statement = (
+            sa.select(logs)
+            .where(logs.c.id > last_id, logs.c.origin_id.is_(None))
+            .order_by(logs.c.id)
+            .limit(limit)
+        )
+        rows = self.session.connection().execute(statement).mappings()
+        return [(int(row["id"]), _record(row)) for row in rows]
+
+    def take_shipped(self, node: str, records: list[tuple[int, LogRecord]]) -> int:
+        """Insert the records ``node`` shipped (each with its id there) that are not here yet;
+        how many were new. A batch sent again after a lost answer adds nothing."""
+        if not records:
+            return 0
+        origin_ids = [origin for origin, _ in records]
+        held = set(
+            self.session.connection()
+            .execute(sa.select(logs.c.origin_id).where(logs.c.node == node, logs.c.origin_id.in_(origin_ids)))
+            .scalars()
+        )
+        rows = [
+            {**_log_values(record), "node": node, "origin_id": origin}
+            for origin, record in records
+            if origin not in held
+        ]
+        if rows:
+            self.session.connection().execute(sa.insert(logs), rows)
+        return len(rows)
 
     # --- retention -------------------------------------------------------------------------
 
