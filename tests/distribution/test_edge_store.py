@@ -65,7 +65,8 @@ def test_an_edge_follows_central_provisioning_and_refuses_to_change_it(central: 
 
     def second() -> bool:
         with edge.client("distribution") as http:
-            return bool(http.get(f"/feed/{feed_id}", headers=owner_headers()).json()["description"] == "second")
+            feed = http.get(f"/feed/{feed_id}", headers=owner_headers()).json()
+        return bool(feed["description"] == "second")
 
     wait_until(second, 30, "the feed's change at the edge")
 
@@ -94,7 +95,8 @@ def test_an_edge_delivers_from_its_own_queue_and_ships_its_logs_to_central(
         return records(central, f"/sublog/{sub_id}", publishId=publish_id)
 
     wait_until(lambda: len(shipped()) == 2, 30, "the edge's pub and del records at central")
-    assert {(record["type"], record["node"]) for record in shipped()} == {("pub", edge.name), ("del", edge.name)}
+    seen = {(record["type"], record["node"]) for record in shipped()}
+    assert seen == {("pub", edge.name), ("del", edge.name)}
 
 
 def test_shipped_records_are_taken_once(central: Site) -> None:
