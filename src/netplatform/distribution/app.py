@@ -28,6 +28,7 @@ from .forwarding import Forwarding
 from .logs.book import Logbook
 from .logs.retention import LogRetention
 from .nodes import NodeRegistry
+from .publish_service import PublishService
 from .publisher_gate import PublisherGate
 from .publishing import Publisher
 from .routes import acknowledgements, feeds, forward, logs, nodes, publish, routing, sites, subscriptions
@@ -117,23 +118,27 @@ def _objects(app: FastAPI, settings: Settings) -> DistributionObjects:
         max_bytes=settings.delivery_decompress_max_bytes,
         ratio_free_bytes=settings.delivery_decompress_ratio_free_bytes,
     )
+    publisher = Publisher(db, blobs, node, spool_space, gate)
+    routing = Routing(db, nodes)
+    delivery = DeliveryEngine(
+        db,
+        blobs,
+        settings,
+        delivery_metrics,
+        decompression,
+        settings.delivery_privileged_reoffer_s,
+        job=state.jobs.record("delivery-workers"),
+    )
     return DistributionObjects(
         provisioning=Provisioning(db, blobs, settings, secrets, sealer),
         provisioned=Generation(db, generations, PROVISIONING_SCOPE, changes=changes),
-        publisher=Publisher(db, blobs, node, spool_space, gate),
-        delivery=DeliveryEngine(
-            db,
-            blobs,
-            settings,
-            delivery_metrics,
-            decompression,
-            settings.delivery_privileged_reoffer_s,
-            job=state.jobs.record("delivery-workers"),
-        ),
+        publisher=publisher,
+        publishing=PublishService(publisher, routing, delivery, delivery_metrics),
+        delivery=delivery,
         delivery_metrics=delivery_metrics,
         logbook=Logbook(db),
         nodes=nodes,
-        routing=Routing(db, nodes),
+        routing=routing,
         forwarding=Forwarding(db, blobs, node, spool_space),
         acknowledgements=Acknowledgements(db, blobs, node, sealer),
         spool_space=spool_space,

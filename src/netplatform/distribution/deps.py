@@ -23,6 +23,7 @@ from .links import positive_id
 from .logs.book import Logbook
 from .logs.retention import LogRetention
 from .nodes import NodeRegistry
+from .publish_service import PublishService
 from .publishing import Publisher
 from .routing import Routing
 from .sites.central import CentralSide
@@ -40,6 +41,7 @@ class DistributionObjects:
     provisioning: Provisioning
     provisioned: Generation
     publisher: Publisher
+    publishing: PublishService  # the publish routes' walk: admit, route, receive, commit, wake
     delivery: DeliveryEngine
     delivery_metrics: DeliveryMetrics
     logbook: Logbook
@@ -108,6 +110,7 @@ async def caller(
 
 ProvisioningDep = Annotated[Provisioning, OBJECTS.depends(lambda o: o.provisioning)]
 PublisherDep = Annotated[Publisher, OBJECTS.depends(lambda o: o.publisher)]
+PublishServiceDep = Annotated[PublishService, OBJECTS.depends(lambda o: o.publishing)]
 DeliveryEngineDep = Annotated[DeliveryEngine, OBJECTS.depends(lambda o: o.delivery)]
 DeliveryMetricsDep = Annotated[DeliveryMetrics, OBJECTS.depends(lambda o: o.delivery_metrics)]
 LogbookDep = Annotated[Logbook, OBJECTS.depends(lambda o: o.logbook)]

@@ -33,7 +33,7 @@ from ..store.unit_of_work import UnitOfWork
 from ..web.errors import BadRequest, Forbidden, NotFound
 from .feed_model import Feed
 from .links import positive_id
-from .logs.records import LogRecord, RecordType
+from .log_model import LogRecord, RecordType
 from .publisher_gate import PublisherGate
 from .repository import Repositories
 from .repository.queue import SpooledFile

@@ -189,6 +189,11 @@ class LogRecordBody(BaseModel):
     deliveryId: str | None = None
     expiryReason: str | None = None
     attempts: int | None = None
+    node: str | None = Field(
+        None,
+        description="The node that recorded it (published, forwarded, delivered): its "
+        "NETPLATFORM_INSTANCE_NAME; an edge node's records are shipped to central with it",
+    )
 
 
 def render_feed(feed: Feed, base: str) -> dict[str, Any]:

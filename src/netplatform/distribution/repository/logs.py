@@ -8,8 +8,8 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.orm import Session
 
-from ..logs.query import LogQuery
-from ..logs.records import ExpiryReason, LogRecord, RecordType
+from ..log_model import ExpiryReason, LogRecord, RecordType
+from ..log_query import LogQuery
 from ..tables import feeds, logs
 
 

@@ -22,7 +22,7 @@ from ...clock import now_ms
 from ...store.db import Database
 from ...store.generations import Generation, bump
 from ...store.unit_of_work import UnitOfWork
-from ..logs.records import LogRecord
+from ..log_model import LogRecord
 from ..repository import Repositories
 from ..repository.replication import ReplicationRepository, Row
 from ..tables import NETWORK_SCOPE, PROVISIONING_SCOPE, generations, network_generations

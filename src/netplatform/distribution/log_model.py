@@ -6,7 +6,7 @@ from dataclasses import asdict, dataclass, fields
 from enum import StrEnum
 from typing import Any
 
-from ...clock import wire_time_ms
+from ..clock import wire_time_ms
 
 
 class RecordType(StrEnum):
