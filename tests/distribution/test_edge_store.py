@@ -16,6 +16,7 @@ from ..support.distribution_calls import (
     create_feed,
     create_subscription,
     feed_document,
+    files_held,
     owner_headers,
     post_feed,
     publish,
@@ -99,6 +100,24 @@ def test_an_edge_delivers_from_its_own_queue_and_ships_its_logs_to_central(
     assert seen == {("pub", edge.name), ("del", edge.name)}
 
 
+def test_a_subscription_deleted_at_central_takes_its_queued_files_at_the_edge_with_it(
+    central: Site, edge: Site, receiver: Receiver
+) -> None:
+    receiver.answer_with(lambda request: (503, {}))  # the file stays queued at the edge
+    feed_id, sub_id = feed_and_subscription(central, receiver)
+    wait_known(edge, f"/subs/{sub_id}", "the subscription", **owner_headers())
+    published = publish(edge.url("distribution"), feed_id, "big.bin", b"x" * 100_000)
+    assert published.status_code == 204, published.text
+    receiver.wait_for(1)
+    assert files_held(edge.database_url) == [published.headers["X-BUS-DR-PUBLISH-ID"]]
+
+    assert spooled(edge)
+    with central.client("distribution") as http:
+        assert http.delete(f"/subs/{sub_id}", headers=owner_headers()).status_code == 204
+    wait_until(lambda: files_held(edge.database_url) == [], 30, "the edge's queue emptied")
+    wait_until(lambda: not spooled(edge), 30, "the edge's spool emptied")
+
+
 def test_shipped_records_are_taken_once(central: Site) -> None:
     record = {
         "id": 7,
@@ -143,6 +162,10 @@ def test_an_edge_takes_publishes_and_starts_while_central_is_away_then_ships_eve
     wait_until(lambda: len(shipped()) >= 4, 60, "the edge's records at central after it returned")
     kinds = sorted((str(record["publishId"]), str(record["type"])) for record in shipped())
     assert kinds == sorted((publish_id, kind) for publish_id in ids for kind in ("pub", "del"))
+
+
+def spooled(site: Site) -> list[Path]:
+    return [path for path in (site.data_dir / "blobs").rglob("*") if path.is_file()]
 
 
 def _publish(edge: Site, feed_id: int, name: str) -> str:

@@ -89,7 +89,7 @@ def create_app(settings: Settings) -> FastAPI:
     jobs.every("spool-space", settings.delivery_spool_check_s, objects.spool_space.relieve)
     jobs.every("log-retention", settings.distribution_log_prune_interval_s, objects.log_retention.prune)
     if settings.distribution_central_url:  # an edge node on its own store (distribution/sites/)
-        link = CentralLink(settings, app.state.db, objects.nodes)
+        link = CentralLink(settings, app.state.db, app.state.blobs, objects.nodes)
         jobs.loop("central-provisioning", link.follow)
         jobs.every("central-announce", settings.node_heartbeat_s, link.announce)
         jobs.every("log-shipping", settings.distribution_log_ship_s, link.ship)

@@ -70,6 +70,17 @@ class ReplicationRepository:
             for name, table in REPLICATED.items()
         }
 
+    def newly_deleted(self, snapshot: dict[str, list[Row]]) -> list[int]:
+        """The subscriptions live here that ``snapshot`` has deleted (their queued deliveries go)."""
+        live = set(
+            self.session.connection()
+            .execute(sa.select(subscriptions.c.id).where(subscriptions.c.deleted.is_(False)))
+            .scalars()
+        )
+        return sorted(
+            row["id"] for row in snapshot.get("subscriptions", []) if row["deleted"] and row["id"] in live
+        )
+
     def apply(self, snapshot: dict[str, list[Row]], own_node: str) -> int:
         """Make the local replicated rows central's (this node's own row excepted); rows changed."""
         changed = 0

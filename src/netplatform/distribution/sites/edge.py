@@ -36,12 +36,14 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from ...clock import now_ms
 from ...settings import Settings
+from ...store.blobs import BlobStore
 from ...store.db import Database
 from ...store.unit_of_work import UnitOfWork
 from ...web.errors import Conflict
 from ...web.jobs import Job
 from ..nodes import NodeRegistry, node_identity
 from ..repository import Repositories
+from ..repository.queue import QueueRepository
 from ..repository.replication import ReplicationRepository, Row
 from ..spec import SPEC
 
@@ -65,12 +67,13 @@ def _said(response: httpx.Response) -> str:
 class CentralLink:
     """This edge node's link to central's provisioning."""
 
-    def __init__(self, settings: Settings, db: Database, registry: NodeRegistry) -> None:
+    def __init__(self, settings: Settings, db: Database, blobs: BlobStore, registry: NodeRegistry) -> None:
         if not settings.distribution_central_url:
             raise ValueError("an edge node needs NETPLATFORM_DISTRIBUTION_CENTRAL_URL")
         self.source = settings.distribution_central_url.rstrip("/")
         self.wait_s = settings.distribution_central_poll_s
         self.registry = registry
+        self.blobs = blobs
         self.auth = httpx.BasicAuth(*node_identity(settings))
         self.verify: str | bool = str(settings.ca_bundle) if settings.ca_bundle else True
         self.unit = UnitOfWork(db, ReplicationRepository)
@@ -116,12 +119,21 @@ class CentralLink:
         return generation
 
     def _store(self, provisioning: dict[str, list[Row]] | None, generation: int, answered: int) -> None:
-        def write(repo: ReplicationRepository) -> int:
-            changed = repo.apply(provisioning, self.registry.name) if provisioning is not None else 0
-            repo.record_sync(self.source, generation, answered)
-            return changed
+        """Write central's provisioning here; the deliveries queued for subscriptions it deleted
+        go with them, as at central (and their files, once no other delivery needs them)."""
 
-        changed = self.unit.write(write)
+        def write(repo: ReplicationRepository) -> tuple[int, list[str]]:
+            changed, unneeded = 0, []
+            if provisioning is not None:
+                deleted = repo.newly_deleted(provisioning)
+                changed = repo.apply(provisioning, self.registry.name)
+                unneeded = QueueRepository(repo.session).drop_deliveries(deleted, self.registry.name)
+            repo.record_sync(self.source, generation, answered)
+            return changed, unneeded
+
+        changed, unneeded = self.unit.write(write)
+        for blob in unneeded:
+            self.blobs.delete(blob)
         if changed:
             log.info("provisioning replica of %s: generation %d, %d rows", self.source, generation, changed)
 
