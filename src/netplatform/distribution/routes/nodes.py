@@ -70,7 +70,9 @@ def get_node(name: str, registry: NodeRegistryDep) -> Response:
     "/{name}",
     summary="An edge node on its own store says where it is (its registration and heartbeat here)",
     responses=answers(SPEC, NodeBody, 400),
-    openapi_extra=_CALL,
+    # Where the platform's node credential goes: platform.node itself (and platform.admin), not
+    # the bus's platform.bus, which may list nodes.
+    openapi_extra=requires(PERMISSIONS.internal("announce")),
 )
 def announce_node(
     name: Annotated[str, Path(min_length=1, max_length=128)],
