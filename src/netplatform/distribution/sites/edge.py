@@ -98,8 +98,12 @@ class CentralLink:
                     known = await self._poll(client, known)
                 except Exception as error:  # central away, a bad answer: counted, retried
                     job.failed(error)
+                    if job.consecutive_failures == 1:
+                        log.warning("%s does not answer (%r): serving from the replica", self.source, error)
                     await asyncio.sleep(RETRY_S)
                 else:
+                    if job.consecutive_failures:
+                        log.info("%s answers again", self.source)
                     job.succeeded()
 
     async def _poll(self, client: httpx.AsyncClient, known: int) -> int:
