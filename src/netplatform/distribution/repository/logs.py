@@ -166,8 +166,9 @@ class LogRepository:
         )
         return None if row is None else (int(row.date_ms), int(row.id))
 
-    def prunable(self, feed_id: int, through: LogMark, limit: int) -> list[int]:
-        """Up to ``limit`` ids of the feed's records at or before ``through``, oldest first."""
+    def prunable(self, feed_id: int, through: LogMark, limit: int, up_to_id: int | None = None) -> list[int]:
+        """Up to ``limit`` ids of the feed's records at or before ``through``, oldest first; with
+        ``up_to_id``, only records with an id up to it (an edge keeps what it has not shipped)."""
         date_ms, row_id = through
         statement = (
             sa.select(logs.c.id)
@@ -177,6 +178,8 @@ class LogRepository:
             .order_by(logs.c.date_ms, logs.c.id)
             .limit(limit)
         )
+        if up_to_id is not None:
+            statement = statement.where(logs.c.id <= up_to_id)
         return [int(found) for found in self.session.connection().execute(statement).scalars()]
 
     def delete(self, ids: list[int]) -> None:
