@@ -5,8 +5,9 @@ SQLite), joined only by HTTP.
 A file published at edge A is delivered to a subscriber at central (forwarded to central's node)
 and to one at edge B (forwarded to B's node), and both deliveries show in central's log API with
 the node that delivered. Then a partition: central is SIGKILLed for about ten seconds while both
-edges keep taking files; nothing acknowledged is lost, the forwards to central drain and every
-log record arrives at central once it is back; duplicates are counted.
+edges keep taking files (edge B also restarted meanwhile, from its own store); nothing
+acknowledged is lost, the forwards to central drain and every log record arrives at central once
+it is back; duplicates are counted.
 """
 
 from __future__ import annotations
@@ -151,6 +152,12 @@ def test_a_partition_from_central_loses_no_acknowledged_file_and_every_log_arriv
             acknowledged.append(publish_id)
         time.sleep(0.25)
     assert acknowledged and not refused
+    # Edge B restarted while central is away starts from its own store and takes files again.
+    three.edge_b.stop()
+    three.edge_b.start()
+    after_restart = _publish(three.edge_b, three.feed_id, "after-b-restart.csv")
+    assert after_restart is not None
+    acknowledged.append(after_restart)
     # Edge to edge needs no central: B has every file already.
     wait_until(lambda: set(acknowledged) <= set(_delivered(three.at_b)), 60, "every file at edge B")
 
