@@ -33,7 +33,7 @@ from ..store.unit_of_work import UnitOfWork
 from ..web.errors import BadRequest, Forbidden, NotFound
 from .feed_model import Feed
 from .links import positive_id
-from .logs.records import LogRecord, RecordType
+from .log_model import LogRecord, RecordType
 from .publisher_gate import PublisherGate
 from .repository import Repositories
 from .repository.queue import SpooledFile
@@ -251,11 +251,13 @@ class Publisher:
                 body=arrival.body,
             )
             repo.queue.enqueue(repo.queue.insert_file(spooled), self.node, receivers)
-        repo.logs.insert(self._publish_record(admission, arrival, publish_id, published_ms))
+        repo.logs.insert(self._publish_record(admission, arrival, publish_id, published_ms, self.node))
         return publish_id, receivers
 
     @staticmethod
-    def _publish_record(admission: Admission, arrival: Arrival, publish_id: str, date_ms: int) -> LogRecord:
+    def _publish_record(
+        admission: Admission, arrival: Arrival, publish_id: str, date_ms: int, node: str
+    ) -> LogRecord:
         return LogRecord(
             type=RecordType.PUBLISH,
             date_ms=date_ms,
@@ -269,4 +271,5 @@ class Publisher:
             endpoint_id=admission.endpoint_id,
             file_name=admission.file_id,
             status_code=204,
+            node=node,
         )
