@@ -22,7 +22,7 @@ from .events import Events
 from .mirror_agents import MirrorAgents
 from .mirror_settings import MirrorSettings
 from .mirror_supervisor import LEASE_S, MirrorConfig, MirrorSupervisor
-from .routes import events, mirror, topics
+from .routes import access, events, mirror, topics
 from .spec import SPEC
 from .topics import Topics
 
@@ -67,7 +67,14 @@ def create_app(settings: Settings) -> FastAPI:
     app = build_app(
         SPEC,
         settings,
-        routers=[events.router, mirror.router, mirror.agents_router, mirror.settings_router, topics.router],
+        routers=[
+            events.router,
+            mirror.router,
+            mirror.agents_router,
+            mirror.settings_router,
+            topics.router,
+            access.router,
+        ],
         lifespan=lifespan,
     )
     OBJECTS.install(app, _objects(app, settings))
