@@ -40,7 +40,6 @@ from ....store.db import Database
 from ....store.locks import LockNamespace, advisory_lock
 from ....store.unit_of_work import UnitOfWork
 from ...bridge_plans import PLACED, Topology, plan_bridges
-from ...bridges import load_topology
 from ...repository.router_removals import RouterRemovalRepository
 from ...repository.rows import CLIENTS, CLUSTERS, MIRROR_MAKERS, TOPICS, Kind
 from ...repository.topology import TopologyRepository
@@ -278,7 +277,7 @@ class RouterProvisioner:
             if topic is None:
                 return None
             clients = repo.routers.placed_clients(fqtn)
-            topology = load_topology(repo, self.central_cname)
+            topology = repo.topology(self.central_cname)
             agents = [agent.mmName or "" for agent in repo.agents.holding(fqtn)]
             owned = repo.roles.owned(topic_roles(topic))
             return TopicState(topic, clients, topology, agents, owned)
