@@ -424,9 +424,15 @@ def test_what_authz_did_not_take_is_invalid_and_retried(
 
 
 @pytest.fixture
-def central_router(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningService]:
-    """The central cluster's router: another router, on a database of its own."""
-    with router_of_its_own(tmp_path_factory.mktemp("central"), USERS) as router:
+def central_router(
+    tmp_path_factory: pytest.TempPathFactory, authz: RunningService
+) -> Iterator[RunningService]:
+    """The central cluster's router: another router, on a database of its own, whose decisions
+    come from a replica of the authz service's directory (as a site's router's do, issue 38):
+    the memberships the bus adds there admit the clients' identities here."""
+    follow = {"authz_url": authz.url, "authz_poll_s": 1.0}
+    with router_of_its_own(tmp_path_factory.mktemp("central"), USERS, **follow) as router:
+        wait_until(lambda: httpx.get(f"{router.url}/health").status_code == 200, 20, "the first sync")
         yield router
 
 
@@ -506,7 +512,7 @@ def test_a_target_that_reads_another_admin_topic_leaves_the_bridge_invalid(
 
 @fast_reconcile
 def test_a_bridge_whose_target_is_down_is_invalid_and_retried(
-    bus: httpx.Client, router: RunningService, tmp_path: Path
+    bus: httpx.Client, router: RunningService, authz: RunningService, tmp_path: Path
 ) -> None:
     port = free_port()
     site(bus, "edge-1", "edge", "127.0.0.2", **cluster_at(router.server.port, "127.0.0.2"))
@@ -523,7 +529,8 @@ def test_a_bridge_whose_target_is_down_is_invalid_and_retried(
 
     assert agent()["status"] == "INVALID" and "unreachable" in agent()["statusReason"]
     with temporary_database() as url:  # the central router, on a database of its own
-        central = own_router_settings(tmp_path / "central", USERS, url)
+        # Its decisions from a replica of the authz service's directory, as a site's router's.
+        central = own_router_settings(tmp_path / "central", USERS, url, authz_url=authz.url, authz_poll_s=1.0)
         migrate(central)
         try:
             up_again(bus, agent, central, port)
@@ -563,14 +570,11 @@ def mirror_settings(router_url: str) -> dict[str, Any]:
 def test_a_cluster_whose_router_is_down_is_invalid_until_a_pass_finds_it(
     bus: httpx.Client, bus_settings: Settings
 ) -> None:
-    """No topic to push: the cluster is VALID only once its router answered (the mirror settings)."""
+    """No topic to push: the cluster is VALID only once its router answered (health, mirror settings)."""
     port = free_port()
     down = ok(bus.post("/mr_clusters", json={"svcLocationName": "edge-1", **cluster_at(port)}))
     assert down["status"] == "INVALID"
-    assert (
-        f"message router unreachable at http://localhost:{port}/internal/mirror-settings"
-        in down["statusReason"]
-    )
+    assert f"message router unreachable at http://localhost:{port}/health" in down["statusReason"]
     assert "lastVerified" not in down
     with restartable_router(bus_settings, port):
         wait_until(lambda: ok(bus.get("/mr_clusters/edge-1"))["status"] == "VALID")

@@ -73,9 +73,11 @@ def test_configured_default_style_applies(
 
 def test_topic_defaults_and_roles(ready_bus: httpx.Client) -> None:
     created = ok(ready_bus.post("/topics", json=topic(tnxEnabled=True, formatUuid="f-1")))
+    # Issue 38, point 5: no cluster is registered, so the topic is on no router: not VALID yet.
     assert created == {
         "lastMod": created["lastMod"],
-        "status": "VALID",
+        "status": "STAGED",
+        "statusReason": "no message-router cluster is registered: the topic is on no router yet",
         "fqtn": "org.example.bus.lab1.alarms",
         "topicName": "alarms",
         "topicDescription": "alarm stream",
@@ -126,7 +128,16 @@ def test_existing_topic_conflicts_unless_use_existing(ready_bus: httpx.Client) -
     site(ready_bus, "c1", "central", "mr.c1")
     client = {"svcLocationName": "c1", "clientRole": "r", "action": ["sub"]}
     reused = ok(ready_bus.post("/topics/", params={"useExisting": "TRUE"}, json=topic(clients=[client])))
-    assert reused == created
+    # The same topic; its status moved: STAGED with no cluster, INVALID once a cluster exists
+    # whose router (mr.c1 resolves nowhere) did not take it (issue 38, point 5).
+    assert created["status"] == "STAGED"
+    assert reused == ok(ready_bus.get(f"/topics/{created['fqtn']}"))
+    assert {**reused, "status": "STAGED", "statusReason": None, "lastMod": None} == {
+        **created,
+        "statusReason": None,
+        "lastMod": None,
+    }
+    assert reused["status"] == "INVALID" and "the topic is on no message router yet" in reused["statusReason"]
     api_error(ready_bus.post("/topics", params={"useExisting": "no"}, json=topic()), 409)
 
 

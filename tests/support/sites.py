@@ -125,14 +125,16 @@ class SiteLauncher:
         services: Iterable[str] = EDGE_SERVICES,
         env: Mapping[str, str] | None = None,
         central: Site | None = None,
+        authz_url: str | None = None,
     ) -> Site:
         """An edge site named ``name``: its own SQLite database in its own data directory,
-        following the central authz service."""
+        following the central authz service (at ``authz_url`` when given: a path to it that the
+        test can cut, :class:`.links.Link`)."""
         source = central or self.central_site
         if source is None:
             raise ValueError("start the central site first")
         data_dir = self.tmp_path / f"{name}-data"
-        edge_env = {"NETPLATFORM_AUTHZ_URL": source.url("authz"), **(env or {})}
+        edge_env = {"NETPLATFORM_AUTHZ_URL": authz_url or source.url("authz"), **(env or {})}
         return self._start(name, tuple(services), data_dir, _sqlite_in(data_dir), edge_env)
 
     def _start(
