@@ -11,6 +11,7 @@ router reads. A topic outside the root has none: identities are granted on the r
 from __future__ import annotations
 
 import json
+import re
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -706,3 +707,18 @@ def test_an_agent_whose_source_is_unreachable_leaves_its_bridge_invalid(
     # The whitelisted topic exists on the target although the central client could not be set up
     # there by itself: the bus created it before sending the whitelist.
     assert router_topic(central_router.url, FQTN)["name"] == FQTN
+
+
+@fast_reconcile
+def test_the_reconcile_is_a_job_of_the_kernel(bus: httpx.Client) -> None:
+    """Issue 40, point 3: the reconcile runs on the kernel's job runner, its passes on /metrics."""
+    runs = re.compile(
+        r'^background_job_runs_total\{job="router-reconcile",service="bus"\} (\S+)$', re.MULTILINE
+    )
+
+    def ran() -> bool:
+        found = runs.search(bus.get("/metrics").text)
+        return found is not None and float(found.group(1)) >= 2
+
+    wait_until(ran, 20, "two passes of the bus's router-reconcile job on /metrics")
+    assert ok(bus.get("/health"))["status"] == "UP"

@@ -77,7 +77,7 @@ def create_app(settings: Settings) -> FastAPI:
         ],
         lifespan=lifespan,
     )
-    OBJECTS.install(app, _objects(app, settings))
+    _background_jobs(app, OBJECTS.install(app, _objects(app, settings)))
     return app
 
 
@@ -93,7 +93,17 @@ def _objects(app: FastAPI, settings: Settings) -> RouterObjects:
     topics = Topics(state.db, engine, administrators)
     events = Events(topics, engine)
     agents = MirrorAgents(state.db, settings.instance_name, lease_s=LEASE_S)
+    copies = state.jobs.record("mirror-copies")  # the agents' copy tasks and admin reader
     mirrors = MirrorSupervisor(
-        agents, mirror_settings, events, topics, engine, _mirror_config(settings), state.access.roles
+        agents, mirror_settings, events, topics, engine, _mirror_config(settings), state.access.roles, copies
     )
     return RouterObjects(engine, topics, events, mirrors)
+
+
+def _background_jobs(app: FastAPI, objects: RouterObjects) -> None:
+    """The engine's periodic work and the mirror supervisor, on the kernel's job runner (per-job
+    metrics, /health DEGRADED past a job's bound); started once the lifespan has started both."""
+    jobs = app.state.jobs
+    for work in objects.engine.background():
+        jobs.every(work.name, work.interval_s, work.work)
+    jobs.loop("mirror-supervisor", objects.mirrors.supervise)
