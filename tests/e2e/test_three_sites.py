@@ -129,19 +129,28 @@ def publish_all(url: str, who: tuple[str, str], messages: list[str]) -> None:
         assert answer.json()["count"] == len(messages[start : start + BATCH])
 
 
-def fetch_until(url: str, who: tuple[str, str], count: int, timeout: float = 60) -> list[str]:
-    """What the group ``g`` fetches at ``url`` until ``count`` distinct messages have come."""
+def fetch_until(url: str, who: tuple[str, str], wanted: list[str], timeout: float = 60) -> list[str]:
+    """What the group ``g`` fetches at ``url`` until every message of ``wanted`` has come."""
     received: list[str] = []
+    missing = set(wanted)
 
     def enough() -> bool:
         answer = httpx.get(f"{url}/g/1", params={"timeout": 1000, "limit": 1000}, auth=who, timeout=30)
         received.extend(ok(answer))
-        return len(set(received)) >= count
+        missing.difference_update(received)
+        return not missing
 
     wait_until(
-        enough, timeout, lambda: f"{count} messages at {url} ({len(set(received))} so far)", interval=0
+        enough, timeout, lambda: f"{len(missing)} of {len(wanted)} messages still at {url}", interval=0
     )
     return received
+
+
+def first_seen(received: list[str], wanted: list[str]) -> list[str]:
+    """The order in which ``wanted``'s messages first came: at least once allows a message again
+    (a claim whose commit a SIGKILL cut short comes back), never a loss or another order."""
+    among = set(wanted)
+    return [message for message in dict.fromkeys(received) if message in among]
 
 
 def test_three_sites_publish_fetch_mirror_partition_and_revocation(tmp_path: Path) -> None:
@@ -156,9 +165,9 @@ def test_three_sites_publish_fetch_mirror_partition_and_revocation(tmp_path: Pat
         # a router whose own tables hold no membership; the sub client at the edge fetches.
         sent = [f"message {i:03d}" for i in range(200)]
         publish_all(urls[ALICE[0]], ALICE, sent)
-        assert fetch_until(urls[CAROL[0]], CAROL, 200) == sent
+        assert fetch_until(urls[CAROL[0]], CAROL, sent) == sent
         # Point 2: the EDGE_TO_CENTRAL mirror, 200 of 200 at central, in order.
-        assert fetch_until(urls[BOB[0]], BOB, 200) == sent
+        assert fetch_until(urls[BOB[0]], BOB, sent) == sent
 
         partition(central, edge_a, urls)
         revocation(central, edge_a, edge_b)
@@ -176,14 +185,15 @@ def partition(central: Site, edge_a: Site, urls: dict[str, str]) -> None:
     edge_a.start()  # central still down: its replica comes from its own database
     publish_all(urls[ALICE[0]], ALICE, during[25:])
     health = edge_a.health("router").json()
-    assert health["status"] == "UP" and "replica of" in health["authz"], health
-    assert fetch_until(urls[CAROL[0]], CAROL, 50) == during
+    # Serving (DEGRADED once central has been away for a long poll and more, saying for how long).
+    assert health["status"] in ("UP", "DEGRADED") and "replica of" in health["authz"], health
+    assert first_seen(fetch_until(urls[CAROL[0]], CAROL, during), during) == during
 
     central.start()
     edge_a.wait_synced()
-    received = fetch_until(urls[BOB[0]], BOB, 50, timeout=90)
-    # At least once: a copy in flight when central died may come twice, in order of first sight.
-    assert list(dict.fromkeys(received)) == during
+    # At least once: a copy in flight when central died may come twice, and so may the last
+    # answer bob fetched before (its claim's commit cut short): in order of first sight.
+    assert first_seen(fetch_until(urls[BOB[0]], BOB, during, timeout=90), during) == during
 
 
 def revocation(central: Site, edge_a: Site, edge_b: Site) -> None:
