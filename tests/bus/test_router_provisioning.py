@@ -213,6 +213,10 @@ def test_a_client_role_is_granted_and_a_replaced_client_loses_its_old_grant(
     assert PUBLISHERS not in roles_of(authz.url, "alice")  # clientRole takes precedence
     assert publish(client["topicURL"], CAROL, {"via": "role"}).status_code == 200
     assert publish(client["topicURL"], ALICE, {"via": "identity"}).status_code == 403
+    # Its identity holds no such role: the client says so rather than VALID (issue 38).
+    assert client["status"] == "INVALID"
+    assert client["statusReason"].startswith(f"alice cannot publish to {FQTN} at the message router at ")
+    assert client["statusReason"].endswith(f"alice is not permitted to publish to topic {FQTN}")
     replaced = ok(bus.put(f"/mr_clients/{client['mrClientId']}", json={"fqtn": FQTN, **pub("alice")}))
     assert replaced["status"] == "VALID"
     assert router_topic(router.url, FQTN)["writerAcl"]["users"] == [PUBLISHERS_ROLE]

@@ -239,3 +239,20 @@ def test_delete_topic_removes_its_clients(ready_bus: httpx.Client) -> None:
     missing = api_error(ready_bus.delete("/topics/org.example.bus.lab1.alarms"), 404)
     assert missing["message"] == "Topic org.example.bus.lab1.alarms does not exist"
     assert missing["fields"] == "fqtn"
+
+
+def test_a_topic_is_staged_until_a_cluster_router_has_it(
+    ready_bus: httpx.Client, router: RunningService
+) -> None:
+    """Issue 38, point 5: a topic created before any cluster is on no router, so not VALID; once
+    a cluster is registered, the same pass that pushes every topic to its router makes it VALID."""
+    created = ok(ready_bus.post("/topics", json=topic()))
+    assert (created["status"], created["statusReason"]) == (
+        "STAGED",
+        "no message-router cluster is registered: the topic is on no router yet",
+    )
+    site(ready_bus, "dc-central-1", "central", "localhost", **at_router(router))
+    now = ok(ready_bus.get(f"/topics/{created['fqtn']}"))
+    assert now["status"] == "VALID" and "statusReason" not in now
+    with httpx.Client(base_url=router.url, auth=("admin", "admin")) as at_router_:
+        assert at_router_.get(f"/topics/{created['fqtn']}").status_code == 200
