@@ -726,3 +726,19 @@ def test_the_reconcile_is_a_job_of_the_kernel(bus: httpx.Client) -> None:
 
     wait_until(ran, 20, "two passes of the bus's router-reconcile job on /metrics")
     assert ok(bus.get("/health"))["status"] == "UP"
+
+
+def test_a_cluster_registered_later_gets_every_topic_with_its_roles_grants(
+    bus: httpx.Client, router: RunningService, central_router: RunningService
+) -> None:
+    """A topic that is VALID on one cluster goes to a cluster registered later with its roles'
+    grants: without them its ACLs there would admit every identity (issue 38)."""
+    site(bus, "edge-1", "edge", "127.0.0.2", **cluster_at(router.server.port, "127.0.0.2"))
+    assert topic_with(bus, name="first")["status"] == "VALID"
+    site(bus, "central-1", "central", "localhost", **cluster_at(central_router.server.port, "localhost"))
+    assert ok(bus.get("/mr_clusters/central-1"))["status"] == "VALID"
+    fqtn = "org.example.bus.lab1.first"
+    there = router_topic(central_router.url, fqtn)
+    assert there["writerAcl"] == {"enabled": True, "users": [f"role:{fqtn}.publisher"]}
+    assert there["readerAcl"] == {"enabled": True, "users": [f"role:{fqtn}.subscriber"]}
+    assert publish(f"{central_router.url}/events/{fqtn}", MALLORY, {"x": 1}).status_code == 403

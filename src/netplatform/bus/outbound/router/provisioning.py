@@ -235,11 +235,15 @@ class RouterProvisioner:
     def set_up_router(self, router: str, setup: RouterSetup, topics: Iterable[Topic] | None = None) -> None:
         """The router serves (its /health: a site whose replica of the central directory is past
         its bound does not), then its mirror settings, then every topic of ``setup`` or ``topics``
-        (409: it has it already)."""
+        (409: it has it already) with its roles' grants. A topic whose roles are not (yet) the
+        bus's goes nowhere: without its grants its ACLs would admit everyone there."""
         self.client.health(router)
         self.client.tell_mirror_settings(router, setup.admin_topic, setup.sources)
         for topic in setup.topics if topics is None else topics:
+            if not setup.owned.issuperset(topic_roles(topic)):
+                continue  # its own provisioning says why, and spreads it once the roles are
             self.client.create_topic(router, topic_document(topic))
+            self.grant_all(router, topic.fqtn or "", topic_grants(topic))
 
     def tell_sources(self, except_location: str | None = None) -> None:
         """Clusters changed: every other cluster's router learns the registered routers (the only
@@ -605,16 +609,19 @@ class RouterSetup:
     topics: list[Topic]
     admin_topic: str
     sources: list[str]
+    owned: frozenset[str] = frozenset()  # the topics' roles the bus created (authz)
 
 
 def read_cluster(repo: TopologyRepository, location: str) -> RouterSetup:
     """The cluster at ``location`` and what its router should have."""
     clusters = repo.list_all(CLUSTERS)
+    topics = repo.list_all(TOPICS)
     return RouterSetup(
         next((cluster for cluster in clusters if cluster.svcLocationName == location), None),
-        repo.list_all(TOPICS),
+        topics,
         repo.settings.get().bridgeAdminTopic or "",
         [base_url(cluster) for cluster in clusters],
+        frozenset(repo.roles.owned(role for topic in topics for role in topic_roles(topic))),
     )
 
 
