@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import signal
 import socket
 import ssl
@@ -15,6 +16,7 @@ import pytest
 from netplatform import __version__
 from netplatform.settings import SERVED_NAMES, SERVICE_NAMES
 
+from .support.keys import TEST_SECRET_KEY
 from .support.servers import ServeProcess, free_port
 from .support.tls import TlsFiles
 
@@ -212,3 +214,35 @@ def test_data_written_before_a_restart_is_there_after_it(tmp_path: Path, databas
         assert httpx.get(entry, auth=auth).json() == body
     finally:
         assert second.stop() == 0
+
+
+def test_an_instance_with_another_platform_key_than_the_store_refuses_to_start(
+    tmp_path: Path, database_url: str | None
+) -> None:
+    """Two instances over one store, the second with a key of its own (its own data directory,
+    no NETPLATFORM_SECRET_KEY): it says so and exits instead of failing every sealed secret."""
+    store = database_url or f"sqlite:///{tmp_path / 'shared.db'}"
+    first_env, first_ports = serve_env(tmp_path / "first", None, NETPLATFORM_DATABASE_URL=store)
+    first = ServeProcess(first_env, ["--only", "policy"], tmp_path / "first.log")
+    first.start(wait_ports=[first_ports["policy"]])
+    assert first.stop() == 0
+    second_env, second_ports = serve_env(tmp_path / "second", None, NETPLATFORM_DATABASE_URL=store)
+    other_key = subprocess.run(
+        [sys.executable, "-m", "netplatform", "secrets", "new-key"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    assert other_key != TEST_SECRET_KEY
+    result = subprocess.run(
+        [sys.executable, "-m", "netplatform", "serve", "--only", "policy"],
+        env={**os.environ, **second_env, "NETPLATFORM_SECRET_KEY": other_key},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 2, result.stderr[-2000:]
+    assert "sealed with another platform key" in result.stderr
+    again = ServeProcess(second_env, ["--only", "policy"], tmp_path / "again.log")  # the store's key
+    again.start(wait_ports=[second_ports["policy"]])
+    assert again.stop() == 0

@@ -29,13 +29,9 @@ DATABASE_INTERNALS = frozenset(
 )
 _DATABASE_RECEIVERS = frozenset({"db", "database", "_db", "_database"})
 
-# Code other branches of issue 40 are changing. The lead empties this once they are merged; an
-# entry whose module keeps the rule now fails the test.
-ALLOWED: dict[str, str] = {
-    # issue 40, sites-dist: the publisher group-commits through a bare GroupCommit (run_async);
-    # a grouped unit's write_async is its door, with the publish walk moving into one method there.
-    "distribution/publishing.py": "sites-dist",
-}
+# Modules allowed around the door, each with its reason; an entry whose module keeps the rule
+# now fails the test. Empty: distribution's publisher group-commits through a grouped unit.
+ALLOWED: dict[str, str] = {}
 
 
 def breaches(tree: ast.Module, module_name: str) -> list[str]:

@@ -14,22 +14,13 @@ from tests.support.source import Import, Module, circles_within_packages, import
 
 ROOT = Path(__file__).resolve().parents[1]
 
-# Circles that other branches of issue 40 break (sites-bus: bus/ and router/; sites-dist:
-# distribution/). Each entry is (package, the parts in the circle). The lead empties this list once
-# those branches are merged: an entry whose circle no longer exists fails the test, so it cannot
-# outlive its circle.
+# Circles still open (issue 40): each entry is (package, the parts in the circle). sites-bus and
+# sites-dist broke the others; this one is left. An entry whose circle no longer exists fails the
+# test, so it cannot outlive its circle.
 ALLOWED_CIRCLES: frozenset[tuple[str, frozenset[str]]] = frozenset(
     {
-        # issue 40, sites-bus: bridges.py reads the provisioner's type, the provisioner loads the topology
-        ("netplatform.bus", frozenset({"bridges", "outbound"})),
-        # issue 40, sites-bus: the authz and router provisioners call each other
+        # issue 40 (bus/, sites-bus's area): the authz and router provisioners import each other
         ("netplatform.bus.outbound", frozenset({"authz", "router"})),
-        # issue 40, sites-dist: the delivery engine and the forward sender share Attempt
-        ("netplatform.distribution", frozenset({"delivery", "forward_sender"})),
-        # issue 40, sites-dist: the log repository reads logs/ records, logs/book.py the repositories
-        ("netplatform.distribution", frozenset({"logs", "repository"})),
-        # issue 40, sites-bus: router/topic_model.py reaches into engines/base.py
-        ("netplatform.router", frozenset({"engines", "repository", "topic_model"})),
     }
 )
 

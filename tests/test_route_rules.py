@@ -10,13 +10,9 @@ from pathlib import Path
 
 from tests.support.source import Module, modules
 
-# Route modules other branches of issue 40 are changing. The lead empties this once they are
-# merged; an entry that no longer breaks the rule fails the test.
-ALLOWED: dict[str, str] = {
-    # issue 40, sites-dist: the publish route builds its own services dependency from OBJECTS;
-    # its walk moves into one service-object method there.
-    "distribution/routes/publish.py": "sites-dist",
-}
+# Route modules allowed to break the rule, each with its reason; an entry that no longer breaks it
+# fails the test. Empty: distribution's publish route (sites-dist) goes through deps.py now.
+ALLOWED: dict[str, str] = {}
 
 
 def is_route_module(module: Module) -> bool:

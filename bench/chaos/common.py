@@ -31,6 +31,7 @@ ADMIN = ("admin", "admin")
 ADMIN_HEADERS = {"Authorization": "Basic " + base64.b64encode(b"admin:admin").decode()}
 
 
+PLATFORM_KEY = base64.urlsafe_b64encode(os.urandom(32)).decode("ascii")  # a Fernet key, as `secrets new-key`
 PORTS_ENV = "NETPLATFORM_CHAOS_PORTS"
 _GIVEN_PORTS = [int(port) for port in os.environ.get(PORTS_ENV, "").split(",") if port.strip().isdigit()]
 """Ports handed to the script (tests/chaos: taken from the test run's own block, so no parallel
@@ -80,7 +81,14 @@ class Serve:
     on the same ports, data directory and instance name, as an operator's supervisor would."""
 
     def __init__(self, env: Mapping[str, str], only: list[str], ports: list[int], log: Path) -> None:
-        self.env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), **env}
+        # Every instance of one platform holds the same platform key (docs/operations.md): one
+        # generated per run, given to each child the way an operator gives NETPLATFORM_SECRET_KEY.
+        self.env = {
+            **os.environ,
+            "PYTHONPATH": str(ROOT / "src"),
+            "NETPLATFORM_SECRET_KEY": PLATFORM_KEY,
+            **env,
+        }
         self.args = [arg for name in only for arg in ("--only", name)]
         self.ports = ports
         self.log = log

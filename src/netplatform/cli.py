@@ -106,6 +106,7 @@ def serve(
     """Start the services (all of them unless --only is given), each on its own port."""
     from .server import run_workers
     from .server import serve as run_servers
+    from .store.secrets import SecretKeyError
 
     selected = list(dict.fromkeys(only)) if only else list(SERVED_NAMES)
     unknown = [name for name in selected if name not in SERVED_NAMES]
@@ -119,6 +120,9 @@ def serve(
             run_workers(settings, selected, count)
         else:
             asyncio.run(run_servers(settings, selected))
+    except SecretKeyError as error:
+        typer.echo(f"cannot start: {error}", err=True)
+        raise typer.Exit(2) from None
     finally:
         stop_logging()  # every queued line out, the access log's last ones included
 

@@ -27,6 +27,7 @@ from multiprocessing.process import BaseProcess
 
 import uvicorn
 
+from .access.key_check import verify_platform_key
 from .logs import configure_logging, stop_logging
 from .services import create_service_app
 from .settings import Settings
@@ -164,6 +165,7 @@ async def serve_on(
 
 def prepare_store(settings: Settings) -> None:
     upgrade(settings)
+    verify_platform_key(settings)
     warn_of_default_credentials(settings)
 
 

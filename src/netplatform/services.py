@@ -23,7 +23,9 @@ def create_service_app(name: str, settings: Settings) -> FastAPI:
 def sealed_columns() -> list[Column[Any]]:
     """Every column of every service that holds sealed secrets (store/secrets.py): each service's
     ``tables.SEALED_COLUMNS``, which ``netplatform secrets rotate`` seals again."""
-    columns: list[Column[Any]] = []
+    from .access.tables import SEALED_COLUMNS as KERNEL_SEALED
+
+    columns: list[Column[Any]] = list(KERNEL_SEALED)
     for name in SERVICE_NAMES:
         if importlib.util.find_spec(f"netplatform.{name}.tables") is None:
             continue  # authz keeps its tables in the kernel (access/tables.py)

@@ -171,6 +171,14 @@ class Settings(BaseSettings):
     # neither.
     node_user: str | None = None
     node_password: str | None = None
+    # Sites on their own stores (distribution/sites/): an edge node follows the provisioning
+    # (feeds, subscriptions, routes, nodes) of the central site's distribution service at
+    # ``distribution_central_url`` (long polls of ``distribution_central_poll_s``), refuses
+    # provisioning writes (409 naming central) and ships its log records there every
+    # ``distribution_log_ship_s``. Unset: this node is central (or shares its database).
+    distribution_central_url: str | None = None
+    distribution_central_poll_s: float = Field(10.0, gt=0, le=30)
+    distribution_log_ship_s: float = Field(1.0, gt=0)
     # The authorization framework for feeds (reference authz 4): feed creation then requires
     # X-EXCLUDE-AUTHZ, and a feed created with ``X-EXCLUDE-AUTHZ: false`` is governed by the
     # platform.distribution.feed permissions of its authz_instance instead of the owner rule and

@@ -21,7 +21,7 @@ from netplatform.router import create_app as create_router
 from netplatform.settings import Settings
 from netplatform.store.db import forget_database
 
-from ..conftest import RunningService, ServiceStarter
+from ..conftest import TEST_USERS, RunningService, ServiceStarter, SettingsFactory
 from ..support.answers import ok
 from ..support.databases import migrate, temporary_database
 from ..support.keys import TEST_SECRET_KEY
@@ -39,6 +39,16 @@ BUS_SETTINGS: dict[str, Any] = {
     "accessKeyOwner": "ops",
     "version": "2",
 }
+
+
+# The identities the suite's clients name (a client is VALID only when its clientIdentity can
+# publish or fetch at its router, issue 38): alice holds the role the clients' clientRole names.
+CLIENT_USERS = f"{TEST_USERS},alice:alice-pw:r.pub,bob:bob-pw,alice@example:alice-pw"
+
+
+@pytest.fixture
+def settings(make_settings: SettingsFactory) -> Settings:
+    return make_settings(users=CLIENT_USERS)
 
 
 @pytest.fixture

@@ -102,8 +102,9 @@ def test_a_bus_writer_chooses_no_host_the_bus_sends_its_credential_to(start_serv
 
 @pytest.fixture
 def recorder(tls: TlsFiles) -> Iterator[Receiver]:
-    """An HTTPS host of someone's own (its certificate signed by the tests' throwaway CA)."""
-    receiver = Receiver(tls, lambda request: (404, {})).start()
+    """An HTTPS host of someone's own (its certificate signed by the tests' throwaway CA); it says
+    it serves (/health: the bus asks a router that first), and answers 404 to everything else."""
+    receiver = Receiver(tls, lambda request: (200 if request.path == "/health" else 404, {})).start()
     yield receiver
     receiver.stop()
 

@@ -11,6 +11,7 @@ router reads. A topic outside the root has none: identities are granted on the r
 from __future__ import annotations
 
 import json
+import re
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -212,6 +213,10 @@ def test_a_client_role_is_granted_and_a_replaced_client_loses_its_old_grant(
     assert PUBLISHERS not in roles_of(authz.url, "alice")  # clientRole takes precedence
     assert publish(client["topicURL"], CAROL, {"via": "role"}).status_code == 200
     assert publish(client["topicURL"], ALICE, {"via": "identity"}).status_code == 403
+    # Its identity holds no such role: the client says so rather than VALID (issue 38).
+    assert client["status"] == "INVALID"
+    assert client["statusReason"].startswith(f"alice cannot publish to {FQTN} at the message router at ")
+    assert client["statusReason"].endswith(f"alice is not permitted to publish to topic {FQTN}")
     replaced = ok(bus.put(f"/mr_clients/{client['mrClientId']}", json={"fqtn": FQTN, **pub("alice")}))
     assert replaced["status"] == "VALID"
     assert router_topic(router.url, FQTN)["writerAcl"]["users"] == [PUBLISHERS_ROLE]
@@ -424,9 +429,15 @@ def test_what_authz_did_not_take_is_invalid_and_retried(
 
 
 @pytest.fixture
-def central_router(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningService]:
-    """The central cluster's router: another router, on a database of its own."""
-    with router_of_its_own(tmp_path_factory.mktemp("central"), USERS) as router:
+def central_router(
+    tmp_path_factory: pytest.TempPathFactory, authz: RunningService
+) -> Iterator[RunningService]:
+    """The central cluster's router: another router, on a database of its own, whose decisions
+    come from a replica of the authz service's directory (as a site's router's do, issue 38):
+    the memberships the bus adds there admit the clients' identities here."""
+    follow = {"authz_url": authz.url, "authz_poll_s": 1.0}
+    with router_of_its_own(tmp_path_factory.mktemp("central"), USERS, **follow) as router:
+        wait_until(lambda: httpx.get(f"{router.url}/health").status_code == 200, 20, "the first sync")
         yield router
 
 
@@ -506,7 +517,7 @@ def test_a_target_that_reads_another_admin_topic_leaves_the_bridge_invalid(
 
 @fast_reconcile
 def test_a_bridge_whose_target_is_down_is_invalid_and_retried(
-    bus: httpx.Client, router: RunningService, tmp_path: Path
+    bus: httpx.Client, router: RunningService, authz: RunningService, tmp_path: Path
 ) -> None:
     port = free_port()
     site(bus, "edge-1", "edge", "127.0.0.2", **cluster_at(router.server.port, "127.0.0.2"))
@@ -523,7 +534,8 @@ def test_a_bridge_whose_target_is_down_is_invalid_and_retried(
 
     assert agent()["status"] == "INVALID" and "unreachable" in agent()["statusReason"]
     with temporary_database() as url:  # the central router, on a database of its own
-        central = own_router_settings(tmp_path / "central", USERS, url)
+        # Its decisions from a replica of the authz service's directory, as a site's router's.
+        central = own_router_settings(tmp_path / "central", USERS, url, authz_url=authz.url, authz_poll_s=1.0)
         migrate(central)
         try:
             up_again(bus, agent, central, port)
@@ -563,14 +575,11 @@ def mirror_settings(router_url: str) -> dict[str, Any]:
 def test_a_cluster_whose_router_is_down_is_invalid_until_a_pass_finds_it(
     bus: httpx.Client, bus_settings: Settings
 ) -> None:
-    """No topic to push: the cluster is VALID only once its router answered (the mirror settings)."""
+    """No topic to push: the cluster is VALID only once its router answered (health, mirror settings)."""
     port = free_port()
     down = ok(bus.post("/mr_clusters", json={"svcLocationName": "edge-1", **cluster_at(port)}))
     assert down["status"] == "INVALID"
-    assert (
-        f"message router unreachable at http://localhost:{port}/internal/mirror-settings"
-        in down["statusReason"]
-    )
+    assert f"message router unreachable at http://localhost:{port}/health" in down["statusReason"]
     assert "lastVerified" not in down
     with restartable_router(bus_settings, port):
         wait_until(lambda: ok(bus.get("/mr_clusters/edge-1"))["status"] == "VALID")
@@ -702,3 +711,34 @@ def test_an_agent_whose_source_is_unreachable_leaves_its_bridge_invalid(
     # The whitelisted topic exists on the target although the central client could not be set up
     # there by itself: the bus created it before sending the whitelist.
     assert router_topic(central_router.url, FQTN)["name"] == FQTN
+
+
+@fast_reconcile
+def test_the_reconcile_is_a_job_of_the_kernel(bus: httpx.Client) -> None:
+    """Issue 40, point 3: the reconcile runs on the kernel's job runner, its passes on /metrics."""
+    runs = re.compile(
+        r'^background_job_runs_total\{job="router-reconcile",service="bus"\} (\S+)$', re.MULTILINE
+    )
+
+    def ran() -> bool:
+        found = runs.search(bus.get("/metrics").text)
+        return found is not None and float(found.group(1)) >= 2
+
+    wait_until(ran, 20, "two passes of the bus's router-reconcile job on /metrics")
+    assert ok(bus.get("/health"))["status"] == "UP"
+
+
+def test_a_cluster_registered_later_gets_every_topic_with_its_roles_grants(
+    bus: httpx.Client, router: RunningService, central_router: RunningService
+) -> None:
+    """A topic that is VALID on one cluster goes to a cluster registered later with its roles'
+    grants: without them its ACLs there would admit every identity (issue 38)."""
+    site(bus, "edge-1", "edge", "127.0.0.2", **cluster_at(router.server.port, "127.0.0.2"))
+    assert topic_with(bus, name="first")["status"] == "VALID"
+    site(bus, "central-1", "central", "localhost", **cluster_at(central_router.server.port, "localhost"))
+    assert ok(bus.get("/mr_clusters/central-1"))["status"] == "VALID"
+    fqtn = "org.example.bus.lab1.first"
+    there = router_topic(central_router.url, fqtn)
+    assert there["writerAcl"] == {"enabled": True, "users": [f"role:{fqtn}.publisher"]}
+    assert there["readerAcl"] == {"enabled": True, "users": [f"role:{fqtn}.subscriber"]}
+    assert publish(f"{central_router.url}/events/{fqtn}", MALLORY, {"x": 1}).status_code == 403

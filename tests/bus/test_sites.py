@@ -93,9 +93,7 @@ def test_cluster_lifecycle_with_defaults(bus: httpx.Client) -> None:
     assert created["targetReplicationPort"] == "9092"
     # Nothing answers at mr.central: a cluster is VALID only once its router did.
     assert created["status"] == "INVALID"
-    assert created["statusReason"].startswith(
-        "message router unreachable at https://mr.central:3905/internal/mirror-settings"
-    )
+    assert created["statusReason"].startswith("message router unreachable at https://mr.central:3905/health")
     assert ok(bus.get("/mr_clusters/dc-central-1")) == created
     replaced = ok(
         bus.put(

@@ -73,9 +73,11 @@ def test_configured_default_style_applies(
 
 def test_topic_defaults_and_roles(ready_bus: httpx.Client) -> None:
     created = ok(ready_bus.post("/topics", json=topic(tnxEnabled=True, formatUuid="f-1")))
+    # Issue 38, point 5: no cluster is registered, so the topic is on no router: not VALID yet.
     assert created == {
         "lastMod": created["lastMod"],
-        "status": "VALID",
+        "status": "STAGED",
+        "statusReason": "no message-router cluster is registered: the topic is on no router yet",
         "fqtn": "org.example.bus.lab1.alarms",
         "topicName": "alarms",
         "topicDescription": "alarm stream",
@@ -126,7 +128,16 @@ def test_existing_topic_conflicts_unless_use_existing(ready_bus: httpx.Client) -
     site(ready_bus, "c1", "central", "mr.c1")
     client = {"svcLocationName": "c1", "clientRole": "r", "action": ["sub"]}
     reused = ok(ready_bus.post("/topics/", params={"useExisting": "TRUE"}, json=topic(clients=[client])))
-    assert reused == created
+    # The same topic; its status moved: STAGED with no cluster, INVALID once a cluster exists
+    # whose router (mr.c1 resolves nowhere) did not take it (issue 38, point 5).
+    assert created["status"] == "STAGED"
+    assert reused == ok(ready_bus.get(f"/topics/{created['fqtn']}"))
+    assert {**reused, "status": "STAGED", "statusReason": None, "lastMod": None} == {
+        **created,
+        "statusReason": None,
+        "lastMod": None,
+    }
+    assert reused["status"] == "INVALID" and "the topic is on no message router yet" in reused["statusReason"]
     api_error(ready_bus.post("/topics", params={"useExisting": "no"}, json=topic()), 409)
 
 
@@ -228,3 +239,20 @@ def test_delete_topic_removes_its_clients(ready_bus: httpx.Client) -> None:
     missing = api_error(ready_bus.delete("/topics/org.example.bus.lab1.alarms"), 404)
     assert missing["message"] == "Topic org.example.bus.lab1.alarms does not exist"
     assert missing["fields"] == "fqtn"
+
+
+def test_a_topic_is_staged_until_a_cluster_router_has_it(
+    ready_bus: httpx.Client, router: RunningService
+) -> None:
+    """Issue 38, point 5: a topic created before any cluster is on no router, so not VALID; once
+    a cluster is registered, the same pass that pushes every topic to its router makes it VALID."""
+    created = ok(ready_bus.post("/topics", json=topic()))
+    assert (created["status"], created["statusReason"]) == (
+        "STAGED",
+        "no message-router cluster is registered: the topic is on no router yet",
+    )
+    site(ready_bus, "dc-central-1", "central", "localhost", **at_router(router))
+    now = ok(ready_bus.get(f"/topics/{created['fqtn']}"))
+    assert now["status"] == "VALID" and "statusReason" not in now
+    with httpx.Client(base_url=router.url, auth=("admin", "admin")) as at_router_:
+        assert at_router_.get(f"/topics/{created['fqtn']}").status_code == 200

@@ -433,6 +433,7 @@ def test_publish_record_and_metrics(
         "endpointId": "collector1",
         "fileName": "m.csv",
         "statusCode": 204,
+        "node": "test",
     }
     assert feed_log(client, feed_id, filename="m.csv") == [record]
     subscriber.wait_for(1)

@@ -8,7 +8,7 @@ import httpx
 import pytest
 
 from netplatform.clock import now_ms
-from netplatform.distribution.logs.records import ExpiryReason, LogRecord, RecordType
+from netplatform.distribution.log_model import ExpiryReason, LogRecord, RecordType
 from netplatform.distribution.repository.logs import LogRepository
 from netplatform.store.db import database_for
 

@@ -17,13 +17,20 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
+from sqlalchemy import insert
 
 from netplatform.clock import now_ms
+from netplatform.distribution.logs.retention import LogRetention
 from netplatform.distribution.publishing import INLINE_BODY_MAX
+from netplatform.distribution.repository.logs import LogRepository
+from netplatform.distribution.repository.replication import ReplicationRepository
+from netplatform.distribution.tables import feeds
 from netplatform.settings import Settings
+from netplatform.store.db import database_for
 from netplatform.web.auth import basic_header
 
 from ..conftest import RunningService, ServiceStarter
+from ..support.databases import migrate
 from ..support.distribution_calls import (
     PUBLISHER,
     create_feed,
@@ -252,3 +259,52 @@ def test_spooled_files_expire_disk_full_oldest_first(
                 assert isinstance(record["attempts"], int)
             assert expired[0]["attempts"] >= 1  # the head of the queue was tried (and answered 503)
     assert spooled_blobs(data_dir) == []
+
+
+# --- at an edge node: only what central has taken ---------------------------------------------
+
+
+FEED_ROW: dict[str, Any] = {
+    "id": 1,
+    "name": "pm",
+    "version": "1",
+    "description": "",
+    "business_description": "",
+    "classification": "unclassified",
+    "endpoint_ids": [],
+    "endpoint_addrs": [],
+    "suspend": False,
+    "groupid": 0,
+    "authz_instance": "legacy",
+    "publisher": "opsteam",
+    "deleted": False,
+    "created_ms": 0,
+    "modified_ms": 0,
+}
+
+
+def test_an_edge_node_prunes_only_the_records_central_has_taken(
+    make_settings: Callable[..., Settings],
+) -> None:
+    central = "http://central.example:8082"
+    settings = make_settings(
+        distribution_central_url=central,
+        distribution_log_max_age_s=60,
+        distribution_log_max_records_per_feed=0,
+    )
+    migrate(settings)
+    db = database_for(settings)
+    old = now_ms() - HOUR_MS
+    with db.write() as session:
+        session.execute(insert(feeds).values(**FEED_ROW))  # as replicated from central
+        records = [publish_record(1, old, "1.shipped"), publish_record(1, old, "2.not-yet")]
+        LogRepository(session).insert_all(records)
+    retention = LogRetention(db, settings)
+    assert retention.prune() == 0  # nothing shipped yet: an outage loses nothing
+    with db.write() as session:
+        first = LogRepository(session).after(0, 1)[0][0]
+        ReplicationRepository(session).record_shipped(central, first)
+    assert retention.prune() == 1
+    with db.read() as session:
+        left = [record.publish_id for _, record in LogRepository(session).after(0, 10)]
+    assert left == ["2.not-yet"]

@@ -25,9 +25,9 @@ from ..support.servers import ServeProcess, free_port, http_client
 from ..support.waiting import wait_until
 
 # mirror: the identity the central router's agents read the edge with (platform.node there) and
-# publish copies as (the bus grants it producer on the central topic). The sites do not share a
-# database, so a membership stored in the central authz is unknown at the edge: the clients name
-# roles each site's NETPLATFORM_USERS gives them (clientRole), as separate sites would configure.
+# publish copies as (the bus grants it producer on the central topic). The edge here does not
+# follow the central authz (test_three_sites.py runs sites that do, with memberships made at
+# central only): the clients name roles each site's NETPLATFORM_USERS gives them (clientRole).
 USERS = "admin:admin,alice:alice-pw:lab1.publishers,bob:bob-pw:lab1.subscribers,mirror:m-secret:platform.node"
 PUBLISHER, SUBSCRIBER = ("alice", "alice-pw"), ("bob", "bob-pw")
 ADMIN_TOPIC = "org.example.bus.admin"

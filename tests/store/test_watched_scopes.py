@@ -36,6 +36,11 @@ WATCHED = [
         distribution_tables.PROVISIONING_SCOPE,
         distribution_tables.PROVISIONING_TABLES,
     ),
+    (
+        distribution_tables.network_generations,
+        distribution_tables.NETWORK_SCOPE,
+        distribution_tables.NETWORK_TABLES,
+    ),
     (configtree_tables.generations, configtree_tables.TREE_SCOPE, configtree_tables.TREE_TABLES),
     (blueprint_tables.generations, blueprint_tables.CATALOG_SCOPE, blueprint_tables.CATALOG_TABLES),
     (access_tables.generations, access_tables.GENERATION_SCOPE, access_tables.WATCHED_TABLES),

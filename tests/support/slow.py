@@ -20,10 +20,12 @@ SLOW_FILES = (
     "test_openapi_examples.py",
     "web/test_replay.py",
     "blueprints/execution/test_isolation.py",
+    "distribution/test_edge_store.py",
 )
 """Schemathesis over every operation: about 150 s (fuzz), 15 to 47 s per service (examples); two
 ``netplatform serve`` processes per module (replay: 16 to 18 s to start them); a ``netplatform
-serve`` process under 50 concurrent runs (execution isolation: 7 to 12 s). A file name, or a path
+serve`` process under 50 concurrent runs (execution isolation: 7 to 12 s); sites on their own
+stores (edge store: a central and an edge process per test). A file name, or a path
 below tests/."""
 
 SLOW_FIXTURES = frozenset({"page", "browser"})

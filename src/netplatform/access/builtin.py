@@ -57,6 +57,8 @@ def _platform_roles() -> dict[str, tuple[str, tuple[Permission, ...]]]:
                 # bridge-admin topic; internal|mirror reads a router's mirror agents.
                 router.write("topics"),
                 router.internal("mirror"),
+                # Whether a client's identity may publish or fetch its topic at a router (issue 38).
+                router.internal("access"),
                 Permission(router.admin_type, "topics,mirror", "write"),
                 Permission(authz.api_type, "role,userRole", "write"),
             ),

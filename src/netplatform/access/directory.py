@@ -268,6 +268,17 @@ class AccessDirectory:
     async def allows(self, user: str, permission: Permission) -> bool:
         return (await self.grants(user)).allows(permission)
 
+    async def knows(self, user: str) -> bool:
+        """Whether ``user`` is an identity here (configured, or stored: at a site, replicated),
+        one that could authenticate."""
+        await self.fresh()
+        if self.configured.directory.hashes_of(user):
+            return True
+        stored = await anyio.to_thread.run_sync(
+            lambda: self.unit.read(lambda access: access.password_hash(user))
+        )
+        return stored is not None
+
     async def roles(self, user: str) -> frozenset[str]:
         """Every unexpired role ``user`` holds (configured and stored)."""
         return (await self.grants(user)).roles

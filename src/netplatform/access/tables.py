@@ -6,7 +6,7 @@ which is how every instance's decision cache learns of a grant, revoke or member
 
 from __future__ import annotations
 
-from sqlalchemy import BigInteger, Column, Index, PrimaryKeyConstraint, String, Table
+from sqlalchemy import BigInteger, Column, Index, Integer, PrimaryKeyConstraint, String, Table
 
 from ..store.db import new_metadata
 from ..store.generations import generations_table
@@ -76,3 +76,15 @@ console_signouts = Table(
     Column("expires", BigInteger, nullable=False),
     Index("ix_console_signouts_expires", "expires"),
 )
+
+# The platform key this store's secrets are sealed with (access/key_check.py): one row, a known
+# text sealed by the first instance that started on this store. An instance whose keys do not
+# open it holds another key and would seal and open nothing the others can, so it refuses to start.
+platform_key_check = Table(
+    "platform_key_check",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=False),
+    Column("sealed", String(512), nullable=False),
+)
+
+SEALED_COLUMNS = (platform_key_check.c.sealed,)

@@ -8,8 +8,6 @@ client when the app stops.
 
 from __future__ import annotations
 
-import asyncio
-import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -63,9 +61,6 @@ def distribution_account(settings: Settings) -> Account:
     return Account(user=user, password=password, subscriber=settings.bus_dr_subscriber)
 
 
-log = logging.getLogger(__name__)
-
-
 def router_client(settings: Settings) -> RouterClient:
     """The client of the message routers: svc.bus, or the bus_router_* settings."""
     user, password = credential(settings, BUS, settings.bus_router_user, settings.bus_router_password)
@@ -79,26 +74,13 @@ def mirror_identity(settings: Settings) -> str:
     return settings.bus_mirror_identity or settings.router_mirror_user or MIRROR.name
 
 
-async def _reconcile_forever(verifier: RouterVerifier, interval_s: float) -> None:
-    """Retry what the routers did not accept, verify what they did (one instance at a time)."""
-    while True:
-        await asyncio.sleep(interval_s)
-        try:
-            await asyncio.to_thread(verifier.reconcile)
-        except Exception:  # a database hiccup must not end the loop; the next round retries
-            log.exception("message-router reconcile failed")
-
-
 @asynccontextmanager
 async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-    """The background reconcile of the routers; the outside services' clients closed at the end."""
+    """The outside services' clients, closed at the end (the kernel has stopped the jobs before)."""
     objects = OBJECTS.of(app)
-    reconcile = asyncio.create_task(_reconcile_forever(objects.router_verifier, objects.reconcile_s))
     try:
         yield
     finally:
-        reconcile.cancel()
-        await asyncio.gather(reconcile, return_exceptions=True)
         for client in objects.outside_clients:
             client.close()
 
@@ -118,7 +100,10 @@ def create_app(settings: Settings) -> FastAPI:
     ]
     app = build_app(SPEC, settings, routers=routers, lifespan=lifespan)
     app.add_middleware(CanonicalPathMiddleware)  # outermost: see its docstring
-    OBJECTS.install(app, _objects(app.state.db, settings))
+    objects = OBJECTS.install(app, _objects(app.state.db, settings))
+    # Retry what the routers did not accept, verify what they did (one instance at a time), on
+    # the kernel's job runner: per-job metrics, /health DEGRADED past its bound.
+    app.state.jobs.every("router-reconcile", objects.reconcile_s, objects.router_verifier.reconcile)
     return app
 
 

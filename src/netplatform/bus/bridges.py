@@ -11,20 +11,17 @@ from __future__ import annotations
 import json
 import random
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from ..clock import wire_now
 from ..settings import Settings
 from ..store.db import Database
 from ..store.unit_of_work import UnitOfWork
 from ..web.errors import BadRequest, NotFound
-from .bridge_plans import Topology, place_topic, plan_bridges, split_agent
-from .repository.rows import CLUSTERS, LOCATIONS, MIRROR_MAKERS, TOPICS, RowRepository
+from .bridge_plans import place_topic, plan_bridges, split_agent
+from .outbound.router.provisioning import RouterProvisioner
+from .repository.rows import MIRROR_MAKERS, TOPICS, RowRepository
 from .repository.topology import TopologyRepository
 from .schemas import BrTopic, MirrorMaker, MrClient, Status, Topic
-
-if TYPE_CHECKING:  # the provisioner reads the topology through this module
-    from .outbound.router.provisioning import RouterProvisioner
 
 
 @dataclass(frozen=True)
@@ -37,11 +34,6 @@ def limits_of(settings: Settings) -> BridgeLimits:
     return BridgeLimits(settings.bus_max_topics_per_bridge, settings.bus_central_cname)
 
 
-def load_topology(repo: RowRepository, central_cname: str | None) -> Topology:
-    locations = {loc.svcLocationName or "": loc for loc in repo.list_all(LOCATIONS)}
-    return Topology(locations, repo.list_all(CLUSTERS), central_cname)
-
-
 def load_agents(repo: RowRepository) -> dict[str, MirrorMaker]:
     return {agent.mmName or "": agent for agent in repo.list_all(MIRROR_MAKERS)}
 
@@ -52,7 +44,7 @@ class BridgeBook:
     def __init__(self, repo: TopologyRepository, limits: BridgeLimits) -> None:
         self.repo = repo
         self.limits = limits
-        self.topology = load_topology(repo, limits.central_cname)
+        self.topology = repo.topology(limits.central_cname)
         self.agents: dict[str, MirrorMaker] = {}
         self._stored: set[str] = set()
         self._changed: set[str] = set()

@@ -11,6 +11,7 @@ from typing import Protocol
 
 import anyio
 from fastapi import FastAPI
+from starlette.middleware import Middleware
 
 from ..settings import Settings
 from ..store.generations import Generation
@@ -27,10 +28,13 @@ from .forwarding import Forwarding
 from .logs.book import Logbook
 from .logs.retention import LogRetention
 from .nodes import NodeRegistry
+from .publish_service import PublishService
 from .publisher_gate import PublisherGate
 from .publishing import Publisher
-from .routes import acknowledgements, feeds, forward, logs, nodes, publish, routing, subscriptions
+from .routes import acknowledgements, feeds, forward, logs, nodes, publish, routing, sites, subscriptions
 from .routing import Routing
+from .sites.central import CentralSide
+from .sites.edge import CentralLink, EdgeGuard
 from .spec import SPEC
 from .spool_space import SpoolSpace
 from .tables import PROVISIONING_SCOPE, changes, generations
@@ -74,15 +78,28 @@ def create_app(settings: Settings) -> FastAPI:
             nodes.router,
             routing.router,
             forward.router,
+            sites.router,
         ],
         lifespan=lifespan,
+        middleware=_edge_guard(settings),
     )
     objects = OBJECTS.install(app, _objects(app, settings))
     jobs = app.state.jobs
     jobs.every("node-heartbeat", settings.node_heartbeat_s, objects.nodes.beat)
     jobs.every("spool-space", settings.delivery_spool_check_s, objects.spool_space.relieve)
     jobs.every("log-retention", settings.distribution_log_prune_interval_s, objects.log_retention.prune)
+    if settings.distribution_central_url:  # an edge node on its own store (distribution/sites/)
+        link = CentralLink(settings, app.state.db, app.state.blobs, objects.nodes)
+        jobs.loop("central-provisioning", link.follow)
+        jobs.every("central-announce", settings.node_heartbeat_s, link.announce)
+        jobs.every("log-shipping", settings.distribution_log_ship_s, link.ship)
     return app
+
+
+def _edge_guard(settings: Settings) -> list[Middleware]:
+    """At an edge node, provisioning changes go to central (distribution/sites/edge.py)."""
+    central_url = settings.distribution_central_url
+    return [Middleware(EdgeGuard, source=central_url.rstrip("/"))] if central_url else []
 
 
 def _objects(app: FastAPI, settings: Settings) -> DistributionObjects:
@@ -101,25 +118,30 @@ def _objects(app: FastAPI, settings: Settings) -> DistributionObjects:
         max_bytes=settings.delivery_decompress_max_bytes,
         ratio_free_bytes=settings.delivery_decompress_ratio_free_bytes,
     )
+    publisher = Publisher(db, blobs, node, spool_space, gate)
+    routing = Routing(db, nodes)
+    delivery = DeliveryEngine(
+        db,
+        blobs,
+        settings,
+        delivery_metrics,
+        decompression,
+        settings.delivery_privileged_reoffer_s,
+        job=state.jobs.record("delivery-workers"),
+    )
     return DistributionObjects(
         provisioning=Provisioning(db, blobs, settings, secrets, sealer),
         provisioned=Generation(db, generations, PROVISIONING_SCOPE, changes=changes),
-        publisher=Publisher(db, blobs, node, spool_space, gate),
-        delivery=DeliveryEngine(
-            db,
-            blobs,
-            settings,
-            delivery_metrics,
-            decompression,
-            settings.delivery_privileged_reoffer_s,
-            job=state.jobs.record("delivery-workers"),
-        ),
+        publisher=publisher,
+        publishing=PublishService(publisher, routing, delivery, delivery_metrics),
+        delivery=delivery,
         delivery_metrics=delivery_metrics,
         logbook=Logbook(db),
         nodes=nodes,
-        routing=Routing(db, nodes),
+        routing=routing,
         forwarding=Forwarding(db, blobs, node, spool_space),
         acknowledgements=Acknowledgements(db, blobs, node, sealer),
         spool_space=spool_space,
         log_retention=LogRetention(db, settings),
+        central=CentralSide(db),
     )

@@ -23,8 +23,10 @@ from .links import positive_id
 from .logs.book import Logbook
 from .logs.retention import LogRetention
 from .nodes import NodeRegistry
+from .publish_service import PublishService
 from .publishing import Publisher
 from .routing import Routing
+from .sites.central import CentralSide
 from .spool_space import SpoolSpace
 from .tables import feed_object, subscription_object
 
@@ -39,6 +41,7 @@ class DistributionObjects:
     provisioning: Provisioning
     provisioned: Generation
     publisher: Publisher
+    publishing: PublishService  # the publish routes' walk: admit, route, receive, commit, wake
     delivery: DeliveryEngine
     delivery_metrics: DeliveryMetrics
     logbook: Logbook
@@ -48,6 +51,7 @@ class DistributionObjects:
     acknowledgements: Acknowledgements
     spool_space: SpoolSpace
     log_retention: LogRetention
+    central: CentralSide  # what this node serves edge nodes (distribution/sites/central.py)
 
 
 OBJECTS = Registry(DistributionObjects)
@@ -106,6 +110,7 @@ async def caller(
 
 ProvisioningDep = Annotated[Provisioning, OBJECTS.depends(Provisioning, lambda o: o.provisioning)]
 PublisherDep = Annotated[Publisher, OBJECTS.depends(Publisher, lambda o: o.publisher)]
+PublishServiceDep = Annotated[PublishService, OBJECTS.depends(PublishService, lambda o: o.publishing)]
 DeliveryEngineDep = Annotated[DeliveryEngine, OBJECTS.depends(DeliveryEngine, lambda o: o.delivery)]
 DeliveryMetricsDep = Annotated[
     DeliveryMetrics, OBJECTS.depends(DeliveryMetrics, lambda o: o.delivery_metrics)
@@ -117,6 +122,7 @@ ForwardingDep = Annotated[Forwarding, OBJECTS.depends(Forwarding, lambda o: o.fo
 AcknowledgementsDep = Annotated[
     Acknowledgements, OBJECTS.depends(Acknowledgements, lambda o: o.acknowledgements)
 ]
+CentralSideDep = Annotated[CentralSide, OBJECTS.depends(CentralSide, lambda o: o.central)]
 PublicBaseUrlDep = Annotated[str, Depends(public_base_url)]
 CallerDep = Annotated[Caller, Depends(caller)]
 

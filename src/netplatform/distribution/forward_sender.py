@@ -3,8 +3,8 @@
 ``PUT <node url>/internal/forward/<publish id>`` as this node's identity (the platform's own
 ``svc.node``, or ``NETPLATFORM_NODE_USER``: :func:`.nodes.node_identity`), which the receiving
 node requires to hold ``platform.node``, only to the URL that node registered for itself and,
-over HTTPS, only once its certificate is verified (the delivery client's context:
-:func:`.delivery.sender.ssl_context`; redirects are not followed); the spooled bytes as
+over HTTPS, only once its certificate is verified (the delivery engine's client session, which it
+is given; redirects are not followed); the spooled bytes as
 they were published (no decompression: the delivering node does that), and the
 :class:`~.schemas.ForwardEnvelope` in ``X-NETPLATFORM-FORWARD``: subscription, feed, file name,
 method, publish time and the captured headers. The target answers 2xx only once the file is
@@ -24,9 +24,9 @@ from yarl import URL
 
 from ..store.blobs import BlobStore
 from ..web.auth import basic_header
-from .delivery.sender import Attempt
+from .attempts import Attempt
 from .file_headers import CONTENT_TYPE
-from .logs.records import NO_STATUS
+from .log_model import NO_STATUS
 from .repository.queue import DeliveryJob, NextHop
 from .schemas import ForwardEnvelope
 

@@ -189,6 +189,11 @@ class LogRecordBody(BaseModel):
     deliveryId: str | None = None
     expiryReason: str | None = None
     attempts: int | None = None
+    node: str | None = Field(
+        None,
+        description="The node that recorded it (published, forwarded, delivered): its "
+        "NETPLATFORM_INSTANCE_NAME; an edge node's records are shipped to central with it",
+    )
 
 
 def render_feed(feed: Feed, base: str) -> dict[str, Any]:
@@ -286,3 +291,33 @@ class ForwardEnvelope(BaseModel):
     publishedMs: int = Field(ge=0, le=2**62)
     headers: dict[StorableStr, StorableStr]
     fromNode: StorableStr = Field(max_length=128)
+
+
+# --- sites on their own stores (distribution/sites/): central's side of its edges -----------
+
+
+class NodeAnnouncement(BaseModel):
+    """An edge node telling central where it is (its heartbeat there)."""
+
+    site: SiteName
+    url: Annotated[StorableStr, Field(min_length=1, max_length=512, description="Its NETPLATFORM_NODE_URL")]
+
+
+class ProvisioningAnswer(BaseModel):
+    generation: int = Field(description="The provisioning's generation now (moves on every change)")
+    provisioning: dict[str, list[dict[str, Any]]] | None = Field(
+        description="feeds, subscriptions, ingressRoutes, egressRoutes, nodes: the stored rows "
+        "(endpoint passwords as hashes, delivery passwords sealed); null when the generation did "
+        "not move past the one asked for"
+    )
+
+
+class ShippedLogs(BaseModel):
+    """Log records an edge node ships to central, each with its id at that node."""
+
+    node: Annotated[StorableStr, Field(min_length=1, max_length=128, description="The shipping node")]
+    records: list[dict[str, Any]] = Field(max_length=1000)
+
+
+class ShippedLogsAnswer(BaseModel):
+    taken: int = Field(description="Records new here (the others were taken before)")

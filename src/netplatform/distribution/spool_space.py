@@ -30,7 +30,7 @@ from ..store.unit_of_work import UnitOfWork
 from ..web.errors import ServiceUnavailable
 from .delivery.engine import unsent_expiry
 from .delivery.metrics import DeliveryMetrics
-from .logs.records import ExpiryReason
+from .log_model import ExpiryReason
 from .repository import Repositories
 from .repository.queue import DeliveryJob
 

@@ -164,8 +164,24 @@ logs = sa.Table(
     sa.Column("delivery_id", sa.String(20), nullable=True),
     sa.Column("expiry_reason", sa.String(20), nullable=True),
     sa.Column("attempts", sa.Integer, nullable=True),
+    # The node that recorded it (distribution_0009); an edge's records shipped to central keep
+    # their id at the edge in origin_id, so a batch sent twice is taken once.
+    sa.Column("node", NodeName, nullable=True),
+    sa.Column("origin_id", sa.BigInteger, nullable=True),
     sa.Index("ix_distribution_logs_feed_id_date_ms", "feed_id", "date_ms"),
+    sa.Index("uq_distribution_logs_node_origin_id", "node", "origin_id", unique=True),
     sa.Index("ix_distribution_logs_sub_id_date_ms", "sub_id", "date_ms"),
+)
+
+central = sa.Table(
+    "distribution_central",
+    metadata,
+    # At an edge node (NETPLATFORM_DISTRIBUTION_CENTRAL_URL, distribution_0009): how far its
+    # replica of central's provisioning and its log shipping have come, per central URL.
+    sa.Column("source", sa.String(512), primary_key=True),
+    sa.Column("generation", sa.BigInteger, nullable=False),
+    sa.Column("synced_ms", sa.BigInteger, nullable=True),
+    sa.Column("shipped_log_id", sa.BigInteger, nullable=False),
 )
 
 nodes = sa.Table(
@@ -202,6 +218,14 @@ deliveries and logs write other tables, so they do not move it."""
 
 PROVISIONING_SCOPE = "provisioning"
 PROVISIONING_TABLES = ("distribution_feeds", "distribution_subscriptions")
+
+network_generations = generations_table("distribution_network_generations", metadata)
+"""One row, scope :data:`NETWORK_SCOPE`, moved on by triggers on the route tables (migration
+distribution_0009) and by a node registered or moved at central: with :data:`generations`, what an
+edge's replica of central's provisioning follows (:mod:`.sites`)."""
+
+NETWORK_SCOPE = "network"
+NETWORK_TABLES = ("distribution_ingress_routes", "distribution_egress_routes")
 
 changes = changes_table("distribution_changes", metadata)
 """The provisioning scope's change log (migration distribution_0006): each write to a feed

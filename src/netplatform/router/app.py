@@ -22,7 +22,7 @@ from .events import Events
 from .mirror_agents import MirrorAgents
 from .mirror_settings import MirrorSettings
 from .mirror_supervisor import LEASE_S, MirrorConfig, MirrorSupervisor
-from .routes import events, mirror, topics
+from .routes import access, events, mirror, topics
 from .spec import SPEC
 from .topics import Topics
 
@@ -67,10 +67,17 @@ def create_app(settings: Settings) -> FastAPI:
     app = build_app(
         SPEC,
         settings,
-        routers=[events.router, mirror.router, mirror.agents_router, mirror.settings_router, topics.router],
+        routers=[
+            events.router,
+            mirror.router,
+            mirror.agents_router,
+            mirror.settings_router,
+            topics.router,
+            access.router,
+        ],
         lifespan=lifespan,
     )
-    OBJECTS.install(app, _objects(app, settings))
+    _background_jobs(app, OBJECTS.install(app, _objects(app, settings)))
     return app
 
 
@@ -86,7 +93,17 @@ def _objects(app: FastAPI, settings: Settings) -> RouterObjects:
     topics = Topics(state.db, engine, administrators)
     events = Events(topics, engine)
     agents = MirrorAgents(state.db, settings.instance_name, lease_s=LEASE_S)
+    copies = state.jobs.record("mirror-copies")  # the agents' copy tasks and admin reader
     mirrors = MirrorSupervisor(
-        agents, mirror_settings, events, topics, engine, _mirror_config(settings), state.access.roles
+        agents, mirror_settings, events, topics, engine, _mirror_config(settings), state.access.roles, copies
     )
     return RouterObjects(engine, topics, events, mirrors)
+
+
+def _background_jobs(app: FastAPI, objects: RouterObjects) -> None:
+    """The engine's periodic work and the mirror supervisor, on the kernel's job runner (per-job
+    metrics, /health DEGRADED past a job's bound); started once the lifespan has started both."""
+    jobs = app.state.jobs
+    for work in objects.engine.background():
+        jobs.every(work.name, work.interval_s, work.work)
+    jobs.loop("mirror-supervisor", objects.mirrors.supervise)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Annotated
 
-from fastapi import Depends, Request
+from fastapi import Depends, Query, Request
 
 from ..access.directory import AccessDirectory
 from ..web.registry import Registry
@@ -19,6 +19,7 @@ from .access import Caller
 from .engines.base import Engine
 from .events import Events
 from .mirror_supervisor import MirrorSupervisor
+from .schemas import Identity
 from .spec import PERMISSIONS
 from .topics import Topics
 
@@ -52,8 +53,29 @@ async def granter(request: Request) -> Caller:
     return replace(found, topic_writer=await access.allows(found.identity, PERMISSIONS.write("topics")))
 
 
+@dataclass(frozen=True)
+class Subject:
+    """The identity an access question names, and as what it would call (None: unknown here)."""
+
+    identity: str
+    caller: Caller | None
+
+
+async def subject(
+    request: Request,
+    identity: Annotated[Identity, Query(description="the identity whose access is asked about")],
+) -> Subject:
+    """The named identity with every role it holds here, found as :func:`caller` finds a
+    caller's (the same directory; at a site, its replica of central's)."""
+    access: AccessDirectory = request.app.state.access
+    if not await access.knows(identity):
+        return Subject(identity, None)
+    return Subject(identity, Caller(identity, await access.roles(identity)))
+
+
 TopicsDep = Annotated[Topics, OBJECTS.depends(Topics, lambda o: o.topics)]
 EventsDep = Annotated[Events, OBJECTS.depends(Events, lambda o: o.events)]
 MirrorsDep = Annotated[MirrorSupervisor, OBJECTS.depends(MirrorSupervisor, lambda o: o.mirrors)]
 CallerDep = Annotated[Caller, Depends(caller)]
 GranterDep = Annotated[Caller, Depends(granter)]
+SubjectDep = Annotated[Subject, Depends(subject)]

@@ -12,14 +12,26 @@ from __future__ import annotations
 import asyncio
 import logging
 from dataclasses import dataclass
+from typing import Literal
 
 from ..web.errors import ApiError
 from .access import Caller, require_consumer
 from .engines.base import Claim, Engine, EngineUnavailable, MessageTooLarge, PartlyStored
 from .errors import engine_unavailable, message_too_large
+from .topic_model import Topic
 from .topics import Topics
 
+Action = Literal["pub", "sub"]
+
 log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Decision:
+    """Whether an identity may publish (``pub``) or fetch (``sub``) a topic here, and why not."""
+
+    allowed: bool
+    reason: str | None = None
 
 
 @dataclass(frozen=True)
@@ -39,7 +51,7 @@ class Events:
     async def publish(self, topic: str, messages: list[str], caller: Caller) -> Published:
         """Append ``messages`` to ``topic`` in order, once all are durable; a failure after the
         first were stored answers how many were (nothing stored: the error is raised)."""
-        await self.topics.administrators.require_publisher(await self.topics.for_traffic(topic), caller)
+        await self.admit_publisher(topic, caller)
         if not messages:
             return Published(0)
         try:
@@ -50,6 +62,33 @@ class Events:
             raise engine_unavailable(str(error)) from error
         except MessageTooLarge as error:
             raise message_too_large(str(error)) from error
+
+    async def admit_publisher(self, topic: str, caller: Caller) -> Topic:
+        """The topic, when ``caller`` may publish to it (403 otherwise; 404 for an unknown topic):
+        the one check of a publish and of :meth:`decide`."""
+        found = await self.topics.for_traffic(topic)
+        await self.topics.administrators.require_publisher(found, caller)
+        return found
+
+    async def admit_consumer(self, topic: str, caller: Caller) -> Topic:
+        """The topic, when ``caller`` may fetch from it: the one check of a fetch and of :meth:`decide`."""
+        found = await self.topics.for_traffic(topic)
+        require_consumer(found, caller)
+        return found
+
+    async def decide(self, topic: str, caller: Caller | None, action: Action) -> Decision:
+        """Whether ``caller`` may ``action`` the topic, decided by the checks a publish or a fetch
+        takes (an unknown topic is the same 404); None is an identity unknown here."""
+        if caller is None:
+            return Decision(False, "no such identity here")
+        admit = self.admit_publisher if action == "pub" else self.admit_consumer
+        try:
+            await admit(topic, caller)
+        except ApiError as refused:
+            if refused.status != 403:
+                raise
+            return Decision(False, refused.message)
+        return Decision(True)
 
     async def read(self, topic: str, *, after: int, limit: int, timeout_s: float) -> list[tuple[int, str]]:
         """Messages after sequence ``after`` with their sequence numbers, consuming nothing: what a
@@ -81,7 +120,7 @@ class Events:
     ) -> Claim:
         """The group's next messages (up to ``limit``), waiting up to ``timeout_s`` for the first
         unless ``abandoned`` is set first; settle() the claim once the answer is out (or not)."""
-        require_consumer(await self.topics.for_traffic(topic), caller)
+        await self.admit_consumer(topic, caller)
         try:
             return await self.engine.fetch(
                 topic, group, consumer, limit=limit, timeout_s=timeout_s, abandoned=abandoned

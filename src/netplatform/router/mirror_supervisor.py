@@ -38,6 +38,7 @@ from typing import TypeVar
 from ..clock import now_ms
 from ..store.errors import WriteConflict
 from ..web.errors import ApiError, Conflict, Forbidden, NotFound
+from ..web.jobs import Job
 from .access import ADMINISTER_MIRRORS, Caller
 from .engines.base import Engine
 from .errors import access_denied, admin_topic_not_adopted
@@ -147,6 +148,7 @@ class MirrorSupervisor:
         engine: Engine,
         config: MirrorConfig,
         roles: Callable[[str], Awaitable[frozenset[str]]],
+        copies: Job,
     ) -> None:
         self.agents = agents
         self.settings = settings
@@ -159,16 +161,18 @@ class MirrorSupervisor:
         self.credentials = settings.credentials  # what the runs present to their sources
         self._runs: dict[str, _AgentRun] = {}
         self._admin: asyncio.Task[None] | None = None
-        self._task: asyncio.Task[None] | None = None
+        self._supervising = False  # the mirror-supervisor job runs supervise()
+        # The admin reader's and the copy tasks' passes, reported to the kernel's job runner.
+        self.copies = copies
         self._poke = asyncio.Event()
         self._followers: list[asyncio.Event] = []  # settings PUTs waiting for the next round
         self._renewed_at = 0.0
 
     async def start(self) -> None:
-        """Supervise whatever the settings say, now and later (the bus controller may tell this
-        router its bridge-admin topic at any time)."""
-        await self.agents.release_all()  # what a crash of this instance left held
-        self._task = asyncio.create_task(self._supervise(), name="router-mirror-supervisor")
+        """Free what a crash of this instance left held; :meth:`supervise`, the kernel's
+        ``mirror-supervisor`` job, then follows whatever the settings say, now and later (the
+        bus controller may tell this router its bridge-admin topic at any time)."""
+        await self.agents.release_all()
 
     def source(self, url: str) -> SourceRouter:
         return SourceRouter(url, self.credentials, self.config.tls)
@@ -191,7 +195,7 @@ class MirrorSupervisor:
     async def _next_round(self) -> None:
         """Wait for a supervising round begun after now: agents the settings stop have stopped
         copying (a listing that says none runs is then true), or FOLLOW_WAIT_S has passed."""
-        if self._task is None or self._task.done():
+        if not self._supervising:
             return
         followed = asyncio.Event()
         self._followers.append(followed)
@@ -200,10 +204,8 @@ class MirrorSupervisor:
             await asyncio.wait_for(followed.wait(), FOLLOW_WAIT_S)
 
     async def close(self) -> None:
-        """Stop every task and free the leases, so another instance takes over at once."""
-        if self._task is None:
-            return
-        await _cancel(self._task)
+        """Stop every task and free the leases, so another instance takes over at once (the
+        kernel has stopped the supervising job before)."""
         held = self._held()
         await self._stop_admin()
         await self._stop_runs()
@@ -227,18 +229,29 @@ class MirrorSupervisor:
 
     # -- leases --------------------------------------------------------------------------------
 
-    async def _supervise(self) -> None:
-        while True:
-            followers, self._followers = self._followers, []
-            try:
-                await self._round()
-            except Exception:  # a database hiccup: the next round tries again
-                log.exception("mirror agents: supervising failed")
-            for followed in followers:
-                followed.set()
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._poke.wait(), SUPERVISE_S)
-            self._poke.clear()
+    async def supervise(self, job: Job) -> None:
+        """A round every SUPERVISE_S (at once when poked) until cancelled, each reported on
+        ``job`` (the kernel's ``mirror-supervisor`` job: its metrics and /health bound)."""
+        self._supervising = True
+        try:
+            while True:
+                followers, self._followers = self._followers, []
+                try:
+                    await self._round()
+                except Exception as error:  # a database hiccup: the next round tries again
+                    job.failed(error)
+                    log.warning(
+                        "mirror agents: supervising failed (%d in a row): %r", job.consecutive_failures, error
+                    )
+                else:
+                    job.succeeded()
+                for followed in followers:
+                    followed.set()
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._poke.wait(), SUPERVISE_S)
+                self._poke.clear()
+        finally:
+            self._supervising = False
 
     async def _round(self) -> None:
         """Follow the settings; renew what this instance holds (dropping what it lost), claim
@@ -324,6 +337,7 @@ class MirrorSupervisor:
                     position = seq
                     self._poke.set()
             except Exception as error:  # the engine or the database: start over from the record
+                self.copies.failed(error)
                 log.warning("mirror agents: reading %s failed: %s", topic, _described(error))
                 position = None
                 await asyncio.sleep(self.config.retry_s)
@@ -371,9 +385,11 @@ class MirrorSupervisor:
                     tracker, position = CopyTracker(self.agents, agent, topic, begun.status), begun.position
                 failing = tracker.status.last_error is not None
                 position = await self._copy_once(source, tracker, position)
+                self.copies.succeeded()
                 if failing:
                     log.info("mirror agent %s: copying %s from %s again", agent, topic, source.base_url)
             except Exception as error:
+                self.copies.failed(error)
                 reason = _reason(error)
                 if tracker is not None and tracker.status.last_error is None:
                     log.warning(

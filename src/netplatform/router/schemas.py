@@ -103,6 +103,17 @@ class GroupList(BaseModel):
     groups: list[GroupLag] = Field(description="every known consumer group of the topic, by name")
 
 
+class AccessAnswer(BaseModel):
+    """Whether an identity may publish or fetch a topic here (GET /internal/topics/{topic}/access)."""
+
+    identity: str
+    action: str = Field(description="`pub` (publish) or `sub` (fetch)")
+    allowed: bool
+    reason: str | None = Field(
+        None, description="why not, as a publish or fetch would answer (null: allowed)"
+    )
+
+
 class PublishResult(BaseModel):
     count: int = Field(description="messages accepted")
     serverTimeMs: int = Field(description="time the router took, in milliseconds")

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .engines.base import StreamSpec
 from .tables import IDENTITY, ROLE
 
 ROLE_PREFIX = "role:"
@@ -78,7 +77,3 @@ class Topic:
     writer_acl: Acl = field(default_factory=Acl)
     reader_acl: Acl = field(default_factory=Acl)
     platform: bool = False  # made by the router for the platform: the bridge-admin topic
-
-    @property
-    def stream(self) -> StreamSpec:
-        return StreamSpec(self.name, partitions=self.partition_count, replicas=self.replication_count)

@@ -22,7 +22,7 @@ from anyio.to_thread import run_sync
 from ..store.db import Database
 from ..store.unit_of_work import UnitOfWork
 from .access import Administrators, Caller
-from .engines.base import Engine, EngineUnavailable
+from .engines.base import Engine, EngineUnavailable, StreamSpec
 from .errors import engine_unavailable, topic_exists, topic_not_found
 from .repository.topics import TopicRepository
 from .tables import READER, WRITER
@@ -32,6 +32,11 @@ KINDS = {"producers": WRITER, "consumers": READER}
 """Path segment of a grant -> the ACL it changes."""
 
 ACL_CACHE_S = 1.0
+
+
+def stream_of(topic: Topic) -> StreamSpec:
+    """What a topic asks of its stream in the engine (the model knows no engine)."""
+    return StreamSpec(topic.name, partitions=topic.partition_count, replicas=topic.replication_count)
 
 
 class Topics:
@@ -103,7 +108,7 @@ class Topics:
         if await run_sync(self.unit.read, lambda topics: topics.exists(wanted.name)):
             raise topic_exists(wanted.name)
         try:
-            await self.engine.ensure_stream(wanted.stream)
+            await self.engine.ensure_stream(stream_of(wanted))
         except EngineUnavailable as error:
             raise engine_unavailable(str(error)) from error
 

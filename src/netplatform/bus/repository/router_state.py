@@ -75,8 +75,12 @@ class RouterStateRepository(RowRepository):
 
     def valid_keys(self, kind: Kind[Any]) -> list[str]:
         """The keys of a kind's VALID objects, in creation order (what the reconcile verifies)."""
+        return self.keys_in(kind, (Status.VALID.value,))
+
+    def keys_in(self, kind: Kind[Any], statuses: Collection[str]) -> list[str]:
+        """The keys of a kind's objects in one of ``statuses``, in creation order."""
         table = kind.table
-        query = select(table.c[kind.key]).where(table.c.status == Status.VALID.value).order_by(table.c.id)
+        query = select(table.c[kind.key]).where(table.c.status.in_(list(statuses))).order_by(table.c.id)
         return [str(key) for key in self.session.execute(query).scalars()]
 
     def mark_new(self, kind: Kind[Any]) -> None:

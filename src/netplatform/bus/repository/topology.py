@@ -5,13 +5,14 @@ from __future__ import annotations
 
 from sqlalchemy.orm import Session
 
+from ..bridge_plans import Topology
 from .bus_settings import BusSettingsRepository
 from .clients import ClientRepository
 from .locks import lock_topology
 from .mirror_makers import MirrorMakerRepository
 from .owned_roles import OwnedRoleRepository
 from .router_state import RouterStateRepository
-from .rows import RowRepository
+from .rows import CLUSTERS, LOCATIONS, RowRepository
 
 
 class TopologyRepository(RowRepository):
@@ -24,6 +25,11 @@ class TopologyRepository(RowRepository):
         self.settings = BusSettingsRepository(session)
         self.routers = RouterStateRepository(session)
         self.roles = OwnedRoleRepository(session)
+
+    def topology(self, central_cname: str | None) -> Topology:
+        """The site locations and clusters, as the bridge plans read them (bridge_plans.py)."""
+        locations = {loc.svcLocationName or "": loc for loc in self.list_all(LOCATIONS)}
+        return Topology(locations, self.list_all(CLUSTERS), central_cname)
 
     def lock_topology(self) -> None:
         """:func:`.locks.lock_topology`: take it first in a write transaction."""

@@ -43,9 +43,10 @@ from ...store.db import Database
 from ...store.secrets import sealer_for
 from ...store.unit_of_work import UnitOfWork
 from ...web.jobs import MIN_ALERT_S, Job
+from ..attempts import Attempt
 from ..file_headers import CONTENT_TYPE
 from ..forward_sender import ForwardSender
-from ..logs.records import NO_STATUS, ExpiryReason, LogRecord, RecordType
+from ..log_model import NO_STATUS, ExpiryReason, LogRecord, RecordType
 from ..nodes import node_identity
 from ..repository import Repositories
 from ..repository.queue import DeliveryJob, NextHop, QueueRepository
@@ -53,7 +54,7 @@ from .body import DecompressionLimits
 from .doorbell import Doorbell
 from .metrics import DeliveryMetrics
 from .outcomes import Outcome, Verdict, judge, next_delay
-from .sender import Attempt, Sender, client_session, delivery_url
+from .sender import Sender, client_session, delivery_url
 
 log = logging.getLogger("netplatform.distribution.delivery.engine")
 
@@ -456,6 +457,7 @@ def _attempt_record(job: DeliveryJob, attempt: Attempt, record_type: RecordType,
         method=attempt.method,
         content_type=attempt.content_type,
         content_length=attempt.content_length,
+        node=job.file.node,
         **outcome,
     )
 

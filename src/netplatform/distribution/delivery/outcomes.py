@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 
-from ..logs.records import NO_STATUS
+from ..log_model import NO_STATUS
 
 
 class Outcome(Enum):

@@ -14,7 +14,7 @@ import logging
 import ssl
 import uuid
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import BinaryIO
 from urllib.parse import quote
@@ -27,8 +27,9 @@ from ...settings import Settings
 from ...store.blobs import BlobStore
 from ...store.secrets import Sealer, UnsealError
 from ...web.auth import basic_header
+from ..attempts import Attempt
 from ..file_headers import CONTENT_TYPE, INVOCATION_HEADER, PUBLISH_ID_HEADER, content_headers, other_headers
-from ..logs.records import NO_STATUS
+from ..log_model import NO_STATUS
 from ..repository.queue import DeliveryJob
 from .body import DecompressionLimits, Payload, prepare_payload, prepared_in_memory
 
@@ -40,20 +41,6 @@ SMALL_BODY = 256 * 1024
 READ_CHUNK = 1024 * 1024
 """Larger bodies are streamed from the spool in chunks this big (one thread hop each; aiohttp's own
 file reader hops per 64 KiB). TLS rules out sendfile: the bytes pass through the process anyway."""
-
-
-@dataclass(frozen=True)
-class Attempt:
-    """What was sent and what came back (``status`` -1: no answer)."""
-
-    url: str
-    method: str
-    file_name: str
-    content_type: str | None
-    content_length: int
-    status: int
-    location: str | None = None
-    refusal: str | None = None  # not sent at all: why (a decompression limit)
 
 
 def delivery_url(job: DeliveryJob, file_name: str) -> str:

@@ -1,1 +1,3 @@
-"""Delivery logs: the records, the book that writes them, the query of the log routes and the retention."""
+"""Delivery logs: the book that writes and reads them and their retention (services over
+:mod:`..repository.logs`). The records themselves and the query of the log routes sit below the
+repository, in :mod:`..log_model` and :mod:`..log_query`."""

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from ...store.db import Database
 from ...store.unit_of_work import UnitOfWork
+from ..log_model import LogRecord
+from ..log_query import LogQuery
 from ..repository import Repositories
-from .query import LogQuery
-from .records import LogRecord
 
 
 class Logbook:

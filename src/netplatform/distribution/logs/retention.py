@@ -8,6 +8,9 @@ The count bound is per feed, so a busy feed never pushes out a quiet feed's reco
 small batches, each its own short transaction: found by a read, deleted by id, so a write never
 holds SQLite's lock for long. Several instances may prune at once: both bounds only ever remove
 records that are already past them, and a record another instance deleted first is simply gone.
+At an edge node (``NETPLATFORM_DISTRIBUTION_CENTRAL_URL``) a record is pruned only once central
+has taken it (distribution/sites/edge.py ships them): an outage longer than the age bound loses
+no record.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from ...settings import Settings
 from ...store.db import Database
 from ...store.unit_of_work import UnitOfWork
 from ..repository.logs import LogMark, LogRepository, age_mark
+from ..repository.replication import ReplicationRepository
 
 log = logging.getLogger("netplatform.distribution.retention")
 
@@ -31,6 +35,9 @@ class LogRetention:
         self.unit = UnitOfWork(db, LogRepository)
         self.max_age_ms = int(settings.distribution_log_max_age_s * 1000)
         self.max_records = settings.distribution_log_max_records_per_feed
+        central = settings.distribution_central_url
+        self.central = central.rstrip("/") if central else None
+        self.shipping = UnitOfWork(db, ReplicationRepository)
 
     def prune(self) -> int:
         """One pass over every feed; the number of records deleted."""
@@ -38,12 +45,21 @@ class LogRetention:
             return 0
         feed_ids = self.unit.read(lambda logs: logs.feed_ids())
         by_age = age_mark(now_ms() - self.max_age_ms) if self.max_age_ms else None
-        removed = sum(self._prune_feed(feed_id, by_age) for feed_id in feed_ids)
+        shipped = self._shipped()
+        removed = sum(self._prune_feed(feed_id, by_age, shipped) for feed_id in feed_ids)
         if removed:
             log.info("log retention removed %d records", removed)
         return removed
 
-    def _prune_feed(self, feed_id: int, by_age: LogMark | None) -> int:
+    def _shipped(self) -> int | None:
+        """At an edge node, the last record central has taken (0: none yet); None elsewhere."""
+        if self.central is None:
+            return None
+        source = self.central
+        state = self.shipping.read(lambda repo: repo.state(source))
+        return 0 if state is None else state.shipped_log_id
+
+    def _prune_feed(self, feed_id: int, by_age: LogMark | None, shipped: int | None) -> int:
         """Delete the feed's records up to the later of the two bounds' marks, a batch at a time."""
         marks = [by_age] if by_age else []
         if self.max_records:
@@ -54,15 +70,15 @@ class LogRetention:
         through = max(marks)
         removed = 0
         while True:
-            batch = self._prune_batch(feed_id, through)
+            batch = self._prune_batch(feed_id, through, shipped)
             removed += batch
             if batch < BATCH:
                 return removed
 
-    def _prune_batch(self, feed_id: int, through: LogMark) -> int:
-        """Up to ``BATCH`` of the feed's records at or before ``through``: found by a read, deleted
-        by id in a write of their own; how many."""
-        ids = self.unit.read(lambda logs: logs.prunable(feed_id, through, BATCH))
+    def _prune_batch(self, feed_id: int, through: LogMark, shipped: int | None) -> int:
+        """Up to ``BATCH`` of the feed's records at or before ``through`` (and shipped, at an
+        edge): found by a read, deleted by id in a write of their own; how many."""
+        ids = self.unit.read(lambda logs: logs.prunable(feed_id, through, BATCH, shipped))
         if ids:
             self.unit.write(lambda logs: logs.delete(ids), retry=False)
         return len(ids)

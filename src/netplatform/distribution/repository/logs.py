@@ -8,8 +8,8 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.orm import Session
 
-from ..logs.query import LogQuery
-from ..logs.records import ExpiryReason, LogRecord, RecordType
+from ..log_model import ExpiryReason, LogRecord, RecordType
+from ..log_query import LogQuery
 from ..tables import feeds, logs
 
 
@@ -31,6 +31,7 @@ def _log_values(record: LogRecord) -> dict[str, Any]:
         "delivery_id": record.delivery_id,
         "expiry_reason": str(record.expiry_reason) if record.expiry_reason else None,
         "attempts": record.attempts,
+        "node": record.node,
     }
 
 
@@ -52,6 +53,7 @@ def _record(row: Any) -> LogRecord:
         delivery_id=row["delivery_id"],
         expiry_reason=ExpiryReason(row["expiry_reason"]) if row["expiry_reason"] else None,
         attempts=row["attempts"],
+        node=row["node"],
     )
 
 
@@ -108,6 +110,39 @@ class LogRepository:
         statement = sa.select(logs).where(*conditions).order_by(logs.c.date_ms, logs.c.id)
         return [_record(row) for row in self.session.connection().execute(statement).mappings()]
 
+    # --- sites: an edge ships its records to central (distribution/sites/) ----------------
+
+    def after(self, last_id: int, limit: int) -> list[tuple[int, LogRecord]]:
+        """Up to ``limit`` of this database's own records past id ``last_id``, by id."""
+        statement = (
+            sa.select(logs)
+            .where(logs.c.id > last_id, logs.c.origin_id.is_(None))
+            .order_by(logs.c.id)
+            .limit(limit)
+        )
+        rows = self.session.connection().execute(statement).mappings()
+        return [(int(row["id"]), _record(row)) for row in rows]
+
+    def take_shipped(self, node: str, records: list[tuple[int, LogRecord]]) -> int:
+        """Insert the records ``node`` shipped (each with its id there) that are not here yet;
+        how many were new. A batch sent again after a lost answer adds nothing."""
+        if not records:
+            return 0
+        origin_ids = [origin for origin, _ in records]
+        held = set(
+            self.session.connection()
+            .execute(sa.select(logs.c.origin_id).where(logs.c.node == node, logs.c.origin_id.in_(origin_ids)))
+            .scalars()
+        )
+        rows = [
+            {**_log_values(record), "node": node, "origin_id": origin}
+            for origin, record in records
+            if origin not in held
+        ]
+        if rows:
+            self.session.connection().execute(sa.insert(logs), rows)
+        return len(rows)
+
     # --- retention -------------------------------------------------------------------------
 
     def feed_ids(self) -> list[int]:
@@ -131,8 +166,9 @@ class LogRepository:
         )
         return None if row is None else (int(row.date_ms), int(row.id))
 
-    def prunable(self, feed_id: int, through: LogMark, limit: int) -> list[int]:
-        """Up to ``limit`` ids of the feed's records at or before ``through``, oldest first."""
+    def prunable(self, feed_id: int, through: LogMark, limit: int, up_to_id: int | None = None) -> list[int]:
+        """Up to ``limit`` ids of the feed's records at or before ``through``, oldest first; with
+        ``up_to_id``, only records with an id up to it (an edge keeps what it has not shipped)."""
         date_ms, row_id = through
         statement = (
             sa.select(logs.c.id)
@@ -142,6 +178,8 @@ class LogRepository:
             .order_by(logs.c.date_ms, logs.c.id)
             .limit(limit)
         )
+        if up_to_id is not None:
+            statement = statement.where(logs.c.id <= up_to_id)
         return [int(found) for found in self.session.connection().execute(statement).scalars()]
 
     def delete(self, ids: list[int]) -> None:

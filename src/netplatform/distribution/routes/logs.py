@@ -11,8 +11,8 @@ from ...web.openapi import answers, stated_request
 from ...web.permissions import requires
 from ..deps import LogbookDep
 from ..errors import FEED_NOT_FOUND, SUBSCRIPTION_NOT_FOUND
-from ..logs.query import parse_log_query
-from ..logs.records import ExpiryReason, LogRecord, RecordType
+from ..log_model import ExpiryReason, LogRecord, RecordType
+from ..log_query import parse_log_query
 from ..media_types import LOG_LIST_CONTENT_TYPE, LOG_LIST_MEDIA_TYPE, require_log_list_acceptable
 from ..schemas import LogRecordBody
 from ..spec import PERMISSIONS, SPEC

@@ -1,11 +1,13 @@
-"""The nodes of the deployment, for operators and the bus controller: GET /internal/nodes (spec 1.3)."""
+"""The nodes of the deployment, for operators and the bus controller: GET /internal/nodes (spec 1.3);
+an edge node on its own store announces itself to central with PUT /internal/nodes/{name}
+(distribution/sites/)."""
 
 from __future__ import annotations
 
 from typing import Annotated
 from urllib.parse import urlsplit
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Path, Query
 from fastapi.responses import Response
 
 from ...clock import wire_time_ms
@@ -13,9 +15,10 @@ from ...web.answers import reply
 from ...web.errors import NotFound
 from ...web.openapi import answers
 from ...web.permissions import requires
-from ..deps import NodeRegistryDep
+from ..deps import CentralSideDep, NodeRegistryDep
 from ..nodes import NodeView
-from ..schemas import NodeBody
+from ..schemas import NodeAnnouncement, NodeBody
+from ..sites.central import Announcement
 from ..spec import PERMISSIONS, SPEC
 
 router = APIRouter(prefix="/internal/nodes", tags=["nodes"])
@@ -60,4 +63,24 @@ def get_node(name: str, registry: NodeRegistryDep) -> Response:
     view = registry.node(name)
     if view is None:
         raise NotFound(f"Unknown node {name}.")
+    return reply(node_body(view))
+
+
+@router.put(
+    "/{name}",
+    summary="An edge node on its own store says where it is (its registration and heartbeat here)",
+    responses=answers(SPEC, NodeBody, 400),
+    # Where the platform's node credential goes: platform.node itself (and platform.admin), not
+    # the bus's platform.bus, which may list nodes.
+    openapi_extra=requires(PERMISSIONS.internal("announce")),
+)
+def announce_node(
+    name: Annotated[str, Path(min_length=1, max_length=128)],
+    announced: NodeAnnouncement,
+    registry: NodeRegistryDep,
+    central: CentralSideDep,
+) -> Response:
+    central.announce(Announcement(name, announced.site, announced.url))
+    view = registry.node(name)
+    assert view is not None  # just written
     return reply(node_body(view))

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -69,6 +69,16 @@ async def until_set(first: asyncio.Event, second: asyncio.Event | None, timeout_
             waiter.cancel()
 
 
+@dataclass(frozen=True)
+class Periodic:
+    """Background work of an engine, run by the kernel's job runner (web/jobs.py) every
+    ``interval_s`` under ``name``: a blocking function (run in a worker thread)."""
+
+    name: str
+    interval_s: float
+    work: Callable[[], object]
+
+
 class Claim(Protocol):
     """Messages a fetch took for a group, not yet the group's for good.
 
@@ -98,6 +108,10 @@ class Engine(Protocol):
 
     async def start(self) -> None:
         """Connect and prepare (called once, in the service's lifespan, before any request)."""
+
+    def background(self) -> list[Periodic]:
+        """The engine's periodic work (retention, lapsed claims), for the kernel's job runner:
+        the router's app registers each as a job, with its metrics and /health bound."""
 
     async def reachable(self) -> bool:
         """Whether the engine answers now (what /health reports); bounded in time."""

@@ -23,7 +23,6 @@ leaves ends the wait. A background task deletes messages older than the retentio
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections.abc import Callable, Sized
 from dataclasses import dataclass, field
@@ -36,7 +35,7 @@ from ...clock import now_ms
 from ...store.db import Database
 from ...store.unit_of_work import UnitOfWork
 from ..repository.streams import StreamRepository
-from .base import EngineUnavailable, StreamSpec, check_sizes, until_set
+from .base import EngineUnavailable, Periodic, StreamSpec, check_sizes, until_set
 
 log = logging.getLogger(__name__)
 
@@ -139,33 +138,31 @@ class EmbeddedEngine:
         self._started_ms = now_ms()
         self._queue: list[_Publish] = []
         self._committer: asyncio.Task[None] | None = None
-        self._pruner: asyncio.Task[None] | None = None
-        self._reaper: asyncio.Task[None] | None = None
         self._wakeups = _Wakeups()
         self._closing = False
 
     async def start(self) -> None:
-        """Give back the claims an earlier run of this instance left (a crash), then run the
-        retention and the reaper of lapsed claims."""
+        """Give back the claims an earlier run of this instance left (a crash); the retention and
+        the reaper of lapsed claims are :meth:`background` work, run by the kernel's job runner."""
         self._closing = False
         self._started_ms = now_ms()
         try:
             await run_sync(self.give_back_lapsed)
         except Exception as error:  # the database is down: the reaper tries again
             log.warning("giving back claims left by an earlier run failed: %r", error)
-        self._pruner = asyncio.create_task(self._prune_forever(), name="router-retention")
-        self._reaper = asyncio.create_task(self._reap_forever(), name="router-claims")
+
+    def background(self) -> list[Periodic]:
+        """Retention (a tenth of it, between 0.5 s and a minute) and the reaper of lapsed claims
+        (a quarter of the lease, between 0.5 and 10 s)."""
+        return [
+            Periodic("router-retention", min(max(self.retention_s / 10, 0.5), 60.0), self.prune),
+            Periodic("router-claims", min(max(self.claim_lease_ms / 4000, 0.5), 10.0), self.reap),
+        ]
 
     async def close(self) -> None:
-        """Stop retention, end waiting fetches ([]), and let queued publishes commit."""
+        """End waiting fetches ([]), and let queued publishes commit."""
         self._closing = True
         self._wakeups.wake_all()
-        for task in (self._pruner, self._reaper):
-            if task is not None:
-                task.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await task
-        self._pruner = self._reaper = None
         if self._committer is not None:
             await asyncio.wait([self._committer])
 
@@ -370,15 +367,10 @@ class EmbeddedEngine:
             self._wakeups.wake_all()
         return given
 
-    async def _reap_forever(self) -> None:
-        period = min(max(self.claim_lease_ms / 4000, 0.5), 10.0)
-        while True:
-            await asyncio.sleep(period)
-            try:
-                while await run_sync(self.give_back_lapsed) == REAP_SCAN:
-                    pass
-            except Exception:  # a database hiccup: the next round tries again
-                log.exception("giving back lapsed claims failed")
+    def reap(self) -> None:
+        """Give back every lapsed claim, a scan at a time (the ``router-claims`` job)."""
+        while self.give_back_lapsed() == REAP_SCAN:
+            pass
 
     def _anything_new(self, topic: str, group: str) -> bool:
         """A cheap read: has the stream a message past the group's position?"""
@@ -390,15 +382,6 @@ class EmbeddedEngine:
         return self.unit.read(read)
 
     # -- retention -------------------------------------------------------------------------
-
-    async def _prune_forever(self) -> None:
-        period = min(max(self.retention_s / 10, 0.5), 60.0)
-        while True:
-            await asyncio.sleep(period)
-            try:
-                await run_sync(self.prune)
-            except Exception:  # a database hiccup: the next round tries again
-                log.exception("message retention failed")
 
     def prune(self) -> int:
         """Delete messages published longer than the retention ago; how many were deleted."""

@@ -86,6 +86,43 @@ class RouterClient:
             found.update((kind, user) for user in users or [] if isinstance(user, str))
         return found
 
+    def health(self, base_url: str) -> None:
+        """Whether the router serves (``GET /health``): a router that is down, or at a site whose
+        replica of the central directory is older than its bound (it then takes no decision),
+        raises with the reason its health names."""
+        url = base_url.rstrip("/") + "/health"
+        try:
+            response = self._http.get(url)
+        except (httpx.HTTPError, httpx.InvalidURL, ValueError) as error:
+            raise RouterCallFailed(f"message router unreachable at {url}: {error}") from error
+        if 200 <= response.status_code < 300:
+            return
+        try:
+            body = response.json()
+        except ValueError:
+            body = None
+        reason = body.get("reason") if isinstance(body, dict) else None
+        raise RouterCallFailed(
+            f"the message router at {base_url} is not serving (GET /health answered "
+            f"{response.status_code}): {reason or answer_reason(response)}"
+        )
+
+    def access(self, base_url: str, topic: str, identity: str, action: str) -> str | None:
+        """None when ``identity`` may ``action`` (``pub``: publish, ``sub``: fetch) the topic at the
+        router, as a publish or fetch there would be decided; else the router's reason."""
+        path = f"/internal/topics/{quote(topic, safe='')}/access"
+        url = base_url.rstrip("/") + path
+        try:
+            response = self._http.get(url, params={"identity": identity, "action": action})
+        except (httpx.HTTPError, httpx.InvalidURL, ValueError) as error:
+            raise RouterCallFailed(f"message router unreachable at {url}: {error}") from error
+        if response.status_code != 200:
+            raise RouterCallFailed(f"GET {url} answered {response.status_code}: {answer_reason(response)}")
+        body = self._json(response, "access decision")
+        if body.get("allowed") is True:
+            return None
+        return str(body.get("reason") or "refused")
+
     def mirror_agents(self, base_url: str) -> dict[str, Any]:
         """The router's list of the mirror agents it runs (``GET /internal/mirror-agents``)."""
         response = self._call("GET", base_url, MIRROR_AGENTS_PATH)

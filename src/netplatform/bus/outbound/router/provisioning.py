@@ -40,7 +40,6 @@ from ....store.db import Database
 from ....store.locks import LockNamespace, advisory_lock
 from ....store.unit_of_work import UnitOfWork
 from ...bridge_plans import PLACED, Topology, plan_bridges
-from ...bridges import load_topology
 from ...repository.router_removals import RouterRemovalRepository
 from ...repository.rows import CLIENTS, CLUSTERS, MIRROR_MAKERS, TOPICS, Kind
 from ...repository.topology import TopologyRepository
@@ -64,9 +63,15 @@ log = logging.getLogger(__name__)
 
 CONFIRM_S = 8.0  # how long a target router may take to list an agent running as it was sent
 CONFIRM_POLL_S = 0.1
+# How long a client's router may take to admit its identity: a membership the bus adds at central
+# reaches a site's replica within 2 s, and the router's ACL cache is a second more.
+ACCESS_CONFIRM_S = 6.0
+ACCESS_POLL_S = 0.2
+VERB_OF_ACTION = {"pub": "publish to", "sub": "fetch from"}
 
 NEW_ONLY = (Status.NEW.value,)
 TO_RETRY = (Status.NEW.value, Status.INVALID.value)
+WAITING = (Status.STAGED.value,)  # topics on no router yet: every pass tries to place them
 
 
 def router_of(client: MrClient) -> str | None:
@@ -94,6 +99,10 @@ class TopicState:
     topology: Topology
     agents: list[str]
     owned: set[str] = field(default_factory=set)  # the topic's roles the bus created (authz)
+    clusters: list[MrCluster] = field(default_factory=list)
+    # The routers that took the topic in this pass; None: its presence was not in question (a
+    # VALID topic is on its routers, and the reconcile verifies it).
+    holding: set[str] | None = None
 
     def unowned(self) -> list[str]:
         """The topic's roles the bus did not create (another's, or not created yet)."""
@@ -129,6 +138,20 @@ class TopicState:
     def needed_memberships(self) -> set[Membership]:
         """The memberships the topic's live clients add."""
         return memberships_needed(self.placed(), self.topic)
+
+    def nowhere(self) -> tuple[Status, str] | None:
+        """Point 5 of issue 38: a topic is VALID only once a registered cluster's router has it.
+        STAGED while no cluster is registered, INVALID (with each cluster's reason) while none
+        took it; None when one did (or it was not in question)."""
+        if self.holding is None or self.holding:
+            return None
+        if not self.clusters:
+            return Status.STAGED, "no message-router cluster is registered: the topic is on no router yet"
+        why = "; ".join(
+            f"cluster {cluster.svcLocationName}: {cluster.statusReason or cluster.status}"
+            for cluster in self.clusters
+        )
+        return Status.INVALID, f"the topic is on no message router yet ({why})"
 
 
 class RouterProvisioner:
@@ -176,6 +199,10 @@ class RouterProvisioner:
             self.push_cluster(name)
         for fqtn in fqtns:
             self.provision_topic(fqtn, statuses)
+        waiting = self.unit.read(lambda repo: repo.routers.keys_in(TOPICS, WAITING))
+        for fqtn in waiting:
+            if fqtn not in fqtns:
+                self.provision_topic(fqtn, WAITING)
         agents = self.unit.read(lambda repo: repo.routers.agents_in(statuses))
         for name in agents:
             with self.lock():
@@ -206,11 +233,17 @@ class RouterProvisioner:
         self.unit.write(lambda repo: repo.routers.set_outcome(kind, key, obj, status, reason), retry=False)
 
     def set_up_router(self, router: str, setup: RouterSetup, topics: Iterable[Topic] | None = None) -> None:
-        """The router's mirror settings, then every topic of ``setup`` or ``topics`` (409: it has
-        it already)."""
+        """The router serves (its /health: a site whose replica of the central directory is past
+        its bound does not), then its mirror settings, then every topic of ``setup`` or ``topics``
+        (409: it has it already) with its roles' grants. A topic whose roles are not (yet) the
+        bus's goes nowhere: without its grants its ACLs would admit everyone there."""
+        self.client.health(router)
         self.client.tell_mirror_settings(router, setup.admin_topic, setup.sources)
         for topic in setup.topics if topics is None else topics:
+            if not setup.owned.issuperset(topic_roles(topic)):
+                continue  # its own provisioning says why, and spreads it once the roles are
             self.client.create_topic(router, topic_document(topic))
+            self.grant_all(router, topic.fqtn or "", topic_grants(topic))
 
     def tell_sources(self, except_location: str | None = None) -> None:
         """Clusters changed: every other cluster's router learns the registered routers (the only
@@ -231,20 +264,24 @@ class RouterProvisioner:
                     self.store_outcome(CLUSTERS, location, cluster, Status.INVALID, why)
 
     def _spread_topic(self, state: TopicState) -> None:
-        """A new topic goes to every cluster's router, not only its clients' (a VALID cluster has
-        every topic); a router that does not take it leaves its cluster INVALID with the reason,
-        for the reconcile to retry."""
-        clusters = self.unit.read(lambda repo: repo.list_all(CLUSTERS))
+        """A topic not yet VALID goes to every cluster's router, not only its clients' (a VALID
+        cluster has every topic), with its roles' grants; a router that does not take it leaves
+        its cluster INVALID with the reason, for the reconcile to retry. The routers that took
+        it go to ``state.holding``."""
         served = {router_of(client) for client in state.placed()}
-        document = topic_document(state.topic)
-        for cluster in clusters:
+        state.holding = set()
+        for cluster in state.clusters:
             router = base_url(cluster)
             if cluster.status != Status.VALID.value or router in served:
                 continue
-            reason = attempt(self.client.create_topic, router, document)
-            if reason:
-                why = f"topic {state.topic.fqtn} not created: {reason}"
-                self.store_outcome(CLUSTERS, cluster.svcLocationName or "", cluster, Status.INVALID, why)
+            # With the topic's role grants: a topic without any grant would admit everyone there.
+            reason = attempt(self.prepare_router, router, state)
+            if reason is None:
+                state.holding.add(router)
+                continue
+            why = f"topic {state.topic.fqtn} not created: {reason}"
+            self.store_outcome(CLUSTERS, cluster.svcLocationName or "", cluster, Status.INVALID, why)
+            cluster.status, cluster.statusReason = Status.INVALID, why
 
     # --- topics and their clients --------------------------------------------------------------
 
@@ -264,7 +301,7 @@ class RouterProvisioner:
                 reason = roles or f"the topic's roles {', '.join(state.unowned())} are not the bus's"
                 granted: dict[str, str | None] = {c.mrClientId or "": reason for c in state.placed()}
             else:
-                if state.topic.status == Status.NEW.value:
+                if state.topic.status != Status.VALID.value:
                     self._spread_topic(state)
                 granted = self._grant_clients(state)
             revoked = self._revoke_deleted(state)
@@ -278,10 +315,10 @@ class RouterProvisioner:
             if topic is None:
                 return None
             clients = repo.routers.placed_clients(fqtn)
-            topology = load_topology(repo, self.central_cname)
+            topology = repo.topology(self.central_cname)
             agents = [agent.mmName or "" for agent in repo.agents.holding(fqtn)]
             owned = repo.roles.owned(topic_roles(topic))
-            return TopicState(topic, clients, topology, agents, owned)
+            return TopicState(topic, clients, topology, agents, owned, repo.list_all(CLUSTERS))
 
         return self.unit.read(read)
 
@@ -296,12 +333,38 @@ class RouterProvisioner:
             router = router_of(client) or ""
             if router not in prepared:
                 prepared[router] = attempt(self.prepare_router, router, state)
+                if prepared[router] is None and state.holding is not None:
+                    state.holding.add(router)
             outcome[client.mrClientId or ""] = (
                 prepared[router]
                 or attempt(self.grant_all, router, fqtn, state.usable(grants_of(client, topic)))
                 or attempt(self.roles.join, memberships_of(client, topic))
+                or attempt(self.confirm_access, router, fqtn, client)
             )
         return outcome
+
+    def confirm_access(
+        self, router: str, fqtn: str, client: MrClient, wait_s: float = ACCESS_CONFIRM_S
+    ) -> None:
+        """Status is the truth (issue 38): the client's ``clientIdentity`` can actually publish
+        (``pub``) or fetch (``sub``) the topic at its router, as the router decides a publish or
+        fetch (``GET /internal/topics/{topic}/access``: the ACLs, and the roles the identity holds
+        there, at a site from its replica of the central directory). Waits up to ``wait_s`` for
+        a membership just added to reach the router; else fails with the router's reason."""
+        identity = client.clientIdentity
+        if not identity:
+            return  # a role only: no identity to ask about
+        for action in client.action or []:
+            if action not in VERB_OF_ACTION:
+                continue
+            deadline = time.monotonic() + wait_s
+            while (refused := self.client.access(router, fqtn, identity, action)) is not None:
+                if time.monotonic() >= deadline:
+                    raise RouterCallFailed(
+                        f"{identity} cannot {VERB_OF_ACTION[action]} {fqtn} at the message router at"
+                        f" {router}: {refused}"
+                    )
+                time.sleep(ACCESS_POLL_S)
 
     def prepare_router(self, router: str, state: TopicState) -> None:
         topic = state.topic
@@ -343,6 +406,8 @@ class RouterProvisioner:
         fqtn = topic.fqtn or ""
         plan = plan_bridges(fqtn, topic.replicationCase, topic.globalMrURL, state.clients, state.topology)
 
+        nowhere = state.nowhere()
+
         def store(repo: TopologyRepository) -> None:
             failures = [reason for reason in (roles, plan.problem) if reason]
             for client in state.placed():
@@ -363,6 +428,9 @@ class RouterProvisioner:
                 if agent is not None and agent.status == Status.INVALID.value:
                     failures.append(f"mirror agent {name}: {agent.statusReason}")
             status = Status.INVALID if failures else Status.VALID
+            if nowhere is not None:
+                status = Status.INVALID if failures else nowhere[0]
+                failures.insert(0, nowhere[1])
             repo.routers.set_outcome(TOPICS, fqtn, topic, status, "; ".join(failures) or None)
 
         self.unit.write(store, retry=False)
@@ -541,16 +609,19 @@ class RouterSetup:
     topics: list[Topic]
     admin_topic: str
     sources: list[str]
+    owned: frozenset[str] = frozenset()  # the topics' roles the bus created (authz)
 
 
 def read_cluster(repo: TopologyRepository, location: str) -> RouterSetup:
     """The cluster at ``location`` and what its router should have."""
     clusters = repo.list_all(CLUSTERS)
+    topics = repo.list_all(TOPICS)
     return RouterSetup(
         next((cluster for cluster in clusters if cluster.svcLocationName == location), None),
-        repo.list_all(TOPICS),
+        topics,
         repo.settings.get().bridgeAdminTopic or "",
         [base_url(cluster) for cluster in clusters],
+        frozenset(repo.roles.owned(role for topic in topics for role in topic_roles(topic))),
     )
 
 

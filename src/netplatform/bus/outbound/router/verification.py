@@ -68,6 +68,7 @@ class RouterVerifier:
         missing: list[str] = []
 
         def check() -> None:
+            self.client.health(router)  # down, or a site past its replica's bound: its reason
             have = self.client.topic_names(router)
             missing.extend(topic.fqtn or "" for topic in setup.topics if topic.fqtn not in have)
             # Again, every pass: a router restarted on an empty database forgot them, and the
@@ -93,7 +94,17 @@ class RouterVerifier:
             if client.status == Status.VALID.value:
                 clients[router_of(client) or ""].append(client)
         reasons = {router: attempt(self._repair_topic, state, router) for router in clients}
-        self._store(state, clients, reasons)
+        outcome = {
+            client.mrClientId or "": reasons[router] or attempt(self._admits, router, fqtn, client)
+            for router, placed in clients.items()
+            for client in placed
+        }
+        self._store(state, clients, outcome)
+
+    def _admits(self, router: str, fqtn: str, client: MrClient) -> None:
+        """The client's identity still can publish or fetch there (one question, no wait: a
+        membership removed, a router that forgot a grant, a site's replica gone stale)."""
+        self.provisioner.confirm_access(router, fqtn, client, wait_s=0)
 
     def _repair_topic(self, state: TopicState, router: str) -> None:
         """Create the topic again where the router lacks it, and grant again what it lacks."""
@@ -113,14 +124,15 @@ class RouterVerifier:
     def _store(
         self, state: TopicState, clients: dict[str, list[MrClient]], reasons: dict[str, str | None]
     ) -> None:
+        """Each client's outcome (``reasons`` by client id), and the topic's."""
         topic, fqtn = state.topic, state.topic.fqtn or ""
 
         def store(repo: TopologyRepository) -> None:
             failures: list[str] = []
-            for router, placed in clients.items():
-                reason = reasons[router]
+            for placed in clients.values():
                 for client in placed:
                     key = client.mrClientId or ""
+                    reason = reasons[key]
                     if reason is None:
                         repo.routers.mark_verified(CLIENTS, key, client)
                         continue

@@ -23,7 +23,7 @@ from typing import Any
 
 from nats.aio.msg import Msg
 
-from ..base import EngineUnavailable, PartlyStored, StreamSpec, check_sizes, until_set
+from ..base import EngineUnavailable, PartlyStored, Periodic, StreamSpec, check_sizes, until_set
 from .link import (
     API,
     CONNECT_TIMEOUT_S,
@@ -102,6 +102,10 @@ class JetStreamEngine:
     async def start(self) -> None:
         self._closing = False
         await self._connection()
+
+    def background(self) -> list[Periodic]:
+        """None: the JetStream server keeps its streams' retention and its consumers' acks."""
+        return []
 
     async def reachable(self) -> bool:
         """Whether JetStream answers an account-info request (connecting when need be)."""

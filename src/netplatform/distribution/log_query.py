@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import TypeVar
 
-from ...web.errors import BadRequest
-from .records import NO_STATUS, ExpiryReason, RecordType
+from ..web.errors import BadRequest
+from .log_model import NO_STATUS, ExpiryReason, RecordType
 
 DAY_MS = 24 * 60 * 60 * 1000
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)

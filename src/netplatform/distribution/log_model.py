@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, fields
 from enum import StrEnum
 from typing import Any
 
-from ...clock import wire_time_ms
+from ..clock import wire_time_ms
 
 
 class RecordType(StrEnum):
@@ -49,6 +49,7 @@ class LogRecord:
     delivery_id: str | None = None
     expiry_reason: ExpiryReason | None = None
     attempts: int | None = None
+    node: str | None = None  # the node that recorded it (the one that published, forwarded, delivered)
 
     def wire(self) -> dict[str, Any]:
         """The record as a log-list element (wire names, null members omitted)."""
@@ -67,5 +68,29 @@ class LogRecord:
             "deliveryId": self.delivery_id,
             "expiryReason": str(self.expiry_reason) if self.expiry_reason else None,
             "attempts": self.attempts,
+            "node": self.node,
         }
         return {key: value for key, value in values.items() if value is not None}
+
+    def shipped(self) -> dict[str, Any]:
+        """The record as an edge ships it to central (field names, every field)."""
+        values = asdict(self).items()
+        return {key: str(value) if isinstance(value, StrEnum) else value for key, value in values}
+
+    @classmethod
+    def from_shipped(cls, data: Any) -> LogRecord:
+        """A record an edge shipped; ValueError when it is not one."""
+        if not isinstance(data, dict):
+            raise ValueError("a log record is a JSON object")
+        try:
+            values: dict[str, Any] = {field.name: data.get(field.name) for field in fields(cls)}
+            values["type"] = RecordType(values["type"])
+            reason = values["expiry_reason"]
+            values["expiry_reason"] = ExpiryReason(reason) if reason is not None else None
+            for required in ("date_ms", "feed_id"):
+                values[required] = int(values[required])
+            for text in ("publish_id", "request_uri", "method"):
+                values[text] = str(values[text])
+            return cls(**values)
+        except (KeyError, TypeError, ValueError) as error:
+            raise ValueError(f"not a log record: {error}") from None
