@@ -54,6 +54,7 @@ SLOW_TESTS: dict[str, str] = {
     "bus/test_router_provisioning.py::test_a_revoke_the_router_did_not_take_is_retried": "14 s",
     "distribution/test_delivery.py::test_files_older_than_the_expiry_end_with_retries_exhausted": "12 s",
     "test_cli.py::test_data_written_before_a_restart_is_there_after_it": "11 s",
+    "test_cli.py::test_an_instance_with_another_platform_key_than_the_store_refuses_to_start": "8 s",
     "bus/test_router_provisioning.py::test_a_client_role_is_granted_and_a_replaced_client_loses_its_old_grant": "10 s",
     "bus/test_bridges.py::test_central_to_global_and_global_to_fqdn": "9 s",
     "bus/test_topics.py::test_configured_default_style_applies": "8 s",
