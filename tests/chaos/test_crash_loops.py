@@ -67,6 +67,14 @@ def test_a_two_site_forward_survives_the_receiving_node_killed() -> None:
     assert_survived(run_script("distribution_crash.py"))
 
 
+def test_an_edge_node_on_its_own_store_survives_sigkill_with_central_away_in_one_cycle() -> None:
+    """Issue 38: the edge keeps taking files while central is away, and after both are back
+    every acknowledged file reaches both subscribers and its log record reaches central once."""
+    summary = run_script("edge_crash.py")
+    assert_survived(summary)
+    assert summary["logs_missing"] == "0" and summary["logs_twice"] == "0", summary
+
+
 def test_every_service_answers_503_through_a_postgresql_restart_and_recovers() -> None:
     if not list(Path("/usr/lib/postgresql").glob("*/bin/pg_ctl")):
         unavailable("no PostgreSQL server binaries under /usr/lib/postgresql/*/bin")
