@@ -24,7 +24,10 @@ CHAOS = ROOT / "bench" / "chaos"
 NATS_URL_ENV = "NETPLATFORM_TEST_NATS_URL"
 PORTS_PER_SCRIPT = 40  # more than any script binds (every service, a private PostgreSQL, receivers)
 
-pytestmark = pytest.mark.slow
+# Each script makes its stores itself (SQLite files in its scratch directory, a private
+# PostgreSQL cluster), whatever the suite's database: `make test` runs them, `make test-postgres`
+# would only run the same again.
+pytestmark = [pytest.mark.slow, pytest.mark.own_stores]
 
 
 def run_script(script: str, *args: str, timeout: float = 240) -> dict[str, str]:
