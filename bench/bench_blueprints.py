@@ -33,7 +33,7 @@ import aiohttp
 import httpx
 
 from common import AUTH, TABLE_HEADER, LoadResult, Request, drive, get, serve, write_fragment, write_results
-from netplatform.blueprints.enrich import is_generated_definition
+from netplatform.blueprints.catalog.enrich import is_generated_definition
 from netplatform.blueprints.repository.blueprint_models import BlueprintModelRepository, ModelRecord
 from netplatform.blueprints.starter_catalog import STARTER
 from netplatform.clock import utc_now

@@ -10,6 +10,7 @@ import typer
 from pydantic import ValidationError
 
 from . import __version__
+from . import floors as floor_plan
 from .logs import configure_logging, stop_logging
 from .permissions_table import markdown, replace_table
 from .settings import SERVED_NAMES, Settings
@@ -68,6 +69,23 @@ def permissions(
         typer.echo(table, nl=False)
         return
     write.write_text(replace_table(write.read_text(), table))
+
+
+@app.command()
+def floors(
+    write: Annotated[
+        Path | None,
+        typer.Option(
+            "--write", help="Replace the floors section between the markers of this page (DESIGN.md)."
+        ),
+    ] = None,
+) -> None:
+    """Print the floors of the code (src/netplatform/floors.py) as DESIGN.md shows them."""
+    section = floor_plan.render()
+    if write is None:
+        typer.echo(section, nl=False)
+        return
+    write.write_text(floor_plan.replace_section(write.read_text(), section))
 
 
 @app.command()

@@ -12,7 +12,7 @@ import httpx
 import pytest
 from sqlalchemy import select
 
-from netplatform.blueprints.enrich import is_generated_definition
+from netplatform.blueprints.catalog.enrich import is_generated_definition
 from netplatform.blueprints.starter_catalog import STARTER
 from netplatform.blueprints.tables import blob_chunks
 from netplatform.store.db import database_for

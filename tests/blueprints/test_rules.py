@@ -7,19 +7,19 @@ from typing import Any
 
 import pytest
 
-from netplatform.blueprints.archive import Archive, ArchiveLimits, MalformedArchive
-from netplatform.blueprints.cba import Cba
+from netplatform.blueprints.catalog.archive import Archive, ArchiveLimits, MalformedArchive
+from netplatform.blueprints.catalog.cba import Cba
+from netplatform.blueprints.catalog.enrich import EnrichmentFailed, enrich
+from netplatform.blueprints.catalog.tosca import ResourceAssignment
+from netplatform.blueprints.catalog.toscameta import parse_tosca_meta
+from netplatform.blueprints.catalog.validate import ValidationFailed, assignment_problems, validate
 from netplatform.blueprints.dictionaries import dictionary_from_definition, parse_definition
-from netplatform.blueprints.enrich import EnrichmentFailed, enrich
 from netplatform.blueprints.formats import JSON, XML, rendered
 from netplatform.blueprints.keywords import keywords_of
 from netplatform.blueprints.model_types import starter_model_type
 from netplatform.blueprints.repository.dictionaries import DictionaryRecord
 from netplatform.blueprints.repository.model_types import ModelTypeRecord
 from netplatform.blueprints.starter_catalog import MODEL_TYPE_KINDS, STARTER
-from netplatform.blueprints.tosca import ResourceAssignment
-from netplatform.blueprints.toscameta import parse_tosca_meta
-from netplatform.blueprints.validate import ValidationFailed, assignment_problems, validate
 from netplatform.web.errors import NotAcceptable
 
 from .conftest import SAMPLE_ENTRY, edit_json, sample_files, unenriched_files, unzip, zip_bytes

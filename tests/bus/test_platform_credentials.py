@@ -147,8 +147,10 @@ def register_everything_at(admin: httpx.Client, recorder: Receiver) -> dict[str,
 
 
 def test_the_bus_presents_svc_bus_and_never_the_administrators_password(
-    start_service: ServiceStarter, settings: Settings, recorder: Receiver, tls: TlsFiles
+    recorder: Receiver, start_service: ServiceStarter, settings: Settings, tls: TlsFiles
 ) -> None:
+    # The recorder first, so it stops last: stopped while the bus still holds a connection to
+    # it, its server waited 30 s for that connection before it let go.
     bus = bus_trusting(start_service, settings, recorder, tls.ca_bundle)
     with as_(bus, ADMIN) as admin:
         register_everything_at(admin, recorder)
@@ -168,7 +170,7 @@ def test_the_bus_presents_svc_bus_and_never_the_administrators_password(
 
 
 def test_a_host_whose_certificate_no_trusted_ca_signed_hears_nothing(
-    start_service: ServiceStarter, settings: Settings, recorder: Receiver
+    recorder: Receiver, start_service: ServiceStarter, settings: Settings
 ) -> None:
     """Without the deployment's CA the recorder's certificate does not verify: every call fails
     at the handshake, before a credential is sent, and says why."""

@@ -24,6 +24,7 @@ from netplatform.store.generations import (
     generations_table,
 )
 from netplatform.store.retry import write_with_retry
+from netplatform.store.unit_of_work import UnitOfWork
 
 SCOPE = "items"
 
@@ -33,7 +34,7 @@ class Instance:
     """One 'instance': its own Database (engine) and its own cache of the item names."""
 
     db: Database
-    cache: GenerationCache[tuple[str, ...]]
+    cache: GenerationCache[Session, tuple[str, ...]]
     computed: int = 0
 
     def names(self) -> tuple[str, ...]:
@@ -59,14 +60,19 @@ def add(db: Database, name: str) -> None:
     write_with_retry(db, work)
 
 
+def _session(session: Session) -> Session:
+    """The session itself as the unit's repository: these tests read the tables directly."""
+    return session
+
+
 @pytest.fixture
 def instances(settings: Settings) -> Iterator[tuple[Instance, Instance]]:
     first = database_for(settings)
     METADATA.create_all(first.engine)
     second = Database(first.url)
     yield (
-        Instance(first, GenerationCache(first, GENERATIONS, SCOPE)),
-        Instance(second, GenerationCache(second, GENERATIONS, SCOPE)),
+        Instance(first, GenerationCache(UnitOfWork(first, _session), GENERATIONS, SCOPE)),
+        Instance(second, GenerationCache(UnitOfWork(second, _session), GENERATIONS, SCOPE)),
     )
     second.dispose()
     METADATA.drop_all(first.engine)
@@ -146,7 +152,9 @@ def test_a_failed_computation_caches_nothing(instances: tuple[Instance, Instance
 
 def test_the_cache_keeps_at_most_max_entries(instances: tuple[Instance, Instance]) -> None:
     one, _ = instances
-    cache: GenerationCache[int] = GenerationCache(one.db, GENERATIONS, SCOPE, max_entries=2)
+    cache: GenerationCache[Session, int] = GenerationCache(
+        UnitOfWork(one.db, _session), GENERATIONS, SCOPE, max_entries=2
+    )
     for key in (1, 2, 3):
 
         def value(session: Session, key: int = key) -> int:

@@ -1,17 +1,19 @@
-"""The unit of work: reads roll back, writes commit, a lost race is run again unless told not to,
-and the same holds when the writes are group-committed."""
+"""The unit of work, the one door to the database: reads roll back, writes commit, a lost race is
+run again unless told not to, and the same holds when the writes are group-committed; a write
+that need not be durable, a grouped write from the event loop and a compiled one-statement read
+go through it too."""
 
 from __future__ import annotations
 
+import anyio
 import pytest
-from sqlalchemy import Column, Integer, String, Table, select
+from sqlalchemy import Column, Integer, String, Table, bindparam, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from netplatform.settings import Settings
 from netplatform.store.db import Database, database_for, new_metadata
 from netplatform.store.errors import WriteConflict
-from netplatform.store.group_commit import GroupCommit
 from netplatform.store.retry import WRITE_ATTEMPTS, LostRace
 from netplatform.store.unit_of_work import UnitOfWork
 
@@ -46,8 +48,7 @@ def database(settings: Settings) -> Database:
 
 @pytest.fixture(params=["plain", "group commit"])
 def unit(request: pytest.FixtureRequest, database: Database) -> UnitOfWork[Notes]:
-    commits = GroupCommit(database) if request.param == "group commit" else None
-    return UnitOfWork(database, Notes, commits=commits)
+    return UnitOfWork(database, Notes, grouped=request.param == "group commit")
 
 
 def test_a_write_is_committed_and_a_read_is_rolled_back(unit: UnitOfWork[Notes]) -> None:
@@ -96,3 +97,37 @@ def test_without_retry_a_lost_race_is_raised_as_it_is(unit: UnitOfWork[Notes]) -
         unit.write(duplicate, retry=False)
     assert runs == ["ran"]
     assert unit.read(lambda repository: repository.bodies()) == {"taken"}
+
+
+def test_a_write_that_need_not_be_durable_commits_and_is_one_attempt(database: Database) -> None:
+    unit = UnitOfWork(database, Notes)
+    unit.write(lambda repository: repository.add("lease"), retry=False, durable=False)
+    assert unit.read(lambda repository: repository.bodies()) == {"lease"}
+    with pytest.raises(ValueError, match="one attempt"):
+        unit.write(lambda repository: repository.add("again"), durable=False)  # retry=True
+    with pytest.raises(ValueError, match="one attempt"):
+        UnitOfWork(database, Notes, grouped=True).write(
+            lambda repository: repository.add("grouped"), retry=False, durable=False
+        )
+
+
+def test_a_grouped_unit_commits_from_the_event_loop(database: Database) -> None:
+    unit = UnitOfWork(database, Notes, grouped=True)
+
+    async def write_both() -> None:
+        async with anyio.create_task_group() as group:
+            for body in ("one", "two"):
+                group.start_soon(unit.write_async, lambda repository, body=body: repository.add(body))
+
+    anyio.run(write_both)
+    assert unit.read(lambda repository: repository.bodies()) == {"one", "two"}
+    with pytest.raises(ValueError, match="grouped"):
+        anyio.run(UnitOfWork(database, Notes).write_async, lambda repository: None)
+
+
+def test_a_compiled_statement_reads_through_the_unit(database: Database) -> None:
+    unit = UnitOfWork(database, Notes)
+    unit.write(lambda repository: repository.add("found"))
+    query = unit.statement(select(notes.c.body).where(notes.c.body == bindparam("body")))
+    assert [tuple(row) for row in query.rows(body="found")] == [("found",)]
+    assert query.rows(body="absent") == []

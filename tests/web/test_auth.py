@@ -1,6 +1,7 @@
 import pytest
 
-from netplatform.web.auth import Credentials, UserDirectory, basic_header, parse_basic
+from netplatform.access.credentials import Credentials, UserDirectory, parse_basic
+from netplatform.web.auth import basic_header
 
 
 def test_basic_header_round_trip() -> None:

@@ -11,6 +11,7 @@ from pydantic import BaseModel, Field
 from sqlalchemy import text
 from starlette.responses import JSONResponse
 
+from netplatform.access.permissions import ServicePermissions
 from netplatform.settings import Settings
 from netplatform.store.db import Database
 from netplatform.store.errors import WRITE_CONFLICT_MESSAGE, WriteConflict
@@ -18,7 +19,7 @@ from netplatform.web.app import build_app
 from netplatform.web.auth import PUBLIC
 from netplatform.web.errors import ApiError, Conflict
 from netplatform.web.health import HealthCheck
-from netplatform.web.permissions import ServicePermissions, per_object, requires
+from netplatform.web.permissions import per_object, requires
 from netplatform.web.requestid import REQUEST_ID_HEADER
 from netplatform.web.service import ServiceSpec
 

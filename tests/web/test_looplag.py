@@ -9,11 +9,12 @@ from fastapi import APIRouter
 from prometheus_client.parser import text_string_to_metric_families
 from starlette.responses import JSONResponse
 
+from netplatform.access.permissions import ServicePermissions
 from netplatform.settings import Settings
 from netplatform.web.app import build_app
 from netplatform.web.errors import ApiError
 from netplatform.web.looplag import probing
-from netplatform.web.permissions import ServicePermissions, requires
+from netplatform.web.permissions import requires
 from netplatform.web.service import ServiceSpec
 
 from ..support.databases import migrate

@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from netplatform.web.permissions import Permission, any_matches, covers, matches
+from netplatform.access.permissions import Permission, any_matches, covers, matches
 
 SEGMENTS = ["a", "b", "ab", "a*", "*", "!a.", "!x", "a,b", "b*,c", "!a.,b"]
 PLAIN = ["a", "b", "ab", "a*", "*", "a,b", "ab,b*", "x", " a , b"]

@@ -6,16 +6,10 @@ from pathlib import Path
 
 import pytest
 
+from netplatform.access.permissions import Permission, matches
 from netplatform.services import create_service_app
 from netplatform.settings import SERVICE_NAMES, Settings
-from netplatform.web.permissions import (
-    AUTHENTICATED,
-    PERMISSION_KEY,
-    RULE_KEY,
-    Permission,
-    declared,
-    matches,
-)
+from netplatform.web.permissions import AUTHENTICATED, PERMISSION_KEY, RULE_KEY, declared
 
 
 def p(text: str) -> Permission:

@@ -28,7 +28,7 @@ class Objects:
 
 
 OBJECTS = Registry(Objects)
-GreeterDep = Annotated[Greeter, OBJECTS.depends(lambda o: o.greeter)]
+GreeterDep = Annotated[Greeter, OBJECTS.depends(Greeter, lambda o: o.greeter)]
 
 
 def served(objects: Objects) -> FastAPI:

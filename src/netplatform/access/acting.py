@@ -12,7 +12,7 @@ caller must not be decided on anyone else's permissions.
 
 from __future__ import annotations
 
-from ..web.permissions import Permission, ServicePermissions
+from .permissions import Permission, ServicePermissions
 
 ACTING_FOR_HEADER = "X-PLATFORM-ACTING-FOR"
 ACTING_ACTION = "call"

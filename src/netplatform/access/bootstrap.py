@@ -14,8 +14,8 @@ from dataclasses import dataclass
 
 from ..settings import Settings, parse_user_entries
 from ..store.secrets import sealer_for
-from ..web.auth import Credentials, UserDirectory
 from .builtin import ADMIN_ROLE
+from .credentials import Credentials, UserDirectory
 from .platform import PLATFORM_IDENTITIES, accepted_passwords
 
 

@@ -3,7 +3,7 @@ code, not rows (so an upgrade that adds a route's permission needs no data migra
 
 from __future__ import annotations
 
-from ..web.permissions import Permission, ServicePermissions
+from .permissions import Permission, ServicePermissions
 
 ADMIN_ROLE = "platform.admin"
 NODE_ROLE = "platform.node"

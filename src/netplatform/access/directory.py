@@ -17,7 +17,7 @@ configured identity's never changes): the same hash means the same password, so 
 or deleted credential costs a new argon2 check. Credentials that fail are never remembered.
 
 A check that is not remembered goes through the throttle of failed attempts
-(:mod:`netplatform.web.throttle`, 429 past its bounds) and then the process's bounded pool of
+(:mod:`netplatform.access.throttle`, 429 past its bounds) and then the process's bounded pool of
 check threads (:class:`.passwords.PasswordChecks`, 503 when full). Every name costs one argon2
 verification: a configured identity's hash, a stored one's, or a stand-in for an unknown name.
 """
@@ -41,16 +41,16 @@ from ..store.db import Database, normalize_url
 from ..store.generations import Generation
 from ..store.secrets import sealer_for
 from ..store.unit_of_work import UnitOfWork
-from ..web.auth import Credentials, parse_basic
-from ..web.errors import ServiceUnavailable, TooManyRequests
-from ..web.permissions import Permission, any_matches
-from ..web.throttle import Throttle, throttle_for
 from . import tables
 from .bootstrap import ConfiguredIdentities
 from .builtin import BUILTIN_ROLES
+from .credentials import Credentials, parse_basic
+from .errors import DecisionsUnavailable, TooManyFailures
 from .passwords import ChecksBusy, PasswordChecks, checks_for, verify_password
+from .permissions import Permission, any_matches
 from .replica import Replica, replica_for
 from .repository import AccessRepository
+from .throttle import Throttle, throttle_for
 
 log = logging.getLogger("netplatform.access")
 
@@ -132,7 +132,7 @@ class AccessDirectory:
             await self.replica.loaded()
             stale = self.replica.stale()
             if stale is not None:
-                raise ServiceUnavailable(f"No authorization decision can be taken: {stale}")
+                raise DecisionsUnavailable(f"No authorization decision can be taken: {stale}")
         self._checked = now
         try:
             epoch = await anyio.to_thread.run_sync(self.generation.peek)
@@ -140,7 +140,7 @@ class AccessDirectory:
             self._checked = last  # the next request tries again
             if now - last > STALE_LIMIT_S:
                 log.warning("authorization data unreadable: %s", error)
-                raise ServiceUnavailable("Authorization data is unavailable; try again") from error
+                raise DecisionsUnavailable("Authorization data is unavailable; try again") from error
             return
         if epoch != self._epoch:
             self._epoch = epoch
@@ -202,8 +202,8 @@ class AccessDirectory:
         try:
             encoded = await self.checks.run(lambda: self._verify(name, credentials.password))
         except ChecksBusy:
-            raise ServiceUnavailable(
-                "Too many credential checks at once; try again", headers={"Retry-After": "1"}
+            raise DecisionsUnavailable(
+                "Too many credential checks at once; try again", retry_after_s=1
             ) from None
         if encoded is None:
             self.throttle.failed(name, client)
@@ -215,8 +215,8 @@ class AccessDirectory:
         """429 while the throttle holds the name from this address (docs/security.md)."""
         wait = self.throttle.retry_after(name, client)
         if wait is not None:
-            raise TooManyRequests(
-                "Too many failed authentication attempts; try again later", headers={"Retry-After": str(wait)}
+            raise TooManyFailures(
+                "Too many failed authentication attempts; try again later", retry_after_s=wait
             )
 
     def _verify(self, name: str, password: str) -> str | None:

@@ -30,7 +30,7 @@ import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import partial
-from typing import Any, cast
+from typing import Any, Protocol, cast
 
 import anyio
 import httpx
@@ -44,7 +44,6 @@ from ..clock import now_ms
 from ..settings import Settings
 from ..store.db import Database
 from ..store.unit_of_work import UnitOfWork
-from ..web.jobs import Job
 from . import tables
 from .platform import NODE, credential
 
@@ -109,6 +108,15 @@ class Snapshot:
             )
         except (KeyError, TypeError, ValueError) as error:
             raise ValueError(f"not a directory snapshot: {error!r}") from None
+
+
+class PassReport(Protocol):
+    """What a follower reports each pass on: the kernel's record of its job (web/jobs.py
+    ``Job``, which runs it as ``jobs.loop("authz-replica", replica.follow)``)."""
+
+    def succeeded(self) -> None: ...
+
+    def failed(self, error: BaseException) -> None: ...
 
 
 class ReplicaRepository:
@@ -249,7 +257,7 @@ class Replica:
         self.generation = -1
         self.synced_ms: int | None = None  # when the source last answered
         self._loaded = False
-        self._jobs: list[Job] = []
+        self._jobs: list[PassReport] = []
         self._following = False
 
     # --- how old the replica is ------------------------------------------------------------
@@ -299,7 +307,7 @@ class Replica:
 
     # --- following the source --------------------------------------------------------------
 
-    async def follow(self, job: Job) -> None:
+    async def follow(self, job: PassReport) -> None:
         """Follow the source until cancelled, reporting each pass on ``job``. The apps of one
         process share one follower: the first app's job follows, the others wait beside it."""
         self._jobs.append(job)

@@ -9,8 +9,8 @@ from typing import Any, cast
 from sqlalchemy import ColumnElement, CursorResult, Executable, and_, or_, select
 from sqlalchemy.orm import Session
 
-from ..web.permissions import Permission
 from . import tables
+from .permissions import Permission
 
 
 def _grant_of(role: str, permission: Permission) -> list[ColumnElement[bool]]:

@@ -4,7 +4,7 @@ The permission an operation declares (``perm|write``, ``userRole|write``, ``cred
 who may write the authorization tables at all; this module says how far. A writer may
 
 * grant or revoke a permission only when its own permissions cover it (every permission the
-  granted one could match is matched by one it holds: :func:`~netplatform.web.permissions.covers`);
+  granted one could match is matched by one it holds: :func:`~netplatform.access.permissions.covers`);
 * add a member to a role, remove one, or delete the role, only when it covers every permission
   of the role (built-in roles included; a role with no permissions, as the bus's topic roles,
   is within everyone's bound);
@@ -22,9 +22,9 @@ from collections.abc import Iterable
 
 from ..access.bootstrap import ConfiguredIdentities
 from ..access.directory import grants_in, role_permissions_in
+from ..access.permissions import Permission, covers
 from ..access.repository import AccessRepository
 from ..clock import now_ms
-from ..web.permissions import Permission, covers
 from .errors import refused
 
 BOUND_RULE = "an authz writer may pass on only permissions it holds itself"

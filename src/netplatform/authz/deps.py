@@ -13,7 +13,7 @@ from typing import Annotated
 from fastapi import Depends, Request
 
 from ..access.directory import AccessDirectory
-from ..web.permissions import Permission
+from ..access.permissions import Permission
 from ..web.registry import Registry
 from .directory_feed import DirectoryFeed
 from .errors import lacks_permission
@@ -34,10 +34,10 @@ class AuthzObjects:
 
 OBJECTS = Registry(AuthzObjects)
 
-IdentitiesDep = Annotated[Identities, OBJECTS.depends(lambda o: o.identities)]
-RolesDep = Annotated[Roles, OBJECTS.depends(lambda o: o.roles)]
-MembershipsDep = Annotated[Memberships, OBJECTS.depends(lambda o: o.memberships)]
-DirectoryFeedDep = Annotated[DirectoryFeed, OBJECTS.depends(lambda o: o.directory_feed)]
+IdentitiesDep = Annotated[Identities, OBJECTS.depends(Identities, lambda o: o.identities)]
+RolesDep = Annotated[Roles, OBJECTS.depends(Roles, lambda o: o.roles)]
+MembershipsDep = Annotated[Memberships, OBJECTS.depends(Memberships, lambda o: o.memberships)]
+DirectoryFeedDep = Annotated[DirectoryFeed, OBJECTS.depends(DirectoryFeed, lambda o: o.directory_feed)]
 
 
 async def caller(request: Request) -> str:

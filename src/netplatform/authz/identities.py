@@ -9,13 +9,13 @@ milliseconds, and SQLite has one writer at a time).
 from __future__ import annotations
 
 from ..access.bootstrap import ConfiguredIdentities
+from ..access.credentials import Credentials
 from ..access.directory import AccessDirectory
 from ..access.passwords import hash_password
 from ..access.repository import AccessRepository
 from ..clock import now_ms
 from ..store.db import Database
 from ..store.unit_of_work import UnitOfWork
-from ..web.auth import Credentials
 from .bounds import Bounds
 from .errors import bad_request, exists, not_found, refused
 from .schemas import IdentityEntry

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from ..access.bootstrap import ConfiguredIdentities
 from ..access.builtin import is_builtin
+from ..access.permissions import Permission
 from ..access.repository import AccessRepository
 from ..clock import now_ms
 from ..store.db import Database
 from ..store.unit_of_work import UnitOfWork
-from ..web.permissions import Permission
 from .bounds import Bounds
 from .errors import exists, not_found, refused
 from .expiry import expiry_ms, wire_expiry

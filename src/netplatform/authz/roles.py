@@ -13,10 +13,10 @@ from collections.abc import Iterable
 
 from ..access.bootstrap import ConfiguredIdentities
 from ..access.builtin import BUILTIN_ROLES, is_builtin
+from ..access.permissions import Permission
 from ..access.repository import AccessRepository
 from ..store.db import Database
 from ..store.unit_of_work import UnitOfWork
-from ..web.permissions import Permission
 from .bounds import Bounds
 from .errors import exists, not_found, refused
 from .schemas import Perm, Role

@@ -10,7 +10,7 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt
 
-from ..web.permissions import Permission
+from ..access.permissions import Permission
 from ..web.text import StorableStr
 
 IDENTITY_PATTERN = r"^[A-Za-z0-9._@-]{1,255}$"

@@ -17,8 +17,9 @@ from ..store.db import Database
 from ..store.generations import Generation
 from ..store.secrets import sealer_for
 from ..web.app import build_app
-from .archive import ArchiveLimits
 from .blueprint_models import BlueprintModels
+from .catalog.archive import ArchiveLimits
+from .catalog.expansion import ExpansionLimits
 from .config_snapshots import ConfigSnapshots
 from .deps import OBJECTS, BlueprintsObjects
 from .devices import Devices
@@ -34,7 +35,6 @@ from .execution.components import (
 )
 from .execution.engine import Component, Engine
 from .execution.executions import Executions
-from .execution.expressions import ExpansionLimits
 from .execution.netconf.component import NETCONF_EXECUTOR, NetconfExecutor
 from .execution.render_pool import RenderPool
 from .execution.resolution import ResourceResolution

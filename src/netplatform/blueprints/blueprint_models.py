@@ -15,24 +15,22 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import IO, Any, BinaryIO
 
-from sqlalchemy.orm import Session
-
 from ..clock import utc_now
 from ..store.blobs import BlobStorage
 from ..store.db import Database
 from ..store.generations import GenerationCache
 from ..store.unit_of_work import UnitOfWork
 from ..web.errors import PayloadTooLarge, ServiceUnavailable
-from .archive import Archive, ArchiveLimits
-from .cba import Cba
-from .enrich import EnrichmentFailed, enrich
+from .catalog.archive import Archive, ArchiveLimits
+from .catalog.cba import Cba
+from .catalog.enrich import EnrichmentFailed, enrich
+from .catalog.expansion import ExpansionLimits
+from .catalog.validate import ValidationFailed, refuse_expansion_bombs, refuse_step_cycles, validate
+from .catalog.workflows import workflow_spec
 from .errors import IO_FILE_INTERRUPT, resource_not_found
-from .execution.expressions import ExpansionLimits
 from .repository.blueprint_models import MODEL_SORT_COLUMNS, BlueprintModelRepository, ModelRecord
 from .repository.stored_definitions import StoredDefinitions
 from .tables import CATALOG_SCOPE, generations
-from .validate import ValidationFailed, refuse_expansion_bombs, refuse_step_cycles, validate
-from .workflows import workflow_spec
 
 ARTIFACT_TYPE = "SDNC_MODEL"
 MODEL_SORTS = tuple(MODEL_SORT_COLUMNS)
@@ -70,8 +68,8 @@ class BlueprintModels:
         self.definitions = UnitOfWork(db, StoredDefinitions)
         # Models by name and version, each read once per catalog generation (a save or delete
         # moves it): what every workflow run looks up first.
-        self.by_name_cache: GenerationCache[ModelRecord | None] = GenerationCache(
-            db, generations, CATALOG_SCOPE
+        self.by_name_cache: GenerationCache[BlueprintModelRepository, ModelRecord | None] = GenerationCache(
+            self.unit, generations, CATALOG_SCOPE
         )
         self.blobs = blobs
         self.limits = limits
@@ -187,10 +185,8 @@ class BlueprintModels:
         model was read under it already (on this instance), never a stale one (any instance's
         save or delete moves the generation in its commit)."""
 
-        def find(session: Session) -> ModelRecord | None:
-            return BlueprintModelRepository(session).find_by_name(name, version)
-
-        return _found(self.by_name_cache.get((name, version), find), name, version)
+        found = self.by_name_cache.get((name, version), lambda models: models.find_by_name(name, version))
+        return _found(found, name, version)
 
     def open_content(self, record: ModelRecord) -> IO[bytes]:
         """The stored archive, opened now: a later replacement cannot pull it away mid-download."""

@@ -9,6 +9,7 @@ from typing import Annotated
 
 from fastapi import Depends, Request
 
+from ..access.directory import AccessDirectory
 from ..store.generations import Generation
 from ..web.registry import Registry
 from ..web.replay import replayable
@@ -19,6 +20,7 @@ from .devices import Devices
 from .dictionaries import Dictionaries
 from .execution.audit import ExecutionAudit
 from .execution.executions import Executions
+from .execution.executors import Executor
 from .execution.render_pool import RenderPool
 from .execution.rest_sources import RestSources
 from .execution.run_pool import RunPool
@@ -65,19 +67,34 @@ async def route_table(request: Request) -> RouteTable:
     return table
 
 
-BlueprintModelsDep = Annotated[BlueprintModels, OBJECTS.depends(lambda o: o.blueprint_models)]
-ModelTypesDep = Annotated[ModelTypes, OBJECTS.depends(lambda o: o.model_types)]
-DictionariesDep = Annotated[Dictionaries, OBJECTS.depends(lambda o: o.dictionaries)]
-ConfigSnapshotsDep = Annotated[ConfigSnapshots, OBJECTS.depends(lambda o: o.config_snapshots)]
-ResolvedTemplatesDep = Annotated[ResolvedTemplates, OBJECTS.depends(lambda o: o.resolved_templates)]
-ResolvedResourcesDep = Annotated[ResolvedResources, OBJECTS.depends(lambda o: o.resolved_resources)]
-StarterCatalogDep = Annotated[StarterCatalog, OBJECTS.depends(lambda o: o.starter_catalog)]
+async def executor(request: Request) -> Executor:
+    """The caller of a run, with the kernel's directory that decides what it may run."""
+    access: AccessDirectory = request.app.state.access
+    return Executor(request.state.user, access)
+
+
+BlueprintModelsDep = Annotated[
+    BlueprintModels, OBJECTS.depends(BlueprintModels, lambda o: o.blueprint_models)
+]
+ModelTypesDep = Annotated[ModelTypes, OBJECTS.depends(ModelTypes, lambda o: o.model_types)]
+DictionariesDep = Annotated[Dictionaries, OBJECTS.depends(Dictionaries, lambda o: o.dictionaries)]
+ConfigSnapshotsDep = Annotated[
+    ConfigSnapshots, OBJECTS.depends(ConfigSnapshots, lambda o: o.config_snapshots)
+]
+ResolvedTemplatesDep = Annotated[
+    ResolvedTemplates, OBJECTS.depends(ResolvedTemplates, lambda o: o.resolved_templates)
+]
+ResolvedResourcesDep = Annotated[
+    ResolvedResources, OBJECTS.depends(ResolvedResources, lambda o: o.resolved_resources)
+]
+StarterCatalogDep = Annotated[StarterCatalog, OBJECTS.depends(StarterCatalog, lambda o: o.starter_catalog)]
 RouteTableDep = Annotated[RouteTable, Depends(route_table)]
-DevicesDep = Annotated[Devices, OBJECTS.depends(lambda o: o.devices)]
-ExecutionsDep = Annotated[Executions, OBJECTS.depends(lambda o: o.executions)]
-ExecutionAuditDep = Annotated[ExecutionAudit, OBJECTS.depends(lambda o: o.execution_audit)]
-RunPoolDep = Annotated[RunPool, OBJECTS.depends(lambda o: o.run_pool)]
-RequestLimitsDep = Annotated[RequestLimits, OBJECTS.depends(lambda o: o.request_limits)]
+DevicesDep = Annotated[Devices, OBJECTS.depends(Devices, lambda o: o.devices)]
+ExecutionsDep = Annotated[Executions, OBJECTS.depends(Executions, lambda o: o.executions)]
+ExecutionAuditDep = Annotated[ExecutionAudit, OBJECTS.depends(ExecutionAudit, lambda o: o.execution_audit)]
+RunPoolDep = Annotated[RunPool, OBJECTS.depends(RunPool, lambda o: o.run_pool)]
+RequestLimitsDep = Annotated[RequestLimits, OBJECTS.depends(RequestLimits, lambda o: o.request_limits)]
+ExecutorDep = Annotated[Executor, Depends(executor)]
 
 REPLAYABLE = replayable(OBJECTS.pick(lambda o: o.catalog))
 """For GET routes whose answer is a function of the request and the stored models, model types

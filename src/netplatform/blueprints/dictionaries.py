@@ -13,24 +13,11 @@ from ..clock import utc_now
 from ..store.db import Database
 from ..store.unit_of_work import UnitOfWork
 from ..web.errors import BadRequest
+from .catalog.tosca import ResourceDefinition, lenient_parse
 from .errors import resource_not_found
 from .names import bounded_text, checked_name
 from .repository.dictionaries import DictionaryRecord, DictionaryRepository
 from .schemas import ResourceDictionaryIn
-from .tosca import ResourceDefinition, lenient_parse
-
-SOURCE_MAPPING: dict[str, str] = {
-    "processor-db": "source-db",
-    "input": "source-input",
-    "default": "source-default",
-    "sdnc": "source-rest",
-    "aai-data": "source-rest",
-    "capability": "source-capability",
-    "rest": "source-rest",
-    "vault-data": "source-rest",
-    "script": "source-capability",
-}
-"""Dictionary source name -> the node type that describes that source."""
 
 
 def parse_definition(data: Any) -> ResourceDefinition:

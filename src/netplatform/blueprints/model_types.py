@@ -9,11 +9,11 @@ from ..clock import utc_now
 from ..store.db import Database
 from ..store.unit_of_work import UnitOfWork
 from ..web.errors import BadRequest
+from .catalog.tosca import TYPE_MODELS, strict_parse
 from .errors import resource_not_found
 from .names import bounded_text, checked_name
 from .repository.model_types import ModelTypeRecord, ModelTypeRepository
 from .schemas import ModelTypeIn
-from .tosca import TYPE_MODELS, strict_parse
 
 DEFINITION_TYPES = tuple(TYPE_MODELS)
 

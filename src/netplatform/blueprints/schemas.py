@@ -12,8 +12,8 @@ from typing import Any
 from pydantic import BaseModel, Field, StrictBool, TypeAdapter, field_validator
 
 from ..web.text import NO_NUL_PATTERN, StorableStr
+from .catalog.tosca import TYPE_MODELS, PropertyDefinition, ResourceDefinition
 from .names import MAX_NAME_LENGTH, MAX_TAGS_LENGTH, NAME_DESCRIPTION, NAME_PATTERN
-from .tosca import TYPE_MODELS, PropertyDefinition, ResourceDefinition
 
 NAME_SCHEMA: dict[str, Any] = {
     "type": "string",

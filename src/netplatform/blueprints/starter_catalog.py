@@ -16,8 +16,8 @@ from pathlib import Path
 
 from ..store.errors import WriteConflict
 from ..web.errors import ApiError
-from .archive import zip_tree
 from .blueprint_models import BlueprintModels, SaveMode
+from .catalog.archive import zip_tree
 from .dictionaries import Dictionaries, dictionary_from_definition, parse_definition
 from .model_types import ModelTypes, starter_model_type
 

@@ -58,16 +58,18 @@ class BusObjects:
 
 OBJECTS = Registry(BusObjects)
 
-BusSettingsDep = Annotated[BusSettingsService, OBJECTS.depends(lambda o: o.bus_settings)]
-SiteLocationsDep = Annotated[SiteLocations, OBJECTS.depends(lambda o: o.site_locations)]
-DistributionNodesDep = Annotated[DistributionNodes, OBJECTS.depends(lambda o: o.distribution_nodes)]
-ClustersDep = Annotated[Clusters, OBJECTS.depends(lambda o: o.clusters)]
-TopicsDep = Annotated[Topics, OBJECTS.depends(lambda o: o.topics)]
-ClientsDep = Annotated[Clients, OBJECTS.depends(lambda o: o.clients)]
-BridgesDep = Annotated[Bridges, OBJECTS.depends(lambda o: o.bridges)]
-FeedsDep = Annotated[Feeds, OBJECTS.depends(lambda o: o.feeds)]
-PublishersDep = Annotated[Publishers, OBJECTS.depends(lambda o: o.publishers)]
-SubscribersDep = Annotated[Subscribers, OBJECTS.depends(lambda o: o.subscribers)]
+BusSettingsDep = Annotated[BusSettingsService, OBJECTS.depends(BusSettingsService, lambda o: o.bus_settings)]
+SiteLocationsDep = Annotated[SiteLocations, OBJECTS.depends(SiteLocations, lambda o: o.site_locations)]
+DistributionNodesDep = Annotated[
+    DistributionNodes, OBJECTS.depends(DistributionNodes, lambda o: o.distribution_nodes)
+]
+ClustersDep = Annotated[Clusters, OBJECTS.depends(Clusters, lambda o: o.clusters)]
+TopicsDep = Annotated[Topics, OBJECTS.depends(Topics, lambda o: o.topics)]
+ClientsDep = Annotated[Clients, OBJECTS.depends(Clients, lambda o: o.clients)]
+BridgesDep = Annotated[Bridges, OBJECTS.depends(Bridges, lambda o: o.bridges)]
+FeedsDep = Annotated[Feeds, OBJECTS.depends(Feeds, lambda o: o.feeds)]
+PublishersDep = Annotated[Publishers, OBJECTS.depends(Publishers, lambda o: o.publishers)]
+SubscribersDep = Annotated[Subscribers, OBJECTS.depends(Subscribers, lambda o: o.subscribers)]
 
 
 def writes(resource: str) -> Callable[[Request], Awaitable[bool]]:

@@ -88,7 +88,7 @@ class Topics:
 
     def __init__(self, db: Database, settings: Settings, routers: RouterProvisioner) -> None:
         self.unit = UnitOfWork(db, TopologyRepository)
-        self.reader = TopicReader(db)
+        self.reader = TopicReader(self.unit)
         self.limits = limits_of(settings)
         self.defaults = TopicDefaults.of(settings)
         self.routers = routers

@@ -28,7 +28,7 @@ class ConfigTreeObjects:
 
 OBJECTS = Registry(ConfigTreeObjects)
 
-ConfigTreeDep = Annotated[ConfigTree, OBJECTS.depends(lambda o: o.config_tree)]
+ConfigTreeDep = Annotated[ConfigTree, OBJECTS.depends(ConfigTree, lambda o: o.config_tree)]
 
 
 def raw_path(request: Request) -> bytes:

@@ -6,6 +6,6 @@ paths (:mod:`.openapi`), which import the routes, which need them.
 
 from __future__ import annotations
 
-from ..web.permissions import ServicePermissions
+from ..access.permissions import ServicePermissions
 
 PERMISSIONS = ServicePermissions("configtree")

@@ -17,7 +17,7 @@ import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
-from ..store.db import Database, OneStatementRead
+from ..store.unit_of_work import UnitOfWork
 from .tables import containers, entries
 
 Document = dict[str, Any]
@@ -106,9 +106,8 @@ class EntryReader:
     """One list entry's document, read by one statement outside any transaction (the config
     tree's hot GET: a node in one entry is in that entry's row alone)."""
 
-    def __init__(self, db: Database) -> None:
-        self.query = OneStatementRead(
-            db,
+    def __init__(self, unit: UnitOfWork[Any]) -> None:
+        self.query = unit.statement(
             sa.select(entries.c.document).where(
                 entries.c.container == sa.bindparam("container"),
                 entries.c.list == sa.bindparam("list_name"),

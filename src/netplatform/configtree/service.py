@@ -29,7 +29,7 @@ from .tree import Tree, in_one_entry, read_in_entry
 class ConfigTree:
     def __init__(self, db: Database) -> None:
         self.unit = UnitOfWork(db, _tree)
-        self.entries = EntryReader(db)
+        self.entries = EntryReader(self.unit)
 
     def read(self, target: Target, depth: int | None = None) -> dict[str, Any]:
         """The RFC 7951 body of the target: ``{"module:node": value}`` (a list entry as a 1-array)."""

@@ -8,8 +8,8 @@ from urllib.parse import quote
 
 import httpx
 
+from ..access.permissions import Permission
 from ..settings import SERVICE_NAMES, Settings
-from ..web.permissions import Permission
 from .grants import parse_permissions
 
 # Services with an HTTP API of their own (settings.SERVICE_NAMES never includes the console).

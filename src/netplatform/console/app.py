@@ -14,9 +14,9 @@ from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
 
+from ..access.throttle import throttle_for
 from ..settings import Settings
 from ..store.db import database_for
-from ..web.throttle import throttle_for
 from .apis import Apis, Unreachable
 from .grants import GrantsCache
 from .metrics import RateTracker

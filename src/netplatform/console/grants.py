@@ -13,7 +13,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from ..web.permissions import Permission, ServicePermissions, any_matches
+from ..access.permissions import Permission, ServicePermissions, any_matches
 
 # The permission type of a run of one blueprint's workflows (blueprints/routes/execution.py).
 EXECUTE_TYPE = "platform.blueprints.execution"

@@ -13,10 +13,10 @@ from fastapi.responses import HTMLResponse, Response
 from starlette.datastructures import FormData
 from starlette.templating import Jinja2Templates
 
+from ..access.throttle import Throttle
 from ..clock import now_ms
 from ..settings import Settings
 from ..web.registry import Registry
-from ..web.throttle import Throttle
 from .apis import Apis, CredentialsRefused, TooManyAttempts
 from .configmodel import ConfigModel
 from .grants import NO_GRANTS, Grants, GrantsCache
@@ -76,6 +76,11 @@ def apis(request: Request) -> Apis:
 
 def grants_cache(request: Request) -> GrantsCache:
     return OBJECTS.of(request.app).grants
+
+
+def config_models(request: Request) -> dict[str, ConfigModel]:
+    """The config tree's model per service URL, read once (views/configtree.py)."""
+    return OBJECTS.of(request.app).config_models
 
 
 def grants(request: Request) -> Grants:

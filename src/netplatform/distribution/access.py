@@ -21,8 +21,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..access.directory import Grants
+from ..access.permissions import Permission
 from ..web.errors import BadRequest, Forbidden
-from ..web.permissions import Permission
 from .feed_model import Feed, is_legacy_instance
 from .spec import PERMISSIONS
 from .subscription_model import PASSWORD_MASK

@@ -12,11 +12,11 @@ from __future__ import annotations
 import hmac
 import logging
 
+from ..access.credentials import Credentials
 from ..store.blobs import BlobStore
 from ..store.db import Database
 from ..store.secrets import Sealer, UnsealError
 from ..store.unit_of_work import UnitOfWork
-from ..web.auth import Credentials
 from ..web.errors import NotFound, Unauthorized
 from .errors import SUBSCRIPTION_NOT_FOUND
 from .links import positive_id

@@ -108,17 +108,21 @@ async def caller(
     )
 
 
-ProvisioningDep = Annotated[Provisioning, OBJECTS.depends(lambda o: o.provisioning)]
-PublisherDep = Annotated[Publisher, OBJECTS.depends(lambda o: o.publisher)]
-PublishServiceDep = Annotated[PublishService, OBJECTS.depends(lambda o: o.publishing)]
-DeliveryEngineDep = Annotated[DeliveryEngine, OBJECTS.depends(lambda o: o.delivery)]
-DeliveryMetricsDep = Annotated[DeliveryMetrics, OBJECTS.depends(lambda o: o.delivery_metrics)]
-LogbookDep = Annotated[Logbook, OBJECTS.depends(lambda o: o.logbook)]
-NodeRegistryDep = Annotated[NodeRegistry, OBJECTS.depends(lambda o: o.nodes)]
-RoutingDep = Annotated[Routing, OBJECTS.depends(lambda o: o.routing)]
-ForwardingDep = Annotated[Forwarding, OBJECTS.depends(lambda o: o.forwarding)]
-AcknowledgementsDep = Annotated[Acknowledgements, OBJECTS.depends(lambda o: o.acknowledgements)]
-CentralSideDep = Annotated[CentralSide, OBJECTS.depends(lambda o: o.central)]
+ProvisioningDep = Annotated[Provisioning, OBJECTS.depends(Provisioning, lambda o: o.provisioning)]
+PublisherDep = Annotated[Publisher, OBJECTS.depends(Publisher, lambda o: o.publisher)]
+PublishServiceDep = Annotated[PublishService, OBJECTS.depends(PublishService, lambda o: o.publishing)]
+DeliveryEngineDep = Annotated[DeliveryEngine, OBJECTS.depends(DeliveryEngine, lambda o: o.delivery)]
+DeliveryMetricsDep = Annotated[
+    DeliveryMetrics, OBJECTS.depends(DeliveryMetrics, lambda o: o.delivery_metrics)
+]
+LogbookDep = Annotated[Logbook, OBJECTS.depends(Logbook, lambda o: o.logbook)]
+NodeRegistryDep = Annotated[NodeRegistry, OBJECTS.depends(NodeRegistry, lambda o: o.nodes)]
+RoutingDep = Annotated[Routing, OBJECTS.depends(Routing, lambda o: o.routing)]
+ForwardingDep = Annotated[Forwarding, OBJECTS.depends(Forwarding, lambda o: o.forwarding)]
+AcknowledgementsDep = Annotated[
+    Acknowledgements, OBJECTS.depends(Acknowledgements, lambda o: o.acknowledgements)
+]
+CentralSideDep = Annotated[CentralSide, OBJECTS.depends(CentralSide, lambda o: o.central)]
 PublicBaseUrlDep = Annotated[str, Depends(public_base_url)]
 CallerDep = Annotated[Caller, Depends(caller)]
 

@@ -25,8 +25,9 @@ from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
+from ..access.credentials import Credentials
 from ..access.passwords import hash_password, verify_password
-from ..web.auth import Credentials, basic_header
+from ..web.auth import basic_header
 from ..web.errors import BadRequest
 from .feed_model import Endpoint, EndpointIn, Feed, FeedAuthorization, RequestedAuthorization
 

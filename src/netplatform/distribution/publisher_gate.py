@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import anyio.from_thread
 
+from ..access.credentials import parse_basic
 from ..access.directory import AccessDirectory
-from ..web.auth import parse_basic
+from ..access.permissions import Permission
 from ..web.errors import Forbidden, Unauthorized
-from ..web.permissions import Permission
 from .access import feed_permission
 from .addresses import address_allowed
 from .endpoint_secrets import EndpointSecrets

@@ -23,12 +23,10 @@ from dataclasses import dataclass
 from functools import partial
 
 import anyio.to_thread
-from sqlalchemy.orm import Session
 
 from ..clock import now_ms
 from ..store.blobs import BlobRef, BlobStore
 from ..store.db import Database
-from ..store.group_commit import GroupCommit
 from ..store.unit_of_work import UnitOfWork
 from ..web.errors import BadRequest, Forbidden, NotFound
 from .feed_model import Feed
@@ -161,7 +159,7 @@ class Publisher:
     ) -> None:
         self.unit = UnitOfWork(db, Repositories)
         # Publishes commit in groups queued on the event loop (one worker thread per group).
-        self.commits = GroupCommit(db)
+        self.commits = UnitOfWork(db, Repositories, grouped=True)
         self.gate = gate
         self.blobs = blobs
         self.space = space
@@ -215,7 +213,7 @@ class Publisher:
         The spooled blob is removed when the commit fails or no subscription takes the file.
         """
         try:
-            publish_id, receivers = await self.commits.run_async(
+            publish_id, receivers = await self.commits.write_async(
                 partial(self._record, admission=admission, arrival=arrival)
             )
         except BaseException:
@@ -229,10 +227,9 @@ class Publisher:
         if blob is not None:
             await anyio.to_thread.run_sync(self.blobs.delete, blob)
 
-    def _record(self, session: Session, *, admission: Admission, arrival: Arrival) -> tuple[str, list[int]]:
+    def _record(self, repo: Repositories, *, admission: Admission, arrival: Arrival) -> tuple[str, list[int]]:
         """Within the (shared) transaction: the file, its deliveries and the publish record; the
         publish id, and the subscriptions that take the file (none: the blob is not needed)."""
-        repo = Repositories(session)
         feed = admission.feed
         receivers = _receivers(repo, feed.id)
         publish_id, published_ms = self.ids.next()

@@ -29,10 +29,13 @@ class PolicyObjects:
 
 OBJECTS = Registry(PolicyObjects)
 
-CatalogDep = Annotated[Catalog, OBJECTS.depends(lambda o: o.catalog)]
-NodeTemplatesDep = Annotated[NodeTemplates, OBJECTS.depends(lambda o: o.node_templates)]
-StatisticsDep = Annotated[Statistics, OBJECTS.depends(lambda o: o.statistics)]
-HealthCheckDep = Annotated[HealthCheck, OBJECTS.depends(lambda o: o.health_check)]
+CatalogDep = Annotated[Catalog, OBJECTS.depends(Catalog, lambda o: o.catalog)]
+NodeTemplatesDep = Annotated[NodeTemplates, OBJECTS.depends(NodeTemplates, lambda o: o.node_templates)]
+StatisticsDep = Annotated[Statistics, OBJECTS.depends(Statistics, lambda o: o.statistics)]
+HealthCheckDep = Annotated[HealthCheck, OBJECTS.depends(HealthCheck, lambda o: o.health_check)]
+health_check_of = OBJECTS.pick(lambda o: o.health_check)
+"""The health check as a plain function of the request, for the shortcut that answers
+``GET /healthcheck`` before the framework routes it (no dependencies run there)."""
 
 REPLAYABLE = replayable(OBJECTS.pick(lambda o: o.catalog.store.answers.generation))
 """For GET routes whose answer is a function of the request and the stored policy entities

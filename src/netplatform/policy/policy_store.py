@@ -1,7 +1,8 @@
 """The policy service's database: every transaction the service objects run goes through here.
 
-Each call is seen through a :class:`~.repository.Repository`. Writes are group-committed
-(:class:`~netplatform.store.group_commit.GroupCommit`): concurrent writes share one transaction
+Each call is seen through a :class:`~.repository.Repository`, by a unit of work (the one door
+to the database, :mod:`netplatform.store.unit_of_work`). Writes are group-committed (a grouped
+unit): concurrent writes share one transaction
 and one fsync, each in its own savepoint, and each returns only once the shared commit is
 durable. A write that lost a race (two instances inserting the same entity at once: unique
 constraint; PostgreSQL deadlock) is run again from the start in a later group, so its rules see
@@ -23,7 +24,6 @@ from sqlalchemy.orm import Session
 
 from ..store.db import Database
 from ..store.generations import GenerationCache, bump
-from ..store.group_commit import GroupCommit
 from ..store.unit_of_work import UnitOfWork
 from .media_types import Rendered
 from .repository import Repository
@@ -34,13 +34,13 @@ Result = TypeVar("Result")
 
 class PolicyStore:
     def __init__(self, db: Database) -> None:
-        self.db = db
-        self.answers: GenerationCache[Rendered] = GenerationCache(
-            db, generations, ENTITIES_SCOPE, changes=changes
-        )
         # One move of the generation per group, in its transaction: as good as one per write.
-        commits = GroupCommit(db, before_commit=_bump)
-        self.unit = UnitOfWork(db, Repository, commits=commits)
+        self.unit = UnitOfWork(db, Repository, grouped=True, before_commit=_bump)
+        # The counters are no policy entity: their writes move no generation, outside the groups.
+        self.counters = UnitOfWork(db, Repository)
+        self.answers: GenerationCache[Repository, Rendered] = GenerationCache(
+            self.unit, generations, ENTITIES_SCOPE, changes=changes
+        )
 
     def write(self, work: Callable[[Repository], Result]) -> Result:
         """``work`` committed durably (row locks taken in it hold until the shared commit)."""
@@ -53,12 +53,11 @@ class PolicyStore:
     async def cached(self, key: Hashable, answer: Callable[[Repository], Rendered]) -> Rendered:
         """The rendered answer for ``key`` under the entities' current generation (computed by
         ``answer`` in a read transaction, in a worker thread, when this instance has none)."""
-        return await self.answers.answer(key, lambda session: answer(Repository(session)))
+        return await self.answers.answer(key, answer)
 
     def add_to_counters(self, amounts: Mapping[str, int]) -> None:
         """One transaction adding to the counters (an atomic increment: no race to lose)."""
-        with self.db.write() as session:
-            Repository(session).add_to_counters(amounts)
+        self.counters.write(lambda repository: repository.add_to_counters(amounts), retry=False)
 
 
 def _bump(session: Session) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..web.permissions import ServicePermissions
+from ..access.permissions import ServicePermissions
 from ..web.service import ServiceSpec
 from .errors import ERROR_DESCRIPTIONS, ErrorResponse, render_error, version_headers
 from .media_types import YAML_MEDIA_TYPE

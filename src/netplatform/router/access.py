@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 
-from ..web.permissions import Permission
+from ..access.permissions import Permission
 from .errors import access_denied
 from .spec import PERMISSIONS
 from .topic_model import Topic

@@ -73,9 +73,9 @@ async def subject(
     return Subject(identity, Caller(identity, await access.roles(identity)))
 
 
-TopicsDep = Annotated[Topics, OBJECTS.depends(lambda o: o.topics)]
-EventsDep = Annotated[Events, OBJECTS.depends(lambda o: o.events)]
-MirrorsDep = Annotated[MirrorSupervisor, OBJECTS.depends(lambda o: o.mirrors)]
+TopicsDep = Annotated[Topics, OBJECTS.depends(Topics, lambda o: o.topics)]
+EventsDep = Annotated[Events, OBJECTS.depends(Events, lambda o: o.events)]
+MirrorsDep = Annotated[MirrorSupervisor, OBJECTS.depends(MirrorSupervisor, lambda o: o.mirrors)]
 CallerDep = Annotated[Caller, Depends(caller)]
 GranterDep = Annotated[Caller, Depends(granter)]
 SubjectDep = Annotated[Subject, Depends(subject)]

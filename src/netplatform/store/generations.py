@@ -58,8 +58,10 @@ from sqlalchemy import (
 from sqlalchemy.orm import Session
 
 from .db import Database, OneStatementRead
+from .unit_of_work import UnitOfWork
 
 Value = TypeVar("Value")
+Repo = TypeVar("Repo")
 
 DEFAULT_MAX_ENTRIES = 512
 DEFAULT_KEEP = 4096
@@ -197,8 +199,9 @@ class Generation:
         return int(row[0]) if row is not None else 0
 
 
-class GenerationCache(Generic[Value]):
-    """Answers of one scope, each computed once per generation (at most ``max_entries`` kept).
+class GenerationCache(Generic[Repo, Value]):
+    """Answers of one scope, each computed once per generation (at most ``max_entries`` kept),
+    through ``unit``'s repository.
 
     The answers of older generations are dropped together as soon as a request sees a newer one.
     ``compute`` must only read: it runs in the request's read transaction.
@@ -206,14 +209,15 @@ class GenerationCache(Generic[Value]):
 
     def __init__(
         self,
-        db: Database,
+        unit: UnitOfWork[Repo],
         table: Table,
         scope: str,
         *,
         max_entries: int = DEFAULT_MAX_ENTRIES,
         changes: Table | None = None,
     ) -> None:
-        self.db = db
+        self.unit = unit
+        db = unit.db
         # The change log serves the replay of answers (web/replay.py); this cache keeps whole
         # generations.
         self.generation = Generation(db, table, scope, changes=changes)
@@ -225,7 +229,7 @@ class GenerationCache(Generic[Value]):
         self.hits = 0
         self.misses = 0
 
-    def get(self, key: Hashable, compute: Callable[[Session], Value]) -> Value:
+    def get(self, key: Hashable, compute: Callable[[Repo], Value]) -> Value:
         """The answer for ``key``: cached under the current generation, else computed now.
 
         For a caller in a worker thread. An exception from ``compute`` (a 404, say) is raised
@@ -234,7 +238,7 @@ class GenerationCache(Generic[Value]):
         found = self._lookup(self.generation.peek(), key)
         return found.value if found is not None else self._compute(key, compute)
 
-    async def answer(self, key: Hashable, compute: Callable[[Session], Value]) -> Value:
+    async def answer(self, key: Hashable, compute: Callable[[Repo], Value]) -> Value:
         """:meth:`get` for a caller on the event loop: a hit costs no thread of its own.
 
         Requests arriving together share one read of the generation; only a miss computes, in a
@@ -253,11 +257,11 @@ class GenerationCache(Generic[Value]):
             self.misses += 1
             return None
 
-    def _compute(self, key: Hashable, compute: Callable[[Session], Value]) -> Value:
-        with self.db.read() as session:
+    def _compute(self, key: Hashable, compute: Callable[[Repo], Value]) -> Value:
+        with self.unit.db.read() as session:
             # Read again in the computing transaction, before the data (see the module's notes).
             generation = self.generation.in_transaction(session)
-            value = compute(session)
+            value = compute(self.unit.repository(session))
         self._store(generation, key, value)
         return value
 
@@ -393,13 +397,15 @@ class _Round:
         self.value: int | None = None
 
 
-def register_cache_metrics(registry: CollectorRegistry, service: str, cache: GenerationCache[Any]) -> None:
+def register_cache_metrics(
+    registry: CollectorRegistry, service: str, cache: GenerationCache[Any, Any]
+) -> None:
     """``answer_cache_lookups_total{service, scope, result="hit"|"miss"}`` in a service's registry."""
     registry.register(_CacheCollector(service, cache))
 
 
 class _CacheCollector(Collector):
-    def __init__(self, service: str, cache: GenerationCache[Any]) -> None:
+    def __init__(self, service: str, cache: GenerationCache[Any, Any]) -> None:
         self.service = service
         self.cache = cache
 

@@ -21,10 +21,12 @@ from starlette.middleware import Middleware
 from starlette.types import Scope
 
 from ..access.directory import directory_for, register_authentication_metrics
+from ..access.errors import DecisionRefused
+from ..access.permissions import ServicePermissions
 from ..access.replica import Replica, register_replica_metrics
 from ..settings import Settings
 from ..store.blobs import BlobStore
-from ..store.db import Database, database_for
+from ..store.db import database_for
 from ..store.errors import WriteConflict
 from . import errors
 from .answers import reply
@@ -35,7 +37,7 @@ from .looplag import probing, register_loop_lag_metrics
 from .metrics import CONTENT_TYPE_LATEST, Metrics
 from .middleware.kernel import KernelMiddleware
 from .openapi import document_kernel_conventions
-from .permissions import ServicePermissions, requires
+from .permissions import requires
 from .replay import ReplayCounts, ReplayShortcut, register_replay_metrics
 from .requestid import REQUEST_ID_HEADER
 from .routes import RouteTable
@@ -71,8 +73,11 @@ def build_app(
 ) -> FastAPI:
     """Assemble a service app: its routers inside the kernel's middleware and handlers.
 
-    ``lifespan`` runs inside the kernel's own (so the database is ready when it starts and
-    still open while it stops); use it for background workers and preloaded data.
+    ``lifespan`` runs inside the kernel's own, which starts the event-loop lag probe and, once the
+    service's lifespan has set up, the background jobs (stopped before it tears down); use it
+    for preloaded data and what the jobs need. The database is the process's
+    (``database_for``: shared by every app of the process, made before any of them starts,
+    never closed by an app), so it is there for the whole lifespan.
     ``middleware`` is the service's own, run inside the kernel's request context (request id
     and authenticated user known, its responses carrying the kernel's headers), outermost first.
     """
@@ -80,7 +85,7 @@ def build_app(
     app = FastAPI(
         title=spec.title,
         version=spec.version,
-        lifespan=_kernel_lifespan(spec, database, lifespan),
+        lifespan=_kernel_lifespan(spec, lifespan),
         docs_url="/docs",
         redoc_url=None,
         openapi_url="/openapi.json",
@@ -116,7 +121,7 @@ def build_app(
     return app
 
 
-def _kernel_lifespan(spec: ServiceSpec, database: Database, inner: Lifespan | None) -> Lifespan:
+def _kernel_lifespan(spec: ServiceSpec, inner: Lifespan | None) -> Lifespan:
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         # One probe per event loop, shared by every app the loop serves (web/looplag.py).
@@ -218,8 +223,13 @@ def _install_error_handlers(app: FastAPI, spec: ServiceSpec) -> None:
         assert isinstance(exc, WriteConflict)  # the store's own word for a lost race: 409
         return render(request, errors.Conflict(exc.message))
 
+    async def on_refused_decision(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, DecisionRefused)  # access/'s own word: 429 or 503
+        return render(request, errors.refusal_of(exc))
+
     app.add_exception_handler(errors.ApiError, on_api_error)
     app.add_exception_handler(WriteConflict, on_write_conflict)
+    app.add_exception_handler(DecisionRefused, on_refused_decision)
     app.add_exception_handler(RequestValidationError, on_validation_error)
     app.add_exception_handler(StarletteHTTPException, on_http_error)
 

@@ -14,6 +14,7 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import Response
 
+from ..access.errors import DecisionRefused
 from .answers import reply
 
 
@@ -127,6 +128,13 @@ class ServiceUnavailable(ApiError):
 
 class InternalError(ApiError):
     status = 500
+
+
+def refusal_of(refused: DecisionRefused) -> ApiError:
+    """The access floor's refusal (access/errors.py: 503, 429) as the kernel answers it."""
+    headers = {} if refused.retry_after_s is None else {"Retry-After": str(refused.retry_after_s)}
+    error = TooManyRequests if refused.status == 429 else ServiceUnavailable
+    return error(refused.message, status=refused.status, headers=headers)
 
 
 def describe_validation_errors(problems: Sequence[Any]) -> str:

@@ -2,7 +2,10 @@
 
 FastAPI documents 422 for validation failures and knows nothing of Basic authentication;
 the kernel answers 400 and 401 instead, so the document is corrected here, once for all
-services (schemathesis holds every service to its document).
+services (schemathesis holds every service to its document). Every status the kernel can
+answer for an operation is added to it here (:data:`KERNEL_STATUSES` says when), so no route
+has to remember them; tests/web/test_documented_statuses.py walks every service's document
+and route table and fails on an operation that can answer a status its document lacks.
 """
 
 from __future__ import annotations
@@ -15,7 +18,9 @@ from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
 from pydantic import TypeAdapter
 
+from .bodytypes import UNSAFE_METHODS
 from .permissions import AUTHENTICATED, PERMISSION_KEY
+from .routes import STREAMED_BODY
 from .service import ServiceSpec
 from .text import NO_NUL_PATTERN
 
@@ -41,7 +46,7 @@ def document_kernel_conventions(app: FastAPI, spec: ServiceSpec) -> dict[str, An
             if method in _METHODS:
                 _apply_stated_request(operation)
                 _document_no_nul(operation)
-                _document_errors(operation, spec)
+                _document_errors(operation, method, spec)
     for unused in ("HTTPValidationError", "ValidationError"):
         schemas.pop(unused, None)
     app.openapi_schema = document
@@ -91,7 +96,8 @@ def answers(
 def error_responses(spec: ServiceSpec, *statuses: int) -> dict[int | str, dict[str, Any]]:
     """``responses=`` entries for the error statuses a route can answer with, in the service's body.
 
-    The kernel documents 400, 401 and 413 on every operation itself; routes name the rest.
+    The kernel documents the statuses it answers itself (:data:`KERNEL_STATUSES`); routes name
+    the rest.
     """
     return {status: _error_response(_describe(spec, status), spec) for status in statuses}
 
@@ -116,26 +122,58 @@ def _document_no_nul(operation: dict[str, Any]) -> None:
                     branch["pattern"] = NO_NUL_PATTERN
 
 
-def _document_errors(operation: dict[str, Any], spec: ServiceSpec) -> None:
+KERNEL_STATUSES = {
+    400: "every operation: input that fails validation, a NUL in the path or query",
+    401: "an operation that needs credentials: missing or wrong ones",
+    403: "an operation that declares a permission; a POST from another site (web/bodytypes.py)",
+    404: "an operation with a path parameter: a value with a '/', or empty, matches no route",
+    409: "an operation of an unsafe method: a write that kept losing its race (WriteConflict)",
+    413: "an operation that does not stream its body: a Content-Length beyond the limit",
+    415: "an operation of an unsafe method: a body of a type it does not declare (web/bodytypes.py)",
+    429: "an operation that needs credentials: the throttle of failed attempts (access/throttle.py)",
+    503: "every operation: the database, or the authorization data, cannot be read now",
+}
+"""What the kernel can answer instead of a route, and for which operations."""
+
+_STREAMED = next(iter(STREAMED_BODY))
+
+
+def kernel_statuses(operation: dict[str, Any], method: str) -> set[int]:
+    """The statuses of :data:`KERNEL_STATUSES` the kernel can answer for ``operation``."""
+    statuses = {400, 503}
+    if operation.get("security") != []:
+        statuses |= {401, 429}
+    permission = operation.get(PERMISSION_KEY)
+    if (isinstance(permission, str) and permission != AUTHENTICATED) or method == "post":
+        statuses.add(403)
+    if any(parameter.get("in") == "path" for parameter in operation.get("parameters", [])):
+        statuses.add(404)
+    if method.upper() in UNSAFE_METHODS:
+        statuses |= {409, 415}
+    if not operation.get(_STREAMED):
+        statuses.add(413)
+    return statuses
+
+
+def _document_errors(operation: dict[str, Any], method: str, spec: ServiceSpec) -> None:
     responses = operation.setdefault("responses", {})
     responses.pop("422", None)
-    responses.setdefault("400", _error_response("Bad request: input that fails validation", spec))
-    if operation.get("security") != []:
-        responses.setdefault("401", _error_response("Missing or wrong credentials", spec))
-        responses.setdefault(
-            "429",
-            _error_response(
-                "Too many failed authentication attempts: try again after Retry-After seconds", spec
-            ),
-        )
     permission = operation.get(PERMISSION_KEY)
-    if isinstance(permission, str) and permission != AUTHENTICATED:
-        responses.setdefault("403", _error_response(f"The caller lacks `{permission}`", spec))
-    if "requestBody" in operation:
-        responses.setdefault("413", _error_response("Request body too large", spec))
-        responses.setdefault(
-            "415", _error_response("A request body of a media type the operation does not take", spec)
-        )
+    described = {
+        400: "Bad request: input that fails validation",
+        401: "Missing or wrong credentials",
+        403: f"The caller lacks `{permission}`"
+        if isinstance(permission, str) and permission != AUTHENTICATED
+        else "A form, text or untyped POST from another site (Origin)",
+        404: "No such path: a path parameter's value (with a '/', or empty) matches no route",
+        409: "A write that kept losing its race to concurrent writers: try again",
+        413: "Request body too large",
+        415: "A request body of a media type the operation does not take",
+        429: "Too many failed authentication attempts: try again after Retry-After seconds",
+        503: "The database, or the authorization data, cannot be read now: try again",
+    }
+    for status in sorted(kernel_statuses(operation, method)):
+        responses.setdefault(str(status), _error_response(described[status], spec))
 
 
 def stated_request(

@@ -7,7 +7,13 @@ Each service declares a frozen dataclass of its objects (``DistributionObjects``
 through a typed alias, the only place the member is named besides the dataclass::
 
     OBJECTS = Registry(DistributionObjects)
-    DeliveryEngineDep = Annotated[DeliveryEngine, OBJECTS.depends(lambda o: o.delivery)]
+    DeliveryEngineDep = Annotated[DeliveryEngine, OBJECTS.depends(DeliveryEngine, lambda o: o.delivery)]
+
+The alias names its type twice: once for FastAPI and mypy (``Annotated``'s first argument), once
+for :meth:`Registry.depends`, which records it with the member. No type checker looks into an
+``Annotated`` alias's metadata (mypy checks neither the lambda nor the type there), so
+tests/web/test_registry_aliases.py checks each alias: it declares the type ``depends`` was given,
+and the member the lambda picks (a field of the objects dataclass, by its annotation) is one.
 
 The dependencies are ``async def`` although they never await: FastAPI runs a plain ``def``
 dependency in its thread pool, a hop that costs more than the cached answers it often precedes.
@@ -18,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Generic, TypeVar
 
-from fastapi import Depends
+from fastapi import params
 from starlette.applications import Starlette
 from starlette.requests import HTTPConnection
 
@@ -55,22 +61,31 @@ class Registry(Generic[S]):
 
         return picked
 
-    def depends(self, choose: Callable[[S], T]) -> Any:
-        """A route dependency giving one member: the metadata of an ``Annotated`` alias.
+    def depends(self, kind: type[T], choose: Callable[[S], T]) -> Member[T]:
+        """A route dependency giving the member ``choose`` picks, a ``kind``: the metadata of an
+        ``Annotated[kind, ...]`` alias. Typed (``Member[T]``, not ``Any``): where mypy sees the
+        call outside an alias it checks the member against ``kind``."""
+        return Member(self, kind, choose)
 
-        Its type is ``Any`` because an ``Annotated`` alias's metadata is not checked against the
-        alias's type by mypy; :func:`members_of` lets a test check each alias's declared type
-        against what its registry really hands over (tests/web/test_registry_aliases.py)."""
 
+class Member(params.Depends, Generic[T]):
+    """A route dependency (FastAPI's ``Depends``) handing over a ``kind`` of ``registry``."""
+
+    def __init__(self, registry: Registry[Any], kind: type[T], choose: Callable[[Any], T]) -> None:
         async def member(connection: HTTPConnection) -> T:
-            return choose(self.of(connection.app))
+            return choose(registry.of(connection.app))
 
-        member.chooses = (self, choose)  # type: ignore[attr-defined]
-        return Depends(member)
+        super().__init__(dependency=member, use_cache=True)
+        # Depends is a frozen dataclass; these are the member's own, beside its fields.
+        object.__setattr__(self, "registry", registry)
+        object.__setattr__(self, "kind", kind)
+        object.__setattr__(self, "choose", choose)
+
+    registry: Registry[Any]
+    kind: type[T]
+    choose: Callable[[Any], T]
 
 
-def members_of(dependency: object) -> tuple[Registry[Any], Callable[[Any], Any]] | None:
-    """The registry and chooser behind a dependency :meth:`Registry.depends` made, else None."""
-    function = getattr(dependency, "dependency", None)
-    chooses = getattr(function, "chooses", None)
-    return chooses if isinstance(chooses, tuple) else None
+def members_of(dependency: object) -> Member[Any] | None:
+    """The member behind a dependency :meth:`Registry.depends` made, else None."""
+    return dependency if isinstance(dependency, Member) else None

@@ -17,8 +17,9 @@ from starlette.convertors import Convertor, register_url_convertor
 from starlette.routing import Match
 from starlette.types import Scope
 
+from ..access.permissions import Permission
 from .bodytypes import DeclaredBody, declared_body
-from .permissions import Permission, declared
+from .permissions import declared
 
 STREAMED_BODY: dict[str, Any] = {"x-streamed-body": True}
 """Pass as ``openapi_extra`` to a route that reads its own (possibly large) body as a stream."""

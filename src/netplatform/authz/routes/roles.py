@@ -9,9 +9,10 @@ from urllib.parse import unquote
 from fastapi import APIRouter, Path, Request
 from fastapi.responses import Response
 
+from ...access.permissions import Permission
 from ...web.answers import reply
 from ...web.openapi import answers
-from ...web.permissions import Permission, requires
+from ...web.permissions import requires
 from ..deps import CallerDep, RolesDep
 from ..errors import bad_request
 from ..schemas import Grant, GrantAnswer, NewRole, Perm, Role, RoleNameAnswer

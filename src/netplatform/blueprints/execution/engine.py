@@ -23,13 +23,14 @@ from sqlalchemy.orm import Session
 
 from ...store.errors import WriteConflict
 from ...web.errors import ApiError
-from ..tosca import Implementation, NodeTemplate, Step, Workflow
-from .expressions import SELF, ExpansionLimits, ExpressionFailed, Scope
+from ..catalog.expansion import SELF, ExpansionLimits
+from ..catalog.steps import ACYCLIC, step_cycle, unknown_edges
+from ..catalog.tosca import Implementation, NodeTemplate, Step, Workflow
+from .expressions import ExpressionFailed, Scope
 from .loaded import LoadedBlueprint
 
 log = logging.getLogger(__name__)
 DEFAULT_TIMEOUT_S = 180
-ACYCLIC = "Imperative workflow must be acyclic. Check on_success/on_failure for circular references"
 
 
 class StepFailed(Exception):
@@ -116,32 +117,6 @@ def workflow_of(blueprint: LoadedBlueprint, name: str) -> Workflow:
             f"could't get workflow({name}) from blueprint({blueprint.name}:{blueprint.version})"
         )
     return workflow
-
-
-def step_cycle(steps: Mapping[str, Step]) -> list[str] | None:
-    """One cycle of on_success/on_failure edges, as a path; None when the steps are acyclic."""
-    graph = {name: [*(step.on_success or []), *(step.on_failure or [])] for name, step in steps.items()}
-    done: set[str] = set()
-    for start in graph:
-        path, pending = [start], [iter(graph[start])]
-        while pending:
-            nxt = next(pending[-1], None)
-            if nxt is None:
-                done.add(path.pop())
-                pending.pop()
-            elif nxt in path:
-                return [*path[path.index(nxt) :], nxt]
-            elif nxt in graph and nxt not in done:
-                path.append(nxt)
-                pending.append(iter(graph[nxt]))
-    return None
-
-
-def unknown_edges(steps: Mapping[str, Step]) -> list[str]:
-    return sorted(
-        {target for step in steps.values() for target in [*(step.on_success or []), *(step.on_failure or [])]}
-        - set(steps)
-    )
 
 
 class Engine:

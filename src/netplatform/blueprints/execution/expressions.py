@@ -11,35 +11,25 @@ inputs (or a workflow's outputs) expand to is counted as it is built, values and
 expansion stops with :class:`ExpressionFailed` the moment it passes a bound, so its memory never
 grows past it. A value an expression refers to (an input, an attribute) is not copied but is
 written out wherever it appears (the answer, the audit): it counts for its bytes each time. The
-same count runs when a CBA is saved over what the CBA alone decides (:func:`expansion_problems`),
-so a breadth bomb is refused before it is ever stored.
+same count runs when a CBA is saved over what the CBA alone decides
+(:func:`~netplatform.blueprints.catalog.expansion.expansion_problems`), so a breadth bomb is
+refused before it is ever stored.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..tosca import NodeTemplate, ServiceTemplate
+from ..catalog.expansion import MAX_DEPTH, SELF, ExpansionLimits, scalar_bytes
 from .loaded import LoadedBlueprint
 
-SELF = "SELF"
 _REFUSED = ("get_artifact", "get_operation_output", "get_nodes_of_type")
-_MAX_DEPTH = 32
-_SCALAR_BYTES = 8
 
 
 class ExpressionFailed(Exception):
     pass
-
-
-@dataclass(frozen=True)
-class ExpansionLimits:
-    """How many values, and bytes of JSON, one expansion may make (operator settings)."""
-
-    values: int = 100_000
-    bytes: int = 16 * 1024 * 1024
 
 
 class _Budget:
@@ -74,10 +64,6 @@ class _Budget:
                 self.spend(0, scalar_bytes(item))
 
 
-def scalar_bytes(value: Any) -> int:
-    return len(value) + 2 if isinstance(value, str) else _SCALAR_BYTES
-
-
 @dataclass
 class Scope:
     """What expressions of one workflow run can see; ``attributes`` grow as steps run."""
@@ -103,7 +89,7 @@ class Scope:
         return {key: self._resolve(value, node, 0, budget) for key, value in values.items()}
 
     def _resolve(self, value: Any, node: str, depth: int, budget: _Budget) -> Any:
-        if depth > _MAX_DEPTH:
+        if depth > MAX_DEPTH:
             raise ExpressionFailed("expressions nested too deeply")
         if isinstance(value, str) and value.startswith("*"):
             name = value[1:]
@@ -156,107 +142,3 @@ def _index(value: Any, key: Any) -> Any:
     if isinstance(value, list) and isinstance(key, int) and -len(value) <= key < len(value):
         return value[key]
     return None
-
-
-# --- at save: what the CBA alone makes its expressions expand to ------------------------------
-
-
-def expansion_problems(template: ServiceTemplate, limits: ExpansionLimits) -> list[str]:
-    """Where the CBA's expressions would expand past ``limits`` (before any value is built):
-    every ``dsl_definitions`` entry, node template inputs and properties, node type input
-    defaults and workflow outputs. Inputs and attributes count as one value each here (their
-    size is known only at run, where the bound is enforced again)."""
-    measure = _Measure(template)
-    problems = []
-    for where, value, node in _expression_sites(template):
-        values, size = measure.size(value, node, 0)
-        if values > limits.values:
-            problems.append(f"{where}: expressions expand to more than {limits.values} values")
-        elif size > limits.bytes:
-            problems.append(f"{where}: expressions expand to more than {limits.bytes} bytes")
-    return problems
-
-
-def _expression_sites(template: ServiceTemplate) -> Iterator[tuple[str, Any, str | None]]:
-    """(where, value, SELF's node) of every place a run resolves expressions."""
-    for name, value in (template.dsl_definitions or {}).items():
-        yield f"dsl_definitions/{name}", value, None
-    topology = template.topology_template
-    nodes = (topology.node_templates or {}) if topology else {}
-    for node_name, node in nodes.items():
-        yield from _node_template_sites(node_name, node)
-    for type_name, node_type in (template.node_types or {}).items():
-        for interface_name, interface in (node_type.interfaces or {}).items():
-            for operation_name, operation in (interface.operations or {}).items():
-                defaults = {key: prop.default for key, prop in (operation.inputs or {}).items()}
-                where = f"node_types/{type_name}/interfaces/{interface_name}/operations/{operation_name}"
-                yield where, defaults, None
-    for workflow_name, workflow in ((topology.workflows or {}) if topology else {}).items():
-        outputs = {key: prop.value for key, prop in (workflow.outputs or {}).items()}
-        yield f"workflows/{workflow_name}/outputs", outputs, None
-
-
-def _node_template_sites(name: str, node: NodeTemplate) -> Iterator[tuple[str, Any, str | None]]:
-    yield f"node_templates/{name}/properties", node.properties or {}, name
-    for interface_name, interface in (node.interfaces or {}).items():
-        for operation_name, operation in (interface.operations or {}).items():
-            where = f"node_templates/{name}/interfaces/{interface_name}/operations/{operation_name}/inputs"
-            yield where, operation.inputs or {}, name
-
-
-class _Measure:
-    """The number of values and bytes an expression expands to, computed without expanding it:
-    what a ``dsl_definitions`` entry or a node template property expands to is computed once per
-    depth (the depth bound of a run applies here too: past it, a run fails instead)."""
-
-    def __init__(self, template: ServiceTemplate) -> None:
-        self.dsl = template.dsl_definitions or {}
-        topology = template.topology_template
-        self.nodes = (topology.node_templates or {}) if topology else {}
-        self.known: dict[tuple[str, str, str, int], tuple[int, int]] = {}
-
-    def size(self, value: Any, node: str | None, depth: int) -> tuple[int, int]:
-        if depth > _MAX_DEPTH:
-            return 1, 0  # a run fails here, expanding nothing more
-        if isinstance(value, str) and value.startswith("*"):
-            if value[1:] not in self.dsl:
-                return 1, 0
-            return self._remembered(("*", value[1:], "", depth + 1), self.dsl[value[1:]], None)
-        if isinstance(value, list):
-            return _sum((1, 2), (self.size(item, node, depth + 1) for item in value))
-        if not isinstance(value, dict):
-            return 1, scalar_bytes(value)
-        if len(value) == 1:
-            ((key, argument),) = value.items()
-            if key in ("get_input", "get_attribute"):
-                return 1, 0
-            if key == "get_property":
-                return self._property(argument, node, depth)
-        members = ((1, len(str(key)) + 4) for key in value)
-        return _sum((1, 2), [*members, *(self.size(item, node, depth + 1) for item in value.values())])
-
-    def _property(self, argument: Any, node: str | None, depth: int) -> tuple[int, int]:
-        if not isinstance(argument, list) or len(argument) < 2:
-            return 1, 0
-        target = node if argument[0] == SELF else str(argument[0])
-        template = self.nodes.get(target or "")
-        if template is None or target is None:
-            return 1, 0
-        found = (template.properties or {}).get(str(argument[1]))
-        return self._remembered((target, str(argument[1]), "p", depth + 1), found, target)
-
-    def _remembered(self, key: tuple[str, str, str, int], value: Any, node: str | None) -> tuple[int, int]:
-        """Each key once; keys carry the depth, which only grows, so no computation waits on
-        itself (an entry naming itself is counted down to the depth bound)."""
-        found = self.known.get(key)
-        if found is None:
-            found = self.known[key] = self.size(value, node, key[3])
-        return found
-
-
-def _sum(first: tuple[int, int], parts: Any) -> tuple[int, int]:
-    values, size = first
-    for more_values, more_size in parts:
-        values += more_values
-        size += more_size
-    return values, size

@@ -10,9 +10,9 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..archive import MalformedArchive
-from ..cba import Cba
-from ..tosca import NodeTemplate, NodeType, ResourceAssignment, ResourceDefinition, ServiceTemplate
+from ..catalog.archive import MalformedArchive
+from ..catalog.cba import Cba
+from ..catalog.tosca import NodeTemplate, NodeType, ResourceAssignment, ResourceDefinition, ServiceTemplate
 from .templates import JINJA
 
 # A Jinja template that may read other files of the CBA ({% include %}, {% import %}, ...).

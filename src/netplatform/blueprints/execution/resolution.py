@@ -16,10 +16,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...clock import utc_now
+from ..catalog.tosca import ResourceAssignment
 from ..repository.resolution_keys import ResolutionKey
 from ..repository.resolved_resources import ResourceRecord
 from ..repository.resolved_templates import TemplateRecord
-from ..tosca import ResourceAssignment
 from .engine import StepContext, StepFailed
 from .render_pool import RenderJob, RenderPool, StepRenders
 from .results import ResolutionResults, saving

@@ -25,9 +25,9 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote
 
+from ..catalog.tosca import NodeTemplate, ResourceAssignment, ResourceDefinition
 from ..repository.resolution_keys import ResolutionKey
 from ..repository.resolved_resources import ResourceQuery
-from ..tosca import NodeTemplate, ResourceAssignment, ResourceDefinition
 from .engine import StepContext
 from .rest_sources import RestFailed, RestSources
 from .results import ResolutionResults

@@ -12,8 +12,9 @@ from ...web.answers import reply
 from ...web.openapi import answers, stated_request
 from ...web.permissions import requires
 from ...web.text import NO_NUL_PATTERN
+from ..catalog.enrich import SOURCE_MAPPING
+from ..catalog.tosca import ResourceDefinition
 from ..deps import REPLAYABLE, DictionariesDep
-from ..dictionaries import SOURCE_MAPPING
 from ..schemas import (
     ResourceDictionary,
     ResourceDictionaryIn,
@@ -23,7 +24,6 @@ from ..schemas import (
     json_body,
 )
 from ..spec import PERMISSIONS, SPEC
-from ..tosca import ResourceDefinition
 from . import _response_bodies as bodies
 from ._common import EMPTY, Name, refuse_nul
 

@@ -10,15 +10,14 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Path, Query, Request
 from fastapi.responses import Response
 
-from ...access.directory import AccessDirectory
 from ...web.answers import reply
-from ...web.errors import Forbidden
 from ...web.openapi import answers, error_responses, stated_request
-from ...web.permissions import Permission, per_object, requires
+from ...web.permissions import per_object, requires
 from ...web.routes import STREAMED_BODY
-from ..deps import ExecutionAuditDep, ExecutionsDep, RequestLimitsDep, RunPoolDep
+from ..deps import ExecutionAuditDep, ExecutionsDep, ExecutorDep, RequestLimitsDep, RunPoolDep
 from ..execution.audit import record_body
 from ..execution.executions import Answer, Executions
+from ..execution.executors import EXECUTE_RULE
 from ..execution.run_pool import PoolFull
 from ..execution.wire import (
     BadExecutionInput,
@@ -33,9 +32,6 @@ from ..spec import PERMISSIONS, SPEC
 
 router = APIRouter(prefix="/api/v1", tags=["execution"])
 
-EXECUTE_TYPE = "platform.blueprints.execution"
-EXECUTE_RULE = f"blueprints.writer, or {EXECUTE_TYPE}|<blueprintName>|execute"
-WRITER = PERMISSIONS.write("execution")
 Id = Annotated[str, Path(max_length=255)]
 AUDIT_PAGE_MAX = 500
 # Bounded so that no offset a client sends overflows a database integer (a 400, not a 500).
@@ -92,36 +88,6 @@ def _failures(*statuses: int) -> dict[int | str, dict[str, Any]]:
     }
 
 
-class Executors:
-    """Who may run a workflow: blueprints.writer (write on the execution resource), or an
-    ``execute`` grant on the blueprint. A caller who can hold neither is refused before the body
-    is read, as the kernel refuses other routes; the blueprint is known only from the body."""
-
-    @staticmethod
-    async def check_caller(request: Request) -> None:
-        user: str = request.state.user
-        access: AccessDirectory = request.app.state.access
-        grants = await access.grants(user)
-        if grants.allows(WRITER) or any(p.type in (EXECUTE_TYPE, "*") for p in grants.permissions):
-            return
-        raise _refused(user, "<blueprintName>")
-
-    @staticmethod
-    async def check_blueprint(request: Request, blueprint_name: str) -> None:
-        user: str = request.state.user
-        access: AccessDirectory = request.app.state.access
-        if await access.allows(user, WRITER):
-            return
-        if not await access.allows(user, Permission(EXECUTE_TYPE, blueprint_name, "execute")):
-            raise _refused(user, blueprint_name)
-
-
-def _refused(user: str, blueprint_name: str) -> Forbidden:
-    return Forbidden(
-        f"User {user} does not have permission {WRITER} nor {EXECUTE_TYPE}|{blueprint_name}|execute"
-    )
-
-
 @router.post(
     "/execution-service/process",
     summary="Run a workflow of a stored CBA (mode sync, or async: read the result from the audit)",
@@ -143,11 +109,15 @@ def _refused(user: str, blueprint_name: str) -> Forbidden:
     },
 )
 async def process(
-    request: Request, executions: ExecutionsDep, runs: RunPoolDep, limits: RequestLimitsDep
+    request: Request,
+    executions: ExecutionsDep,
+    runs: RunPoolDep,
+    limits: RequestLimitsDep,
+    caller: ExecutorDep,
 ) -> Response:
     """The body is read here, bounded; parsed and run on the execution's own threads (the event
     loop only waits), never on the threads the other services share."""
-    await Executors.check_caller(request)
+    await caller.check_caller()
     body = await _bounded_body(request, limits.max_body_bytes)
     if body is None:
         message = f"the request body is larger than {limits.max_body_bytes} bytes"
@@ -157,8 +127,8 @@ async def process(
             parsed = await slot.call(_parsed, body, limits)
             if isinstance(parsed, _Rendered):
                 return parsed.response()
-            await Executors.check_blueprint(request, parsed.blueprint_name)
-            answered = await slot.call(_run, executions, parsed, request.state.user)
+            await caller.check_blueprint(parsed.blueprint_name)
+            answered = await slot.call(_run, executions, parsed, caller.user)
             return answered.response()
     except PoolFull as full:
         headers = {"Retry-After": str(full.retry_after_s)}

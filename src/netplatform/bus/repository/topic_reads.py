@@ -3,7 +3,7 @@
 A topic's answer is its row and its clients' rows. Read as one statement (the topic joined to
 its clients), they come from one snapshot on either database, so the answer is one the
 topology really had, with no session or transaction around it
-(:meth:`~netplatform.store.db.Database.rows_of_one_statement`).
+(:meth:`~netplatform.store.unit_of_work.UnitOfWork.statement`).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import Any
 
 from sqlalchemy import bindparam, select
 
-from ...store.db import Database, OneStatementRead
+from ...store.unit_of_work import UnitOfWork
 from .. import tables
 from ..schemas import Topic
 from .rows import CLIENTS, TOPICS, model_of
@@ -23,10 +23,9 @@ _CLIENT_COLUMNS = tuple(column.name for column in tables.clients.c)
 
 
 class TopicReader:
-    def __init__(self, db: Database) -> None:
+    def __init__(self, unit: UnitOfWork[Any]) -> None:
         topics, clients = tables.topics, tables.clients
-        self.query = OneStatementRead(
-            db,
+        self.query = unit.statement(
             select(*topics.c, *clients.c)
             .select_from(topics.outerjoin(clients, clients.c.fqtn == topics.c.fqtn))
             .where(topics.c.fqtn == bindparam("fqtn"))

@@ -18,7 +18,7 @@ from fastapi.responses import RedirectResponse, Response
 from ..apis import ApiError, refusal_status
 from ..configmodel import PREFIX, ConfigModel, Leaf, NodeDef, leaf_value
 from ..sessions import Session
-from ..web import OBJECTS, apis, checked_form, current_session, render
+from ..web import apis, checked_form, config_models, current_session, render
 
 router = APIRouter()
 JSON_TYPE = {"Content-Type": "application/json", "Accept": "application/json"}
@@ -45,7 +45,7 @@ def restconf_errors(status: int, body: Any) -> list[RestconfError]:
 
 
 async def model(request: Request, session: Session) -> ConfigModel | ApiError:
-    cache = OBJECTS.of(request.app).config_models
+    cache = config_models(request)
     url = apis(request).urls["configtree"]
     if url not in cache:
         response = await apis(request).call("configtree", "GET", "/openapi.json", session.credentials)

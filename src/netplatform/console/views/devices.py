@@ -13,7 +13,7 @@ from typing import Any
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import RedirectResponse, Response
 
-from ...web.permissions import ServicePermissions
+from ...access.permissions import ServicePermissions
 from ..apis import ApiError, refusal_status
 from ..sessions import Session
 from ..web import apis, checked_form, current_session, field, grants, render

@@ -13,7 +13,7 @@ from urllib.parse import quote
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import Response
 
-from ...web.permissions import Permission
+from ...access.permissions import Permission
 from ..apis import ApiError, refusal_status
 from ..sessions import Session
 from ..web import apis, current_session, grants, render

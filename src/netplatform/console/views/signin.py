@@ -7,7 +7,7 @@ identities of the deployment it points at, wherever that is, roles or none.
 The sign-in form has no session yet; its CSRF token is a double-submit cookie instead.
 
 Failed sign-ins are throttled as the APIs throttle failed Basic credentials (the same
-:class:`~netplatform.web.throttle.Throttle` and settings), by the browser's address here before
+:class:`~netplatform.access.throttle.Throttle` and settings), by the browser's address here before
 the authz service is asked, and by the authz service itself (which sees the browser's address
 when it trusts the console as a proxy): 429 with Retry-After either way.
 """

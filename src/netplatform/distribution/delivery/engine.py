@@ -82,7 +82,6 @@ class DeliveryEngine:
         # The workers' record on /metrics and /health: a claim or a drain that fails (the
         # database, a bug) is a failure; a subscriber refusing a file is not.
         self.job = job or Job("delivery-workers", MIN_ALERT_S)
-        self.db = db  # for the claims and leases (see _lease)
         self.unit = UnitOfWork(db, Repositories)
         self.decompression = decompression or DecompressionLimits()
         self.privileged_reoffer_ms = int(privileged_reoffer_s * 1000)
@@ -310,9 +309,8 @@ class DeliveryEngine:
 
     def _lease(self, work: Callable[[QueueRepository], Result]) -> Result:
         """A claim or lease change: one attempt, committed without waiting for the disk (a restart
-        frees claims anyway), so not through the unit of work, whose writes are durable."""
-        with self.db.write(durable=False) as session:
-            return work(QueueRepository(session))
+        frees claims anyway)."""
+        return self.unit.write(lambda repo: work(repo.queue), retry=False, durable=False)
 
     def _extend(self, sub_id: int) -> bool:
         return self._lease(lambda queue: queue.extend_claim(sub_id, self.node, now_ms() + self.lease_ms))

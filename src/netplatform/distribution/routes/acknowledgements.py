@@ -9,8 +9,9 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
+from ...access.credentials import parse_basic
 from ...web.answers import reply
-from ...web.auth import PUBLIC, parse_basic
+from ...web.auth import PUBLIC
 from ...web.openapi import answers
 from ..deps import AcknowledgementsDep
 from ..spec import SPEC

@@ -20,7 +20,7 @@ from ...web.answers import reply
 from ...web.health import HealthShortcut
 from ...web.openapi import answers
 from ...web.permissions import requires
-from ..deps import OBJECTS, HealthCheckDep
+from ..deps import HealthCheckDep, health_check_of
 from ..healthcheck import HealthCheck
 from ..media_types import answer_format, encode
 from ..schemas import HealthReport
@@ -54,7 +54,7 @@ async def _answer(request: Request, health: HealthCheck) -> Response:
 
 async def _shortcut_answer(scope: Scope) -> Response:
     request = Request(scope)  # scope["app"] is the policy app (Starlette sets it first)
-    return await _answer(request, OBJECTS.of(request.app).health_check)
+    return await _answer(request, health_check_of(request))
 
 
 def healthcheck_shortcut() -> Middleware:

@@ -129,7 +129,6 @@ class EmbeddedEngine:
         instance: str = "router",
         claim_lease_s: float = CLAIM_LEASE_S,
     ) -> None:
-        self.db = db
         self.unit = UnitOfWork(db, StreamRepository)
         self.retention_s = retention_s
         self.poll_s = poll_s
@@ -335,8 +334,7 @@ class EmbeddedEngine:
     def forget_claim(self, claim_id: int) -> None:
         """An answered claim: not made durable on its own, since a claim that comes back after a
         power cut is only given back again (a duplicate)."""
-        with self.db.write(durable=False) as session:
-            StreamRepository(session).forget_claim(claim_id)
+        self.unit.write(lambda streams: streams.forget_claim(claim_id), retry=False, durable=False)
 
     def give_back(self, topic: str, group: str, first_seq: int, claim_id: int | None = None) -> None:
         """Move the group's position back to just before ``first_seq`` (a released claim)."""

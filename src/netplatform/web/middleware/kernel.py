@@ -28,10 +28,13 @@ from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ...access.acting import ACTING_FOR_HEADER, acting_permission
+from ...access.credentials import parse_basic
 from ...access.directory import AccessDirectory
+from ...access.errors import DecisionRefused
+from ...access.permissions import Permission
 from ...logs import FrozenArgsRecord
 from ...store.db import unavailable
-from ..auth import client_address, parse_basic
+from ..auth import client_address
 from ..bodytypes import UNSAFE_METHODS, body_refusal
 from ..errors import (
     ApiError,
@@ -41,9 +44,10 @@ from ..errors import (
     PayloadTooLarge,
     ServiceUnavailable,
     Unauthorized,
+    refusal_of,
 )
 from ..metrics import Metrics
-from ..permissions import AUTHENTICATED, Permission
+from ..permissions import AUTHENTICATED
 from ..requestid import REQUEST_ID_HEADER, usable_or_new
 from ..routes import RouteTable
 from ..service import ServiceSpec
@@ -166,8 +170,8 @@ class KernelMiddleware:
                 refusal = await self._access_refusal(
                     scope, headers.get(_AUTHORIZATION), headers.get(_ACTING_FOR)
                 )
-            except ApiError as error:  # the authorization data cannot be read (503)
-                return error
+            except DecisionRefused as refused:  # throttled (429), no decision possible now (503)
+                return refusal_of(refused)
             if refusal is not None:
                 return refusal
         if _has_nul(scope):

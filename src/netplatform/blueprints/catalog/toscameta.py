@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..names import bounded_text, checked_name
 from .archive import Archive, MalformedArchive
-from .names import bounded_text, checked_name
 
 TOSCA_META_PATH = "TOSCA-Metadata/TOSCA.meta"
 TEMPLATE_TYPES = ("DEFAULT", "KOTLIN_DSL", "GENERIC_SCRIPT")

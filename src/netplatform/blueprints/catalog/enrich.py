@@ -15,12 +15,11 @@ import json
 from pathlib import PurePosixPath
 from typing import Any, Protocol, TypeVar
 
-from ..web.errors import BadRequest
+from ...web.errors import BadRequest
+from ..errors import sub_error
+from ..repository.dictionaries import DictionaryRecord
+from ..repository.model_types import ModelTypeRecord
 from .cba import RESOURCE_DEFINITIONS_PATH, TYPE_SECTIONS, Cba
-from .dictionaries import SOURCE_MAPPING
-from .errors import sub_error
-from .repository.dictionaries import DictionaryRecord
-from .repository.model_types import ModelTypeRecord
 from .tosca import (
     DYNAMIC_DATA_ROOT,
     LIST_TYPE,
@@ -43,6 +42,20 @@ from .tosca import (
     lenient_parse,
     strict_parse,
 )
+
+SOURCE_MAPPING: dict[str, str] = {
+    "processor-db": "source-db",
+    "input": "source-input",
+    "default": "source-default",
+    "sdnc": "source-rest",
+    "aai-data": "source-rest",
+    "capability": "source-capability",
+    "rest": "source-rest",
+    "vault-data": "source-rest",
+    "script": "source-capability",
+}
+"""Dictionary source name -> the node type that describes that source (the dictionaries'
+``resourceSourceMappings``, and what enrichment adds for each source a CBA's dictionaries use)."""
 
 ENRICHMENT_SUB_ERROR = sub_error(
     "Error while enriching the CBA package.", "Wrong blueprint definitions or resource definitions."

@@ -24,8 +24,8 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import IO, Any
 
-from ..settings import Settings
-from ..web.errors import BadRequest
+from ...settings import Settings
+from ...web.errors import BadRequest
 
 _UNREADABLE = (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError, RuntimeError, OSError)
 """What a corrupt, truncated, encrypted or exotically compressed member raises when read."""

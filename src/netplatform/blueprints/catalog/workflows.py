@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..errors import resource_not_found
 from .cba import Cba
-from .errors import resource_not_found
 from .tosca import DataType, NodeTemplate, Properties, Workflow
 
 

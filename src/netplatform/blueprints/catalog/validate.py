@@ -11,11 +11,11 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
-from ..web.errors import BadRequest
+from ...web.errors import BadRequest
+from ..errors import sub_error
 from .cba import Cba
-from .errors import sub_error
-from .execution.engine import ACYCLIC, step_cycle, unknown_edges
-from .execution.expressions import ExpansionLimits, expansion_problems
+from .expansion import ExpansionLimits, expansion_problems
+from .steps import ACYCLIC, step_cycle, unknown_edges
 from .tosca import (
     ARTIFACT_IMPLEMENTATION,
     ARTIFACT_ROOT,

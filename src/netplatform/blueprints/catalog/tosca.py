@@ -21,7 +21,7 @@ from pydantic import (
     model_validator,
 )
 
-from ..web.errors import BadRequest, describe_validation_errors
+from ...web.errors import BadRequest, describe_validation_errors
 
 PRIMITIVE_TYPES = frozenset({"string", "integer", "float", "double", "boolean", "timestamp", "null"})
 COMPLEX_TYPES = frozenset({"json", "map"})
