@@ -6,7 +6,6 @@ list, and every response body matching its documented schema and media type.
 
 from __future__ import annotations
 
-import os
 import traceback
 from collections.abc import Iterator
 from typing import Any
@@ -26,11 +25,12 @@ from netplatform.store.db import forget_database
 from netplatform.web.auth import basic_header
 
 from .conftest import service_on_fresh_store
+from .support.examples import example_count
 from .support.servers import LiveServer
 
 CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance, response_schema_conformance]
 AUTH_HEADERS = {"Authorization": basic_header("admin", "admin")}
-MAX_EXAMPLES = int(os.environ.get("NETPLATFORM_FUZZ_EXAMPLES", "30"))
+MAX_EXAMPLES = example_count("NETPLATFORM_FUZZ_EXAMPLES", 30)
 # A service's operations are split into shards, each a test of its own on a server of its own,
 # so that xdist spreads the longest documents over the workers (configtree alone took 150 s,
 # the tail of the whole suite). Shard k takes every n-th operation, from the k-th on.

@@ -4,7 +4,17 @@ import socket
 
 import pytest
 
-from netplatform.settings import Settings, parse_user_entries, parse_users
+from netplatform.settings import (
+    BlueprintsSettings,
+    BusSettings,
+    ConsoleSettings,
+    DistributionSettings,
+    KernelSettings,
+    RouterSettings,
+    Settings,
+    parse_user_entries,
+    parse_users,
+)
 
 
 def test_users_setting_parses_pairs_and_rejects_garbage() -> None:
@@ -47,3 +57,27 @@ def test_the_first_retry_pause_may_not_exceed_the_longest() -> None:
     with pytest.raises(ValueError, match="must not exceed"):
         Settings(delivery_retry_initial_s=30, delivery_retry_max_s=0.4)
     assert Settings(delivery_retry_initial_s=5, delivery_retry_max_s=5).delivery_retry_max_s == 5
+
+
+def test_each_part_reads_its_own_settings_and_settings_composes_them_all(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Every service's settings are a model of their own, read alone from the same variables;
+    Settings is exactly their union (no field in two parts, none outside them)."""
+    monkeypatch.setenv("NETPLATFORM_ROUTER_POLL_MS", "500")
+    monkeypatch.setenv("NETPLATFORM_BUS_RECONCILE_S", "7")
+    assert RouterSettings().router_poll_ms == 500 and Settings().router_poll_ms == 500
+    assert BusSettings().bus_reconcile_s == 7 and Settings().bus_reconcile_s == 7
+    parts = (
+        KernelSettings,
+        BlueprintsSettings,
+        DistributionSettings,
+        BusSettings,
+        RouterSettings,
+        ConsoleSettings,
+    )
+    fields = [name for part in parts for name in part.model_fields]
+    assert len(fields) == len(set(fields)), "a field is declared by two parts"
+    assert set(fields) == set(Settings.model_fields)
+    with pytest.raises(ValueError, match="must not exceed"):  # a part's own rule holds alone
+        DistributionSettings(delivery_retry_initial_s=30, delivery_retry_max_s=0.4)

@@ -10,7 +10,6 @@ NETPLATFORM_BLUEPRINTS_EXAMPLES raises the number of examples per operation.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -18,10 +17,11 @@ from typing import Any
 import httpx
 import pytest
 
+from ..support.examples import example_count
 from ..support.openapi_examples import operations_of, positive_report, server_errors, unknown_exclusions
 from ..test_fuzz import AUTH_HEADERS, running_schema
 
-EXAMPLES = int(os.environ.get("NETPLATFORM_BLUEPRINTS_EXAMPLES", "8"))
+EXAMPLES = example_count("NETPLATFORM_BLUEPRINTS_EXAMPLES", 8)
 NEGATIVE_EXAMPLES = max(1, EXAMPLES // 2)
 M = "/api/v1/blueprint-model"
 

@@ -9,17 +9,17 @@ few operations below; they are listed in the failure report.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from ..policy.test_openapi_examples import accepted
+from ..support.examples import example_count
 from ..support.openapi_examples import operations_of, positive_report
 from ..test_fuzz import running_schema
 
-EXAMPLES = int(os.environ.get("NETPLATFORM_BUS_EXAMPLES", "6"))
+EXAMPLES = example_count("NETPLATFORM_BUS_EXAMPLES", 6)
 
 
 @pytest.fixture(scope="module")

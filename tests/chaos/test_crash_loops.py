@@ -24,7 +24,10 @@ CHAOS = ROOT / "bench" / "chaos"
 NATS_URL_ENV = "NETPLATFORM_TEST_NATS_URL"
 PORTS_PER_SCRIPT = 40  # more than any script binds (every service, a private PostgreSQL, receivers)
 
-pytestmark = pytest.mark.slow
+# Each script makes its stores itself (SQLite files in its scratch directory, a private
+# PostgreSQL cluster), whatever the suite's database: `make test` runs them, `make test-postgres`
+# would only run the same again.
+pytestmark = [pytest.mark.slow, pytest.mark.own_stores]
 
 
 def run_script(script: str, *args: str, timeout: float = 240) -> dict[str, str]:
@@ -65,6 +68,14 @@ def test_the_router_on_jetstream_survives_sigkill() -> None:
 
 def test_a_two_site_forward_survives_the_receiving_node_killed() -> None:
     assert_survived(run_script("distribution_crash.py"))
+
+
+def test_an_edge_node_on_its_own_store_survives_sigkill_with_central_away_in_one_cycle() -> None:
+    """Issue 38: the edge keeps taking files while central is away, and after both are back
+    every acknowledged file reaches both subscribers and its log record reaches central once."""
+    summary = run_script("edge_crash.py")
+    assert_survived(summary)
+    assert summary["logs_missing"] == "0" and summary["logs_twice"] == "0", summary
 
 
 def test_every_service_answers_503_through_a_postgresql_restart_and_recovers() -> None:

@@ -17,16 +17,16 @@ EXCLUDED and count as not accepting.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
+from ..support.examples import example_count
 from ..support.openapi_examples import operations_of, positive_report, server_errors, unknown_exclusions
 from ..test_fuzz import running_schema
 
-EXAMPLES = int(os.environ.get("NETPLATFORM_CONFIGTREE_EXAMPLES", "4"))
+EXAMPLES = example_count("NETPLATFORM_CONFIGTREE_EXAMPLES", 4)
 NEGATIVE_EXAMPLES = max(1, EXAMPLES // 2)
 M = "GENERIC-RESOURCE-API"
 

@@ -13,7 +13,6 @@ NETPLATFORM_DISTRIBUTION_EXAMPLES raises the number of examples per operation.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -28,10 +27,11 @@ from ..support.distribution_calls import (
     owner_headers,
     subscription_document,
 )
+from ..support.examples import example_count
 from ..support.openapi_examples import operations_of, positive_report, server_errors, unknown_exclusions
 from ..test_fuzz import AUTH_HEADERS, running_schema
 
-EXAMPLES = int(os.environ.get("NETPLATFORM_DISTRIBUTION_EXAMPLES", "8"))
+EXAMPLES = example_count("NETPLATFORM_DISTRIBUTION_EXAMPLES", 8)
 NEGATIVE_EXAMPLES = max(1, EXAMPLES // 2)
 
 EXCLUDED = {

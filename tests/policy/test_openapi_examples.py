@@ -9,17 +9,17 @@ At least 80 % of the policy operations must; negative examples never get a 5xx.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
+from ..support.examples import example_count
 from ..support.openapi_examples import ACCEPTING, operations_of, positive_report, server_errors
 from ..test_fuzz import running_schema
 
 PREFIX = "/policy/api/v1"
-EXAMPLES = int(os.environ.get("NETPLATFORM_POLICY_EXAMPLES", "12"))
+EXAMPLES = example_count("NETPLATFORM_POLICY_EXAMPLES", 12)
 STATE_CONFLICT = "does not equal existing entity"
 
 

@@ -13,17 +13,17 @@ NETPLATFORM_ROUTER_EXAMPLES raises the number of examples per operation.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from typing import Any
 
 import httpx
 import pytest
 
+from ..support.examples import example_count
 from ..support.openapi_examples import operations_of, positive_report, server_errors
 from ..test_fuzz import AUTH_HEADERS, running_schema
 
-EXAMPLES = int(os.environ.get("NETPLATFORM_ROUTER_EXAMPLES", "10"))
+EXAMPLES = example_count("NETPLATFORM_ROUTER_EXAMPLES", 10)
 TOPIC = "org.example.openapi.examples"
 LONG_POLLS = {"GET /events/{topic}/{group}/{consumer}", "GET /internal/mirror/{topic}"}
 
