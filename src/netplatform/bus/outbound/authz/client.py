@@ -22,7 +22,7 @@ import httpx
 from ....access.platform import BUS, credential
 from ....settings import Settings
 from ....web.tls import verifying_context
-from ..router.client import answer_reason
+from ..answers import answer_reason
 
 _WILDCARDS = ("", "0.0.0.0", "::")  # noqa: S104 - recognised here, never bound
 

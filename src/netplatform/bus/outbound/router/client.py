@@ -19,6 +19,8 @@ from urllib.parse import quote
 
 import httpx
 
+from ..answers import answer_reason
+
 GRANT_KINDS = ("producers", "consumers")
 ACL_OF_KIND = {"producers": "writerAcl", "consumers": "readerAcl"}
 MIRROR_AGENTS_PATH = "/internal/mirror-agents"
@@ -162,15 +164,3 @@ def _grant_path(topic: str, kind: str, identity: str) -> str:
     if kind not in GRANT_KINDS:
         raise ValueError(f"unknown grant kind {kind}")
     return f"/topics/{quote(topic, safe='')}/{kind}/{quote(identity, safe='')}"
-
-
-def answer_reason(response: httpx.Response) -> str:
-    """The called service's error message (its JSON body's ``message``: the router's and the
-    authz service's bodies both carry one), else the body's text."""
-    try:
-        body = response.json()
-    except ValueError:
-        body = None
-    if isinstance(body, dict) and isinstance(body.get("message"), str):
-        return str(body["message"])
-    return response.text.strip()[:500] or f"HTTP {response.status_code}"
