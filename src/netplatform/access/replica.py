@@ -43,6 +43,7 @@ from sqlalchemy.orm import Session
 from ..clock import now_ms
 from ..settings import Settings
 from ..store.db import Database
+from ..store.generations import read_at_one_generation
 from ..store.unit_of_work import UnitOfWork
 from . import tables
 from .platform import NODE, credential
@@ -235,11 +236,11 @@ def read_snapshot(db: Database, peek: Callable[[], int]) -> Snapshot:
     """The directory as of one generation: read between two equal readings of the generation
     (under read committed, the statements of one read may see different commits)."""
     unit = UnitOfWork(db, ReplicaRepository)
-    while True:
-        before = peek()
-        snapshot = unit.read(partial(ReplicaRepository.snapshot, generation=before))
-        if peek() == before:
-            return snapshot
+
+    def read(generation: int) -> Snapshot:
+        return unit.read(partial(ReplicaRepository.snapshot, generation=generation))
+
+    return read_at_one_generation(peek, read)[1]
 
 
 class Replica:

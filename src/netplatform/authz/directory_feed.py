@@ -9,14 +9,12 @@ waiting site within that, well inside the two seconds a grant or revoke may take
 
 from __future__ import annotations
 
-import time
-
 import anyio
 
 from ..access import tables
 from ..access.replica import Snapshot, read_snapshot
 from ..store.db import Database
-from ..store.generations import Generation
+from ..store.generations import Generation, wait_past
 
 POLL_S = 0.2
 
@@ -29,12 +27,8 @@ class DirectoryFeed:
     async def after(self, known: int, wait_s: float) -> tuple[int, Snapshot | None]:
         """(generation, the directory) once it is past ``known``; (generation, None) when it is
         not after ``wait_s`` seconds."""
-        deadline = time.monotonic() + wait_s
-        while True:
-            current = await self.generation.current()
-            if current != known:
-                snapshot = await anyio.to_thread.run_sync(read_snapshot, self.db, self.generation.peek)
-                return snapshot.generation, snapshot
-            if time.monotonic() >= deadline:
-                return current, None
-            await anyio.sleep(min(POLL_S, max(0.0, deadline - time.monotonic())))
+        current, moved = await wait_past(known, wait_s, self.generation.current, POLL_S)
+        if not moved:
+            return current, None
+        snapshot = await anyio.to_thread.run_sync(read_snapshot, self.db, self.generation.peek)
+        return snapshot.generation, snapshot

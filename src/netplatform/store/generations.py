@@ -33,7 +33,8 @@ from __future__ import annotations
 
 import functools
 import threading
-from collections.abc import Callable, Hashable, Iterable, Iterator
+import time
+from collections.abc import Awaitable, Callable, Hashable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
@@ -151,6 +152,34 @@ def _moving(table: Table) -> Any:
         .values(generation=table.c.generation + 1)
         .returning(table.c.generation)
     )
+
+
+Read = TypeVar("Read")
+
+
+def read_at_one_generation(peek: Callable[[], int], read: Callable[[int], Read]) -> tuple[int, Read]:
+    """``read(generation)`` as of one generation: run between two equal readings of it (under
+    read committed, the statements of one read may see different commits). Blocking."""
+    while True:
+        before = peek()
+        value = read(before)
+        if peek() == before:
+            return before, value
+
+
+async def wait_past(
+    known: int, wait_s: float, current: Callable[[], Awaitable[int]], poll_s: float
+) -> tuple[int, bool]:
+    """A long poll's wait: (the generation, True) as soon as it differs from ``known`` (read every
+    ``poll_s``), or (the generation, False) when it has not within ``wait_s`` seconds."""
+    deadline = time.monotonic() + wait_s
+    while True:
+        now = await current()
+        if now != known:
+            return now, True
+        if time.monotonic() >= deadline:
+            return now, False
+        await anyio.sleep(min(poll_s, max(0.0, deadline - time.monotonic())))
 
 
 class Generation:

@@ -12,7 +12,6 @@ change may take to reach an edge.
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,7 +19,7 @@ import anyio
 
 from ...clock import now_ms
 from ...store.db import Database
-from ...store.generations import Generation, bump
+from ...store.generations import Generation, bump, read_at_one_generation, wait_past
 from ...store.unit_of_work import UnitOfWork
 from ..log_model import LogRecord
 from ..repository import Repositories
@@ -57,23 +56,18 @@ class CentralSide:
     async def after(self, known: int, wait_s: float) -> tuple[int, dict[str, list[Row]] | None]:
         """(generation, the provisioning) once it is past ``known``; (generation, None) when it is
         not after ``wait_s`` seconds."""
-        deadline = time.monotonic() + min(wait_s, MAX_WAIT_S)
-        while True:
-            current = await anyio.to_thread.run_sync(self.peek)
-            if current != known:
-                return await anyio.to_thread.run_sync(self._snapshot)
-            if time.monotonic() >= deadline:
-                return current, None
-            await anyio.sleep(min(POLL_S, max(0.0, deadline - time.monotonic())))
+        current, moved = await wait_past(known, min(wait_s, MAX_WAIT_S), self._current, POLL_S)
+        if not moved:
+            return current, None
+        return await anyio.to_thread.run_sync(self._snapshot)
+
+    async def _current(self) -> int:
+        return await anyio.to_thread.run_sync(self.peek)
 
     def _snapshot(self) -> tuple[int, dict[str, list[Row]]]:
         """The provisioning as of one generation: read between two equal readings of it."""
         unit = UnitOfWork(self.db, ReplicationRepository)
-        while True:
-            before = self.peek()
-            rows = unit.read(lambda repo: repo.snapshot())
-            if self.peek() == before:
-                return before, rows
+        return read_at_one_generation(self.peek, lambda _: unit.read(lambda repo: repo.snapshot()))
 
     def announce(self, node: Announcement) -> None:
         """Register or refresh an edge node; a new node, or one whose site or URL changed, moves
