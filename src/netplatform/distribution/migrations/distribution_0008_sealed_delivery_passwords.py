@@ -21,7 +21,8 @@ Revises: distribution_0007
 Create Date: 2027-01-10 00:00:00
 """
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 
 import sqlalchemy as sa
 from alembic import op
@@ -41,8 +42,20 @@ _WIDENED = (
 def upgrade() -> None:
     if op.get_bind().dialect.name != "postgresql":
         return
-    for table, column, old, new in _WIDENED:
-        op.alter_column(table, column, type_=new, existing_type=old, existing_nullable=False)
+    with _no_pending_trigger_events():
+        for table, column, old, new in _WIDENED:
+            op.alter_column(table, column, type_=new, existing_type=old, existing_nullable=False)
+
+
+@contextmanager
+def _no_pending_trigger_events() -> Iterator[None]:
+    """PostgreSQL refuses to ALTER a table with trigger events pending in the transaction, and
+    every migration of an upgrade runs in one: an earlier one that rewrote rows of a watched table
+    (distribution_0005 rewrites each feed's endpoints) left its deferred generation triggers
+    pending. Firing them now lets the ALTER run; deferred again afterwards."""
+    op.execute("SET CONSTRAINTS ALL IMMEDIATE")
+    yield
+    op.execute("SET CONSTRAINTS ALL DEFERRED")
 
 
 def downgrade() -> None:
@@ -50,5 +63,6 @@ def downgrade() -> None:
     while any is stored (open them with the newer version's key first, or delete them)."""
     if op.get_bind().dialect.name != "postgresql":
         return
-    for table, column, old, new in _WIDENED:
-        op.alter_column(table, column, type_=old, existing_type=new, existing_nullable=False)
+    with _no_pending_trigger_events():
+        for table, column, old, new in _WIDENED:
+            op.alter_column(table, column, type_=old, existing_type=new, existing_nullable=False)
