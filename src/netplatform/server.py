@@ -32,6 +32,7 @@ from .logs import configure_logging, stop_logging
 from .services import create_service_app
 from .settings import Settings
 from .store.migrate import upgrade
+from .web.longpoll import process_stopping
 
 log = logging.getLogger("netplatform")
 
@@ -136,6 +137,7 @@ async def serve_on(
 
     def request_stop(sig: signal.Signals) -> None:
         stopping.append(sig)
+        process_stopping()  # open long polls answer now rather than hold the graceful stop
         for server in servers.values():
             if server.should_exit and sig == signal.SIGINT:
                 server.force_exit = True

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+import anyio
 import pytest
 from sqlalchemy import Column, Integer, MetaData, String, Table, delete, insert, select
 from sqlalchemy.orm import Session
@@ -22,6 +23,8 @@ from netplatform.store.generations import (
     changes_table,
     current,
     generations_table,
+    read_at_one_generation,
+    wait_past,
 )
 from netplatform.store.retry import write_with_retry
 from netplatform.store.unit_of_work import UnitOfWork
@@ -197,3 +200,39 @@ def test_bump_records_the_keys_under_the_new_generation_and_prunes_in_steps(
     assert generations() == list(range(1, PRUNE_EVERY))  # nothing pruned between the steps
     moved(("c",))
     assert generations() == list(range(PRUNE_EVERY - keep + 1, PRUNE_EVERY + 1))
+
+
+def test_a_long_poll_answers_when_the_generation_moves_or_nobody_waits_any_more() -> None:
+    """wait_past: the moved generation at once; with an hour to wait, a wait that ``ended`` says
+    nobody awaits (the client gone, the process stopping: web/longpoll.py) answers at its next
+    look instead of holding the request for the hour (the test would hang otherwise)."""
+    seen = iter([4, 4, 4, 5])
+
+    async def current() -> int:
+        return next(seen)
+
+    looks: list[int] = []
+
+    async def ended() -> bool:
+        looks.append(1)
+        return len(looks) >= 2
+
+    assert anyio.run(wait_past, 4, 3600.0, current, 0.001, None) == (5, True)
+    assert anyio.run(wait_past, 7, 3600.0, lambda: _constant(7), 0.001, ended) == (7, False)
+    assert len(looks) == 2
+
+
+async def _constant(value: int) -> int:
+    return value
+
+
+def test_reads_at_one_generation_run_again_until_the_generation_held_still() -> None:
+    generations = iter([1, 2, 2, 2])  # moved during the first read, not during the second
+    reads: list[int] = []
+
+    def read(generation: int) -> str:
+        reads.append(generation)
+        return f"rows at {generation}"
+
+    assert read_at_one_generation(lambda: next(generations), read) == (2, "rows at 2")
+    assert reads == [1, 2]

@@ -14,7 +14,7 @@ import anyio
 from ..access import tables
 from ..access.replica import Snapshot, read_snapshot
 from ..store.db import Database
-from ..store.generations import Generation, wait_past
+from ..store.generations import Ended, Generation, wait_past
 
 POLL_S = 0.2
 
@@ -24,10 +24,12 @@ class DirectoryFeed:
         self.db = db
         self.generation = Generation(db, tables.generations, tables.GENERATION_SCOPE)
 
-    async def after(self, known: int, wait_s: float) -> tuple[int, Snapshot | None]:
+    async def after(
+        self, known: int, wait_s: float, ended: Ended | None = None
+    ) -> tuple[int, Snapshot | None]:
         """(generation, the directory) once it is past ``known``; (generation, None) when it is
-        not after ``wait_s`` seconds."""
-        current, moved = await wait_past(known, wait_s, self.generation.current, POLL_S)
+        not after ``wait_s`` seconds, or once ``ended`` says nobody waits."""
+        current, moved = await wait_past(known, wait_s, self.generation.current, POLL_S, ended)
         if not moved:
             return current, None
         snapshot = await anyio.to_thread.run_sync(read_snapshot, self.db, self.generation.peek)

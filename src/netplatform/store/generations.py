@@ -155,6 +155,8 @@ def _moving(table: Table) -> Any:
 
 
 Read = TypeVar("Read")
+Ended = Callable[[], Awaitable[bool]]
+"""Whether a long poll should answer now (web/longpoll.py: its client is gone, the process stops)."""
 
 
 def read_at_one_generation(peek: Callable[[], int], read: Callable[[int], Read]) -> tuple[int, Read]:
@@ -168,16 +170,21 @@ def read_at_one_generation(peek: Callable[[], int], read: Callable[[int], Read])
 
 
 async def wait_past(
-    known: int, wait_s: float, current: Callable[[], Awaitable[int]], poll_s: float
+    known: int,
+    wait_s: float,
+    current: Callable[[], Awaitable[int]],
+    poll_s: float,
+    ended: Ended | None = None,
 ) -> tuple[int, bool]:
     """A long poll's wait: (the generation, True) as soon as it differs from ``known`` (read every
-    ``poll_s``), or (the generation, False) when it has not within ``wait_s`` seconds."""
+    ``poll_s``), or (the generation, False) when it has not within ``wait_s`` seconds, or when
+    ``ended`` says nobody waits any more (web/longpoll.py)."""
     deadline = time.monotonic() + wait_s
     while True:
         now = await current()
         if now != known:
             return now, True
-        if time.monotonic() >= deadline:
+        if time.monotonic() >= deadline or (ended is not None and await ended()):
             return now, False
         await anyio.sleep(min(poll_s, max(0.0, deadline - time.monotonic())))
 

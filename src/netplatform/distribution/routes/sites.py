@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
 
 from ...web.answers import reply
 from ...web.errors import BadRequest
+from ...web.longpoll import ended
 from ...web.openapi import answers
 from ...web.permissions import requires
 from ..deps import CentralSideDep
@@ -27,13 +28,14 @@ router = APIRouter(prefix="/internal", tags=["sites"])
     openapi_extra=requires(PERMISSIONS.internal("provisioning")),
 )
 async def provisioning(
+    request: Request,
     central: CentralSideDep,
     generation: Annotated[int, Query(description="the generation the caller holds (-1: none)", ge=-1)] = -1,
     wait: Annotated[
         float, Query(description="seconds to wait for a change (a long poll)", ge=0, le=MAX_WAIT_S)
     ] = 0,
 ) -> Response:
-    now, rows = await central.after(generation, wait)
+    now, rows = await central.after(generation, wait, ended(request))
     return reply({"generation": now, "provisioning": rows})
 
 

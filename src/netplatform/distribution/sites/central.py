@@ -19,7 +19,7 @@ import anyio
 
 from ...clock import now_ms
 from ...store.db import Database
-from ...store.generations import Generation, bump, read_at_one_generation, wait_past
+from ...store.generations import Ended, Generation, bump, read_at_one_generation, wait_past
 from ...store.unit_of_work import UnitOfWork
 from ..log_model import LogRecord
 from ..repository import Repositories
@@ -53,10 +53,12 @@ class CentralSide:
     def peek(self) -> int:
         return self.provisioned.peek() + self.network.peek()
 
-    async def after(self, known: int, wait_s: float) -> tuple[int, dict[str, list[Row]] | None]:
+    async def after(
+        self, known: int, wait_s: float, ended: Ended | None = None
+    ) -> tuple[int, dict[str, list[Row]] | None]:
         """(generation, the provisioning) once it is past ``known``; (generation, None) when it is
-        not after ``wait_s`` seconds."""
-        current, moved = await wait_past(known, min(wait_s, MAX_WAIT_S), self._current, POLL_S)
+        not after ``wait_s`` seconds, or once ``ended`` says nobody waits."""
+        current, moved = await wait_past(known, min(wait_s, MAX_WAIT_S), self._current, POLL_S, ended)
         if not moved:
             return current, None
         return await anyio.to_thread.run_sync(self._snapshot)
