@@ -8,7 +8,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from tests.support.source import modules
+from tests.support.source import assert_rule_kept, modules
 
 # What code outside store/ may import of store/db.py: the type it hands to a unit, and the
 # process's lifecycle of it (the kernel, the command line).
@@ -86,12 +86,7 @@ def test_code_outside_store_goes_through_the_unit_of_work() -> None:
         name = module.name + ".__init__" if module.is_package else module.name
         if found := breaches(module.tree, name):
             problems[module.relative] = found
-    unexpected = {path: found for path, found in problems.items() if path not in ALLOWED}
-    assert not unexpected, "ways into the database besides the unit of work:\n" + "\n".join(
-        f"{path}: {'; '.join(found)}" for path, found in sorted(unexpected.items())
-    )
-    gone = sorted(set(ALLOWED) - set(problems))
-    assert not gone, f"ALLOWED names modules that keep the rule now; remove them: {gone}"
+    assert_rule_kept(problems, ALLOWED, "ways into the database besides the unit of work")
 
 
 def test_each_way_around_the_door_is_found(tmp_path: Path) -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from tests.support.source import Module, modules
+from tests.support.source import Module, assert_rule_kept, modules
 
 # Route modules allowed to break the rule, each with its reason; an entry that no longer breaks it
 # fails the test. Empty: distribution's publish route (sites-dist) goes through deps.py now.
@@ -52,12 +52,7 @@ def test_route_modules_reach_objects_through_deps_only() -> None:
     routes = [module for module in modules().values() if is_route_module(module)]
     assert len(routes) > 50, "the route modules were not found"
     problems = {module.relative: found for module in routes if (found := breaches(module.tree))}
-    unexpected = {path: found for path, found in problems.items() if path not in ALLOWED}
-    assert not unexpected, "route modules that bypass deps.py:\n" + "\n".join(
-        f"{path}: {'; '.join(found)}" for path, found in sorted(unexpected.items())
-    )
-    gone = sorted(set(ALLOWED) - set(problems))
-    assert not gone, f"ALLOWED names route modules that keep the rule now; remove them: {gone}"
+    assert_rule_kept(problems, ALLOWED, "route modules that bypass deps.py")
 
 
 def test_a_route_reading_app_state_or_the_registry_is_found(tmp_path: Path) -> None:

@@ -170,3 +170,15 @@ def _part(package: str, module: str) -> str | None:
     if not module.startswith(prefix):
         return None
     return module[len(prefix) :].split(".")[0]
+
+
+def assert_rule_kept(problems: Mapping[str, list[str]], allowed: Iterable[str], what: str) -> None:
+    """Fail on a module (relative path) breaking a rule that ``allowed`` does not name, saying
+    ``what`` they do, and on an ``allowed`` entry that keeps the rule now (it cannot go stale)."""
+    exempt = set(allowed)
+    unexpected = {path: found for path, found in problems.items() if path not in exempt}
+    assert not unexpected, f"{what}:\n" + "\n".join(
+        f"{path}: {'; '.join(found)}" for path, found in sorted(unexpected.items())
+    )
+    gone = sorted(exempt - set(problems))
+    assert not gone, f"ALLOWED names modules that keep the rule now; remove them: {gone}"
