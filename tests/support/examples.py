@@ -1,10 +1,9 @@
 """How many generated requests an operation gets (the fuzzer, the OpenAPI example tests).
 
 ``NETPLATFORM_<NAME>_EXAMPLES`` sets a suite's count outright. Otherwise its default is scaled by
-``NETPLATFORM_TEST_EXAMPLE_SCALE`` (default 1): CI's PostgreSQL run sets 0.5 and sends the first
-half of the same derandomized requests its SQLite run sent in full (what differs between the
-stores is how the requests are stored, which the first half already reaches on every operation),
-which keeps CI within its time.
+``NETPLATFORM_TEST_EXAMPLE_SCALE`` (default 1): CI's PostgreSQL run sets 0.5 and sends half as
+many derandomized requests per operation as its SQLite run (every operation still gets some:
+what differs between the stores is how the requests are stored), which keeps CI within its time.
 """
 
 from __future__ import annotations
