@@ -21,7 +21,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -327,3 +327,17 @@ class HttpsSubscriber:
             self.deliveries.append((name, headers.get("x-bus-dr-publish-id", "")))
         await send({"type": "http.response.start", "status": 204, "headers": []})
         await send({"type": "http.response.body", "body": b""})
+
+
+def run_loop(
+    doc: str | None, name: str, prefix: str, run: Callable[[Any, Path, Tally], Awaitable[int]]
+) -> int:
+    """A crash loop's whole life with the common arguments: a scratch directory, its ``run``, the
+    summary line; the exit status (non-zero when something was lost or unexpected)."""
+    args = arguments((doc or name).splitlines()[0]).parse_args()
+    scratch = Scratch(prefix, args.keep)
+    tally = Tally(name)
+    asyncio.run(run(args, scratch.path, tally))
+    status = tally.finish()
+    scratch.close(failed=tally.failed)
+    return status

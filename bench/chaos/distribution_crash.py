@@ -36,11 +36,10 @@ import aiohttp
 from common import (
     ADMIN_HEADERS,
     HttpsSubscriber,
-    Scratch,
     Serve,
     Tally,
-    arguments,
     free_port,
+    run_loop,
     wait_for,
 )
 
@@ -220,13 +219,7 @@ async def run(args: object, scratch: Path, tally: Tally) -> int:
 
 
 def main() -> int:
-    args = arguments(__doc__.splitlines()[0]).parse_args()
-    scratch = Scratch("chaos-distribution-", args.keep)
-    tally = Tally("distribution_crash")
-    asyncio.run(run(args, scratch.path, tally))
-    status = tally.finish()
-    scratch.close(failed=tally.failed)
-    return status
+    return run_loop(__doc__, "distribution_crash", "chaos-distribution-", run)
 
 
 if __name__ == "__main__":

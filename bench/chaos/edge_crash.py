@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import os
 import random
 import sys
 import time
@@ -36,10 +35,8 @@ from typing import Any
 import aiohttp
 from distribution_crash import FAST, PAUSE_S, PUBLISHER, PUBLISHERS, Publishing
 
-from common import ADMIN_HEADERS, HttpsSubscriber, Scratch, Serve, Tally, arguments, free_port, wait_for
+from common import ADMIN_HEADERS, HttpsSubscriber, Serve, Tally, free_port, run_loop, wait_for
 
-# Every site holds the same platform key: the edge presents svc.node to central, its password derived from it.
-PLATFORM_KEY = base64.urlsafe_b64encode(os.urandom(32)).decode()
 RECOVERY_LIMIT_S = 60.0
 STALL_S = 60.0
 OWNER = {"X-BUS-DR-ON-BEHALF-OF": "opsteam"}
@@ -54,7 +51,6 @@ def site(
         "NETPLATFORM_DATA_DIR": str(scratch / f"{name}-data"),
         "NETPLATFORM_DATABASE_URL": f"sqlite:///{scratch / f'{name}.db'}",
         "NETPLATFORM_USERS": "admin:admin",
-        "NETPLATFORM_SECRET_KEY": PLATFORM_KEY,
         "NETPLATFORM_INSTANCE_NAME": name,
         "NETPLATFORM_SITE": name,
         "NETPLATFORM_HOST": "127.0.0.1",
@@ -271,13 +267,9 @@ async def run(args: Any, scratch: Path, tally: Tally) -> int:
 
 
 def main() -> int:
-    args = arguments(__doc__.splitlines()[0]).parse_args()
-    scratch = Scratch("chaos-edge-", args.keep)
-    tally = Tally("edge_crash")
-    asyncio.run(run(args, scratch.path, tally))
-    status = tally.finish()
-    scratch.close(failed=tally.failed)
-    return status
+    # Every site holds the same platform key (Serve gives each child the run's one key): the
+    # edge presents svc.node to central, its password derived from it.
+    return run_loop(__doc__, "edge_crash", "chaos-edge-", run)
 
 
 if __name__ == "__main__":
