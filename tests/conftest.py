@@ -16,6 +16,7 @@ from netplatform.settings import Settings
 from netplatform.store.db import forget_database
 
 from .support.databases import migrate, temporary_database
+from .support.hashing import hash_cheaply
 from .support.keys import TEST_SECRET_KEY
 from .support.receiver import Receiver
 from .support.servers import LiveServer, http_client
@@ -25,6 +26,11 @@ from .support.tls import TlsFiles, make_tls_files
 ADMIN = ("admin", "admin")
 OPERATOR = ("operator", "op-secret")
 TEST_USERS = "admin:admin,operator:op-secret"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Passwords hashed at test cost in this process (tests/support/hashing.py says why)."""
+    hash_cheaply()
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

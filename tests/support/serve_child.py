@@ -16,6 +16,11 @@ import socket
 from netplatform import server
 from netplatform.cli import main
 
+try:  # run as a script (its folder on the path) or imported as tests.support.serve_child
+    from hashing import hash_cheaply  # type: ignore[import-not-found,no-redef]
+except ImportError:
+    from .hashing import hash_cheaply
+
 LISTEN_FDS = "NETPLATFORM_TEST_LISTEN_FDS"
 
 
@@ -41,5 +46,6 @@ def serve_inherited(sockets: dict[int, socket.socket]) -> None:
 
 
 if __name__ == "__main__":
+    hash_cheaply()  # as the test process does (hashing.py)
     serve_inherited(inherited_sockets(os.environ.pop(LISTEN_FDS, "")))
     main()

@@ -20,11 +20,24 @@ from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatc
 
 T = TypeVar("T")
 
-_HASHER = PasswordHasher()
+PRODUCTION_HASHER = PasswordHasher()
+_HASHER = PRODUCTION_HASHER
+_ABSENT_PASSWORD = "netplatform: no such identity"  # noqa: S105 -- hashed, never accepted
 
 # Verified against when an identity does not exist, so a wrong user name costs what a wrong
 # password does (its existence does not show in the response time).
-_ABSENT = _HASHER.hash("netplatform: no such identity")
+_ABSENT = _HASHER.hash(_ABSENT_PASSWORD)
+
+
+def use_hasher(hasher: PasswordHasher) -> None:
+    """Make new hashes (and the absent identity's) with ``hasher``: for the test suite only
+    (tests/conftest.py), which would otherwise spend much of its time in argon2. No setting
+    reaches this; a deployment always hashes with PRODUCTION_HASHER."""
+    global _HASHER, _ABSENT
+    _HASHER = hasher
+    _ABSENT = hasher.hash(_ABSENT_PASSWORD)
+    with _hashed_once_lock:
+        _hashed_once.clear()
 
 
 def hash_password(password: str) -> str:
