@@ -17,7 +17,7 @@ from netplatform import server
 from netplatform.cli import main
 
 try:  # run as a script (its folder on the path) or imported as tests.support.serve_child
-    from hashing import hash_cheaply  # type: ignore[import-not-found,no-redef]
+    from hashing import hash_cheaply  # type: ignore[import-not-found]
 except ImportError:
     from .hashing import hash_cheaply
 
