@@ -129,3 +129,18 @@ def test_with_pooling_off_each_deploy_logs_in_and_closes_its_session(
 
         assert device.logins() == logins + 2
         open_sessions(device, 0)
+
+
+def test_stopping_the_service_closes_its_kept_sessions(
+    start_service: ServiceStarter, make_settings: SettingsFactory, device: NetconfDevice
+) -> None:
+    service = start_service("blueprints", make_settings(deploy_session_idle_s=600))
+    with service.client() as client:
+        save(client, deploy_cba())
+        add_device(client, device.inventory_entry())
+        _deploy(client, device, "a", "kept")
+    open_sessions(device, 1)
+
+    service.server.stop()  # the lifespan's end
+
+    open_sessions(device, 0)
