@@ -81,12 +81,12 @@ class SessionPool:
             stale = [self._idle.pop(key) for key in list(self._idle) if key.name == access.name]
         for other in stale:  # the inventory changed: the old session is not used again
             log.info("%s: its inventory entry changed: the idle session is closed", other.access.where)
-            close(other.manager)
+            _close_idle(other.manager)
         if idle is not None:
             if time.monotonic() - idle.since < self.idle_s and alive(idle.manager, access):
                 return Held(idle.manager, reused=True)
             log.info("%s: the idle session is gone: a new one is opened", access.where)
-            close(idle.manager)
+            _close_idle(idle.manager)
         manager, _ = self._open(access)
         return Held(manager, reused=False)
 
@@ -98,7 +98,7 @@ class SessionPool:
             replaced = self._idle.pop(access, None)
             self._idle[access] = _Idle(access, held.manager, time.monotonic())
         if replaced is not None:  # never while deploys to a device are serialised
-            close(replaced.manager)
+            _close_idle(replaced.manager)
         if self._stopped.is_set():  # close() ran meanwhile: nothing is left open behind it
             self._close_all()
 
@@ -114,18 +114,14 @@ class SessionPool:
             closing = [self._idle.pop(key) for key in expired]
         for idle in closing:
             log.debug("%s: idle session closed after %g s", idle.access.where, self.idle_s)
-            close(idle.manager)
+            _close_idle(idle.manager)
 
     def _close_all(self) -> None:
         with self._guard:
             closing = list(self._idle.values())
             self._idle.clear()
         for idle in closing:
-            close(idle.manager)
-
-    def idle_count(self) -> int:
-        with self._guard:
-            return len(self._idle)
+            _close_idle(idle.manager)
 
     def close(self) -> None:
         """Every idle session closed, the reaper stopped (sessions in use close at checkin)."""
@@ -133,3 +129,14 @@ class SessionPool:
         if self._reaper is not None:
             self._reaper.join(timeout=10)
         self._close_all()
+
+
+_CLOSE_WAIT_S = 1.0
+
+
+def _close_idle(manager: Manager) -> None:
+    """An idle session closed with a short wait for the device's answer to close-session: a
+    device that went silent must not hold the reaper, nor the service's stop, for its whole
+    reply timeout (the SSH connection is dropped either way)."""
+    manager.timeout = _CLOSE_WAIT_S
+    close(manager)
