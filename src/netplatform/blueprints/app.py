@@ -36,6 +36,7 @@ from .execution.components import (
 from .execution.engine import Component, Engine
 from .execution.executions import Executions
 from .execution.netconf.component import NETCONF_EXECUTOR, NetconfExecutor
+from .execution.netconf.sessions import SessionPool
 from .execution.render_pool import RenderPool
 from .execution.resolution import ResourceResolution
 from .execution.rest_sources import RestSources
@@ -74,6 +75,7 @@ class _Execution(TypedDict):
     rest_sources: RestSources
     renderers: RenderPool
     deploy_pool: ThreadPoolExecutor
+    deploy_sessions: SessionPool
 
 
 @dataclass(frozen=True)
@@ -157,11 +159,14 @@ def _execution(
     deploy_pool = ThreadPoolExecutor(
         max_workers=settings.deploy_concurrency, thread_name_prefix="blueprints-deploy"
     )
+    deploy_sessions = SessionPool(settings.deploy_session_idle_s)
     components: dict[str, Component] = {
         RESOLUTION: ResourceResolution(results, sources, renderers),
         DELETION: ResourceDeletion(results),
         SNAPSHOTS: ConfigSnapshotsExecutor(snapshots),
-        NETCONF_EXECUTOR: NetconfExecutor(deploy.devices, deploy.templates.find, deploy_pool),
+        NETCONF_EXECUTOR: NetconfExecutor(
+            deploy.devices, deploy.templates.find, deploy_pool, deploy_sessions
+        ),
     }
     engine = Engine(components, unsupported, step_pool, expansion)
     audit = ExecutionAudit(db, settings.execution_audit_retention_s, settings.instance_name)
@@ -177,13 +182,14 @@ def _execution(
         rest_sources=rest_sources,
         renderers=renderers,
         deploy_pool=deploy_pool,
+        deploy_sessions=deploy_sessions,
     )
 
 
 @asynccontextmanager
 async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     """Interrupted executions failed at start; the execution pools, REST sources and template
-    renderers closed at the end."""
+    renderers closed at the end, and the NETCONF sessions kept open."""
     objects = OBJECTS.of(app)
     await anyio.to_thread.run_sync(objects.execution_audit.fail_interrupted)
     try:
@@ -195,3 +201,4 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         objects.rest_sources.close()
         objects.renderers.close()
         objects.deploy_pool.shutdown(wait=False, cancel_futures=True)
+        await anyio.to_thread.run_sync(objects.deploy_sessions.close)

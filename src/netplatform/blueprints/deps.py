@@ -21,6 +21,7 @@ from .dictionaries import Dictionaries
 from .execution.audit import ExecutionAudit
 from .execution.executions import Executions
 from .execution.executors import Executor
+from .execution.netconf.sessions import SessionPool
 from .execution.render_pool import RenderPool
 from .execution.rest_sources import RestSources
 from .execution.run_pool import RunPool
@@ -56,6 +57,7 @@ class BlueprintsObjects:
     rest_sources: RestSources
     renderers: RenderPool
     deploy_pool: ThreadPoolExecutor
+    deploy_sessions: SessionPool
 
 
 OBJECTS = Registry(BlueprintsObjects)

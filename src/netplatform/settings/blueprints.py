@@ -59,3 +59,6 @@ class BlueprintsSettings(BaseSettings):
     # Config deploy (component-netconf-executor): at most this many devices talked to at once
     # by each instance, over every run; one device is never deployed to twice at once.
     deploy_concurrency: int = Field(8, ge=1, le=256)
+    # A deploy that ended cleanly keeps its NETCONF session open for the next deploy to the same
+    # device (same inventory entry) for this many seconds; 0 opens and closes one per deploy.
+    deploy_session_idle_s: float = Field(60.0, ge=0, le=86400)

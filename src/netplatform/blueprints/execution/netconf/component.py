@@ -8,7 +8,9 @@ credential is refused before anything connects: a CBA reaches inventory devices 
 
 Devices of one step are deployed in parallel, at most ``NETPLATFORM_DEPLOY_CONCURRENCY`` at
 once over the whole instance; one device is never deployed to twice at once (a lock in this
-process, and a lease in the database for the other instances). Each device's result is
+process, and a lease in the database for the other instances). A deploy that ended cleanly
+leaves its session open for the next one (:mod:`.sessions`,
+``NETPLATFORM_DEPLOY_SESSION_IDLE_S``). Each device's result is
 recorded (``GET /api/v1/devices/deploys``) and answered in ``response-data``; the step fails
 when any device failed.
 """
@@ -34,7 +36,8 @@ from ...repository.resolution_keys import ResolutionKey
 from ..engine import StepContext, StepFailed
 from . import configxml
 from .device_ops import CHECK, DEPLOY, ROLLBACK, DeviceOperations, Plan
-from .session import NetconfFailure, netconf
+from .session import NetconfFailure
+from .sessions import SessionPool
 
 NETCONF_EXECUTOR = "component-netconf-executor"
 SCRIPT_INPUTS = ("script-type", "script-class-reference")
@@ -175,10 +178,12 @@ class NetconfExecutor:
         devices: Any,  # blueprints.devices.Devices (typed loosely: that module imports this package)
         stored_template: Callable[[ResolutionKey], str | None],
         pool: ThreadPoolExecutor,
+        sessions: SessionPool,
     ) -> None:
         self.devices = devices
         self.stored_template = stored_template
         self.pool = pool
+        self.sessions = sessions
         self.locks = DeviceLocks()
 
     def __call__(self, context: StepContext) -> dict[str, Any]:
@@ -307,14 +312,16 @@ class NetconfExecutor:
                 request.confirm_after,
             )
             access = self.devices.access(record)
-            with netconf(access) as manager:
+            with self.sessions.session(access) as held:
                 operations = DeviceOperations(
-                    manager, access, plan, lambda: _may_write(context, access.where)
+                    held.manager, access, plan, lambda: _may_write(context, access.where)
                 )
                 try:
                     outcome = operations.run()
                 finally:
                     outcome = outcome or operations.outcome
+                    # kept for the next deploy only when it ended cleanly within the step's time
+                    held.keep = operations.clean and time.monotonic() <= context.deadline
             status, error = SUCCESS, None
         except NetconfFailure as failure:
             status, error = FAILURE, str(failure)

@@ -17,6 +17,12 @@ device's own merge, and running is never written. Rollback is a deploy of a reco
 configuration with ``default-operation replace``.
 
 Any failure discards the candidate and unlocks what was locked before it is raised.
+
+``clean`` tells whether the session may be kept for the next deploy (:mod:`.sessions`): the
+plan succeeded, or failed on the device's own rpc-error (or a capability it lacks) and every
+discard and unlock after it was answered <ok/>, with no confirmed commit sent. A timeout, a
+transport error, the step's time running out, a read-back that differs or a confirmed commit
+(which belongs to its session: the device reverts it when the session ends) leave it False.
 """
 
 from __future__ import annotations
@@ -73,9 +79,15 @@ class DeviceOperations:
         self.m, self.access, self.plan, self.may_write = manager, access, plan, may_write
         self.outcome = Outcome()
         self.locked: list[str] = []
+        self.clean = False
+        self._confirmed_sent = False
 
     def run(self) -> Outcome:
-        datastore = self._datastore()
+        try:
+            datastore = self._datastore()
+        except NetconfFailure:
+            self.clean = True  # nothing was sent
+            raise
         self.outcome.datastore = datastore
         self.outcome.sent = configxml.config_text(self.plan.config)
         try:
@@ -83,10 +95,11 @@ class DeviceOperations:
                 self._on_candidate()
             else:
                 self._on_running()
-        except BaseException:
-            self._abandon()
+        except BaseException as error:
+            cleaned = self._abandon()
+            self.clean = cleaned and _answered(error) and not self._confirmed_sent
             raise
-        self._unlock_all()
+        self.clean = self._unlock_all()  # a confirmed commit was confirmed: nothing pending
         return self.outcome
 
     def _datastore(self) -> str:
@@ -180,6 +193,7 @@ class DeviceOperations:
         # the session ends unconfirmed as well as at the timeout (yuma123 2.13 never reverts a
         # persisted confirmed commit at its timeout).
         timeout = str(self.plan.confirm_timeout)
+        self._confirmed_sent = True
         self._call(f"commit (confirmed, {timeout} s)", lambda: self.m.commit(confirmed=True, timeout=timeout))
 
     def _cancel(self, before: etree._Element) -> str:
@@ -223,19 +237,35 @@ class DeviceOperations:
             )
         self.outcome.answer = "ok"
 
-    def _abandon(self) -> None:
-        """After a failure: the candidate discarded, every lock released (errors only logged)."""
+    def _abandon(self) -> bool:
+        """After a failure: the candidate discarded, every lock released (errors only logged).
+        True when the device answered each of them <ok/>."""
+        discarded = True
         if CANDIDATE in self.locked:
             try:
                 self.m.discard_changes()
             except Exception:
+                discarded = False
                 log.warning("%s: discard-changes after a failure failed", self.access.where, exc_info=True)
-        self._unlock_all()
+        return self._unlock_all() and discarded
 
-    def _unlock_all(self) -> None:
+    def _unlock_all(self) -> bool:
+        unlocked = True
         for datastore in reversed(self.locked):
             try:
                 self.m.unlock(target=datastore)
             except Exception:
+                unlocked = False
                 log.warning("%s: unlock %s failed", self.access.where, datastore, exc_info=True)
         self.locked.clear()
+        return unlocked
+
+
+# Failures after which the session's state is not known (a reply may still come, the transport
+# broke, the step stopped midway, or the device did not do what it answered): never kept.
+_UNCERTAIN = frozenset({"timeout", "transport", "error", "read-back"})
+
+
+def _answered(error: BaseException) -> bool:
+    """The failure is the device's own rpc-error reply (the session is in step with it)."""
+    return isinstance(error, NetconfFailure) and error.kind not in _UNCERTAIN

@@ -21,7 +21,9 @@ says when the device has taken the hello, so the session's first message is a pr
 changes nothing and is sent again until the device answers it (any reply, an rpc-error too,
 proves it reads the session's messages): ``<get-config>`` of running with an empty subtree
 filter, which selects nothing (RFC 6241 section 6.4.2). Only then does the caller's first
-operation (a lock, usually) go out, so it is never the message that is lost.
+operation (a lock, usually) go out, so it is never the message that is lost. The same probe,
+sent once with a short wait (:func:`alive`), proves a session kept open between deploys
+(:mod:`.sessions`) still answers before it is used again.
 """
 
 from __future__ import annotations
@@ -267,6 +269,27 @@ def _first_reply(manager: Manager, access: DeviceAccess, *, deadline: float) -> 
     else:
         raise _timed_out(access)
     manager.timeout = access.reply_timeout_s
+
+
+_PROBE_ALIVE_WAIT_S = 2.0
+
+
+def alive(manager: Manager, access: DeviceAccess) -> bool:
+    """Whether a session kept open still answers: the probe once, a short wait (a session the
+    device dropped answers nothing, or its transport is already closed)."""
+    if not manager.connected:
+        return False
+    manager.timeout = min(_PROBE_ALIVE_WAIT_S, access.reply_timeout_s)
+    try:
+        manager.dispatch(etree.fromstring(_PROBE))
+    except RPCError:  # an answer all the same
+        pass
+    except Exception as error:  # a timeout, a closed transport: the session is not used again
+        log.info("%s: the kept session did not answer its probe: %r", access.where, error)
+        return False
+    finally:
+        manager.timeout = access.reply_timeout_s
+    return True
 
 
 def _drop(session: _DeviceSSH, sock: socket.socket) -> None:
