@@ -44,8 +44,6 @@ PUBLISHERS = f"{FQTN}.publisher"
 PROPAGATION_S = 2.0  # a change made at central applies at every connected site within this
 BATCH = 25
 TEXT = {"content-type": "text/plain"}
-# Three fqdns that all reach 127.0.0.1, one per cluster (a cluster is known by its fqdn).
-FQDNS = {"central": "127.0.0.1", "edge-a": "localhost", "edge-b": "127.1"}
 
 
 def identities(central: Site, *who: tuple[str, str]) -> None:
@@ -60,7 +58,7 @@ def register(bus: httpx.Client, site: Site, layer: str) -> None:
     ok(bus.post("/svcLocations", json={"svcLocationName": site.name, "svcLayer": layer}))
     cluster = {
         "svcLocationName": site.name,
-        "fqdn": FQDNS[site.name],
+        "fqdn": site.host,  # each site's own loopback address (a cluster is known by its fqdn)
         "topicProtocol": "http",
         "topicPort": site.ports["router"],
     }
@@ -109,7 +107,7 @@ def provision(central: Site, edge_a: Site, edge_b: Site) -> dict[str, str]:
 
         def agent_valid() -> bool:
             agents = ok(
-                bus.get("/bridge", params={"source": "localhost", "target": "127.0.0.1", "detail": "true"})
+                bus.get("/bridge", params={"source": edge_a.host, "target": central.host, "detail": "true"})
             )
             return FQTN in agents["topics"] and agents.get("status", "VALID") == "VALID"
 
@@ -158,8 +156,8 @@ def test_three_sites_publish_fetch_mirror_partition_and_revocation(tmp_path: Pat
         central, edge_a, edge_b = start_sites(sites)
         identities(central, ALICE, BOB, CAROL)
         urls = provision(central, edge_a, edge_b)
-        assert urls[ALICE[0]].startswith(f"http://localhost:{edge_a.ports['router']}/")
-        assert urls[BOB[0]].startswith(f"http://127.0.0.1:{central.ports['router']}/")
+        assert urls[ALICE[0]].startswith(f"{edge_a.url('router')}/")
+        assert urls[BOB[0]].startswith(f"{central.url('router')}/")
 
         # Issue 38, point 1: the pub client publishes at its topicURL as its identity (200), at
         # a router whose own tables hold no membership; the sub client at the edge fetches.
@@ -242,7 +240,7 @@ def test_an_edge_whose_replica_is_too_old_answers_503_and_its_cluster_turns_inva
                 invalid, 30, lambda: f"cluster INVALID on the bus, not {cluster_status(bus, 'edge-a')}"
             )
             reason = cluster_status(bus, "edge-a")["statusReason"]
-            assert "not serving" in reason and f"localhost:{edge.ports['router']}" in reason, reason
+            assert "not serving" in reason and f"{edge.host}:{edge.ports['router']}" in reason, reason
             assert "NETPLATFORM_AUTHZ_OFFLINE_S" in reason, reason
 
             link.start()
