@@ -89,7 +89,7 @@ def url(site: Site) -> str:
     return site.url("distribution")
 
 
-def known_everywhere(central: Site, sub_id: int, node: str, *edges: Site) -> None:
+def known_everywhere(sub_id: int, node: str, *edges: Site) -> None:
     """Wait until every edge knows the subscription and its egress route to ``node``."""
     for edge in edges:
         wait_known(edge, f"/subs/{sub_id}", "the subscription", **owner_headers())
@@ -106,7 +106,7 @@ def feed_bound_to(central: Site, via: Site, target: Site, receiver: Receiver) ->
         bound = http.put(f"/internal/route/egress/{sub_id}", json={"node": target.name})
         assert bound.status_code == 200, bound.text
         assert bound.json() == {"subId": sub_id, "node": target.name}
-    known_everywhere(central, sub_id, target.name, via, target)
+    known_everywhere(sub_id, target.name, via, target)
     return feed_id, sub_id
 
 
@@ -340,7 +340,7 @@ def test_through_the_bus_controller_a_publisher_at_site_a_reaches_a_subscriber_a
         )  # fmt: skip
     assert pub["publishURL"] == f"{url(node_a)}/publish/{feed_id}"
     sub_id = int(sub["subId"])
-    known_everywhere(central, sub_id, "edge-b", node_a, node_b)
+    known_everywhere(sub_id, "edge-b", node_a, node_b)
     ingress = f"/internal/route/ingress/{feed_id}/{pub['username']}"
     for edge in (node_a, node_b):
         wait_known(edge, ingress, "the publisher's ingress route")
