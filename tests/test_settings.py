@@ -81,3 +81,39 @@ def test_each_part_reads_its_own_settings_and_settings_composes_them_all(
     assert set(fields) == set(Settings.model_fields)
     with pytest.raises(ValueError, match="must not exceed"):  # a part's own rule holds alone
         DistributionSettings(delivery_retry_initial_s=30, delivery_retry_max_s=0.4)
+
+
+def test_an_edge_names_central_once_and_reaches_each_service_at_its_own_port_for_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 38: NETPLATFORM_CENTRAL_URL gives the central authz and distribution URLs, at the
+    ports this site has for those services (every site runs a service on the same port)."""
+    monkeypatch.setenv("NETPLATFORM_CENTRAL_URL", "https://central.example/")
+    settings = Settings()
+    assert settings.central_url == "https://central.example"
+    assert settings.authz_url == "https://central.example:8087"
+    assert settings.distribution_central_url == "https://central.example:8082"
+    monkeypatch.setenv("NETPLATFORM_AUTHZ_PORT", "9087")
+    monkeypatch.setenv("NETPLATFORM_DISTRIBUTION_PORT", "9082")
+    assert (Settings().authz_url, Settings().distribution_central_url) == (
+        "https://central.example:9087",
+        "https://central.example:9082",
+    )
+    assert KernelSettings().authz_url == "https://central.example:9087"
+    assert Settings(central_url="http://[::1]").authz_url == "http://[::1]:9087"
+
+
+def test_the_central_url_yields_to_the_urls_named_whole_and_names_no_port() -> None:
+    explicit = Settings(
+        central_url="https://central.example",
+        authz_url="https://authz.example:443",
+        distribution_central_url="https://files.example",
+    )
+    assert (explicit.authz_url, explicit.distribution_central_url) == (
+        "https://authz.example:443",
+        "https://files.example",
+    )
+    assert (Settings().authz_url, Settings().distribution_central_url) == (None, None)
+    for wrong in ("https://central.example:8087", "central.example", "ftp://central.example", "http://c/x"):
+        with pytest.raises(ValueError, match="NETPLATFORM_CENTRAL_URL"):
+            Settings(central_url=wrong)

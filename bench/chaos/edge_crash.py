@@ -225,6 +225,8 @@ async def run(args: Any, scratch: Path, tally: Tally) -> int:
         subscriber.start()
     central, central_ports = site("central", ["authz", "distribution"], scratch, ca_bundle)
     central_url = f"http://127.0.0.1:{central_ports['distribution']}"
+    # Central and the edge both run distribution on one address here, so on different ports: the
+    # edge names central's two services whole (what overrides NETPLATFORM_CENTRAL_URL).
     edge, edge_ports = site(
         "edge",
         ["distribution"],

@@ -78,6 +78,15 @@ def test_an_edge_node_on_its_own_store_survives_sigkill_with_central_away_in_one
     assert summary["logs_missing"] == "0" and summary["logs_twice"] == "0", summary
 
 
+def test_an_edge_router_on_its_own_store_survives_sigkill_with_central_away_in_one_cycle() -> None:
+    """Issue 38, messages: the edge router, deciding from its replica of central's directory,
+    keeps taking and serving messages while central is away (and after a restart meanwhile);
+    every message it acknowledged reaches both consumer groups."""
+    summary = run_script("edge_router_crash.py")
+    assert_survived(summary)
+    assert summary["partitioned"] == "1", summary
+
+
 def test_every_service_answers_503_through_a_postgresql_restart_and_recovers() -> None:
     if not list(Path("/usr/lib/postgresql").glob("*/bin/pg_ctl")):
         unavailable("no PostgreSQL server binaries under /usr/lib/postgresql/*/bin")

@@ -1,6 +1,7 @@
 """Distribution nodes on their own stores (issue 38) for the tests: a central site running authz
-and distribution on the test database, edge nodes on SQLite following it
-(``NETPLATFORM_DISTRIBUTION_CENTRAL_URL``), started with tests/support/sites.py."""
+and distribution on the test database, edge nodes on SQLite following it (its provisioning at
+the distribution URL that ``NETPLATFORM_CENTRAL_URL`` gives), started with
+tests/support/sites.py."""
 
 from __future__ import annotations
 
@@ -22,9 +23,8 @@ EDGE_SERVICES = ("distribution",)
 
 
 def node_env(tls: TlsFiles, **extra: str) -> dict[str, str]:
-    """What every node of these tests has: fast delivery, fast heartbeats, a node URL on 127.0.0.1."""
+    """What every node of these tests has: fast delivery, fast heartbeats."""
     return {
-        "NETPLATFORM_HOST": "127.0.0.1",
         "NETPLATFORM_DELIVERY_CA_BUNDLE": str(tls.ca_bundle),
         "NETPLATFORM_NODE_HEARTBEAT_S": "0.3",
         "NETPLATFORM_NODE_DOWN_AFTER_S": "3",
@@ -39,9 +39,9 @@ def start_central(sites: SiteLauncher, tls: TlsFiles) -> Site:
 
 
 def start_edge(sites: SiteLauncher, central: Site, name: str, tls: TlsFiles) -> Site:
-    """An edge distribution node following ``central``'s provisioning (and its authz)."""
-    env = node_env(tls, NETPLATFORM_DISTRIBUTION_CENTRAL_URL=central.url("distribution"))
-    return sites.edge(name, EDGE_SERVICES, env=env, central=central)
+    """An edge distribution node following ``central``'s provisioning and its authz, given
+    central's URL alone (docs/operations.md "Sites")."""
+    return sites.edge(name, EDGE_SERVICES, env=node_env(tls), central=central)
 
 
 def node_credentials() -> tuple[str, str]:

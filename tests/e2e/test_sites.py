@@ -1,8 +1,14 @@
-"""Two distribution nodes at two sites (spec 1.3): egress forwarding, a node down, ingress redirects.
+"""Distribution nodes at two edge sites (spec 1.3), each on its own store (issue 38): egress
+forwarding, a node down, ingress redirects, the bus controller's provisioning across sites.
 
-Each node is a `netplatform serve --only distribution` process with its own data directory; both
-use one database (the test's PostgreSQL database, or one SQLite file outside both data dirs).
-The nodes forward to each other as a node identity holding only ``platform.node``.
+Three ``netplatform serve`` processes, joined only by HTTP: central (authz and distribution, on
+the test database; with the bus controller where a test needs it), and two edge nodes, edge-a
+and edge-b, each on SQLite in its own data directory, set up as docs/operations.md ("Sites")
+says (tests/support/sites.py). Feeds, subscriptions and routes are made at central; the edges
+follow its provisioning and ship their log records there, so a hop's records (the publish at A,
+A's forward, B's delivery) are read from central's log API; what a node holds is read from its
+own database. The edges forward to each other as a node identity made at central (holding only
+``platform.node``), or as the platform's own ``svc.node``.
 """
 
 from __future__ import annotations
@@ -12,136 +18,107 @@ import shutil
 import subprocess
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
-from ..distribution.conftest import FAST_DELIVERY
+from ..distribution.edge_sites import egress_known, node_env, records, wait_known, wait_node_known
+from ..support.answers import ok
 from ..support.distribution_calls import (
     PUBLISHER,
     PublisherAuth,
     create_feed,
     create_subscription,
     files_held,
+    owner_headers,
     publish,
     sub_log,
 )
 from ..support.receiver import Receiver
-from ..support.servers import ServeProcess, free_port
+from ..support.sites import Site, SiteLauncher, site_launcher
 from ..support.tls import TlsFiles
 from ..support.waiting import wait_until
 
-NODE_TIMING = {"NETPLATFORM_NODE_HEARTBEAT_S": "0.3", "NETPLATFORM_NODE_DOWN_AFTER_S": "2"}
-# The nodes forward to each other as an identity of their own that holds platform.node only.
-NODE_IDENTITY = ("node", "node-pw")
-NODE_USERS = f"admin:admin,{NODE_IDENTITY[0]}:{NODE_IDENTITY[1]}:platform.node"
-
-
-@dataclass
-class Node:
-    name: str
-    site: str
-    port: int
-    data_dir: Path
-    process: ServeProcess
-    bus_port: int | None = None
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    @property
-    def fqdn(self) -> str:
-        return f"127.0.0.1:{self.port}"
-
-    def client(self) -> httpx.Client:
-        return httpx.Client(base_url=self.url, auth=("admin", "admin"), timeout=30)
-
-    def bus(self) -> httpx.Client:
-        """The bus controller this node's process also runs (``start(..., bus=True)``)."""
-        assert self.bus_port is not None
-        return httpx.Client(base_url=f"http://127.0.0.1:{self.bus_port}", auth=("admin", "admin"), timeout=60)
-
-    def spooled(self) -> list[Path]:
-        blobs = self.data_dir / "blobs"
-        return [path for path in blobs.rglob("*") if path.is_file()] if blobs.exists() else []
-
-    def restart(self) -> None:
-        self.process.start(wait_ports=[self.port, *([self.bus_port] if self.bus_port else [])])
+# The edges forward to each other as an identity of their own that holds platform.node only,
+# made at central (as every identity is) before the edges start: they present it to central too.
+NODE_IDENTITY = ("node", "node-pw-sites")
+CENTRAL_SERVICES = ("authz", "distribution")
 
 
 class Sites:
-    """Starts nodes over one database; stops them at the end."""
+    """A central site and edge nodes on their own stores; stopped at the end by the launcher."""
 
-    def __init__(self, tmp_path: Path, database_url: str | None, tls: TlsFiles) -> None:
-        self.tmp_path = tmp_path
-        self.database_url = database_url or f"sqlite:///{tmp_path / 'sites.db'}"
+    def __init__(self, launcher: SiteLauncher, tls: TlsFiles) -> None:
+        self.launcher = launcher
         self.tls = tls
-        self.nodes: list[Node] = []
+        self._central: Site | None = None
 
-    def start(self, name: str, site: str, *, bus: bool = False, configured_identity: bool = True) -> Node:
-        """A node; with ``bus``, its process runs the bus controller too (on a port of its own).
-        Without ``configured_identity`` it forwards as the platform's own ``svc.node`` (no
-        NETPLATFORM_NODE_USER) and writes an access log."""
-        port = free_port()
-        bus_port = free_port() if bus else None
-        only = ["--only", "distribution", *(["--only", "bus"] if bus else [])]
+    def central(self, *, bus: bool = False) -> Site:
+        services = (*CENTRAL_SERVICES, *(("bus",) if bus else ()))
+        self._central = self.launcher.central(services, env=node_env(self.tls))
+        with self._central.client("authz") as authz:
+            ok(authz.post("/authn/cred", json={"id": NODE_IDENTITY[0], "password": NODE_IDENTITY[1]}), 201)
+            ok(authz.post("/authz/userRole", json={"user": NODE_IDENTITY[0], "role": "platform.node"}), 201)
+        return self._central
+
+    def edge(self, name: str, *, configured_identity: bool = True) -> Site:
+        """An edge node following central; without ``configured_identity`` it forwards as the
+        platform's own ``svc.node`` (no NETPLATFORM_NODE_USER) and writes an access log."""
+        central = self._central or self.central()
         identity = {"NETPLATFORM_NODE_USER": NODE_IDENTITY[0], "NETPLATFORM_NODE_PASSWORD": NODE_IDENTITY[1]}
-        env = {
-            "NETPLATFORM_DISTRIBUTION_PORT": str(port),
-            "NETPLATFORM_DATA_DIR": str(self.tmp_path / f"{name}-data"),
-            "NETPLATFORM_DATABASE_URL": self.database_url,
-            "NETPLATFORM_USERS": NODE_USERS,
+        env = node_env(
+            self.tls,
+            NETPLATFORM_ACCESS_LOG="false" if configured_identity else "true",
             **(identity if configured_identity else {}),
-            "NETPLATFORM_INSTANCE_NAME": name,
-            "NETPLATFORM_SITE": site,
-            "NETPLATFORM_NODE_URL": f"http://127.0.0.1:{port}",
-            "NETPLATFORM_DELIVERY_CA_BUNDLE": str(self.tls.ca_bundle),
-            "NETPLATFORM_ACCESS_LOG": "false" if configured_identity else "true",
-            **NODE_TIMING,
-            **{f"NETPLATFORM_{key.upper()}": str(value) for key, value in FAST_DELIVERY.items()},
-            **({"NETPLATFORM_BUS_PORT": str(bus_port)} if bus_port else {}),
-        }
-        process = ServeProcess(env, only, log_path=self.tmp_path / f"{name}.log")
-        ports = [port, *([bus_port] if bus_port else [])]
-        node = Node(
-            name, site, port, self.tmp_path / f"{name}-data", process.start(wait_ports=ports), bus_port
         )
-        self.nodes.append(node)
-        return node
-
-    def stop(self) -> None:
-        for node in self.nodes:
-            if node.process.process is not None and node.process.process.poll() is None:
-                assert node.process.stop() == 0, node.process.log()
+        edge = self.launcher.edge(name, ("distribution",), env=env, central=central)
+        wait_node_known(central, name)
+        return edge
 
 
 @pytest.fixture
-def sites(tmp_path: Path, database_url: str | None, tls: TlsFiles) -> Iterator[Sites]:
-    started = Sites(tmp_path, database_url, tls)
-    try:
-        yield started
-    finally:
-        started.stop()
+def sites(tmp_path: Path, tls: TlsFiles) -> Iterator[Sites]:
+    with site_launcher(tmp_path) as launcher:
+        yield Sites(launcher, tls)
 
 
-def feed_bound_to(via: Node, target: Node, receiver: Receiver) -> tuple[int, int]:
-    """A feed and a subscription delivered by ``target`` (egress route set through ``via``)."""
-    with via.client() as http:
+def url(site: Site) -> str:
+    return site.url("distribution")
+
+
+def known_everywhere(sub_id: int, node: str, *edges: Site) -> None:
+    """Wait until every edge knows the subscription and its egress route to ``node``."""
+    for edge in edges:
+        wait_known(edge, f"/subs/{sub_id}", "the subscription", **owner_headers())
+        wait_until(partial(egress_known, edge, sub_id, node), 30, f"{sub_id} -> {node} at {edge.name}")
+        wait_node_known(edge, node)
+
+
+def feed_bound_to(central: Site, via: Site, target: Site, receiver: Receiver) -> tuple[int, int]:
+    """A feed and a subscription delivered by ``target`` (egress route set at central), known at
+    both edges."""
+    with central.client("distribution") as http:
         feed_id, _ = create_feed(http)
         sub_id, _ = create_subscription(http, feed_id, url=f"{receiver.url}/in")
         bound = http.put(f"/internal/route/egress/{sub_id}", json={"node": target.name})
         assert bound.status_code == 200, bound.text
         assert bound.json() == {"subId": sub_id, "node": target.name}
+    known_everywhere(sub_id, target.name, via, target)
     return feed_id, sub_id
 
 
-def records_of(node: Node, sub_id: int, publish_id: str) -> list[dict[str, Any]]:
-    with node.client() as http:
-        return sub_log(http, sub_id, publishId=publish_id)
+def logged_at_central(central: Site, sub_id: int, publish_id: str, *types: str) -> list[dict[str, Any]]:
+    """Central's records of the publish for the subscription, once one of each of ``types`` has
+    arrived there (each edge ships its own)."""
+
+    def kinds() -> list[str]:
+        return sorted(r["type"] for r in records(central, f"/sublog/{sub_id}", publishId=publish_id))
+
+    wait_until(lambda: set(types) <= set(kinds()), 30, lambda: f"{types} at central, not {kinds()}")
+    return records(central, f"/sublog/{sub_id}", publishId=publish_id)
 
 
 def one_of_each(records: list[dict[str, Any]], *types: str) -> list[dict[str, Any]]:
@@ -154,127 +131,152 @@ def one_of_each(records: list[dict[str, Any]], *types: str) -> list[dict[str, An
     return [next(record for record in records if record["type"] == kind) for kind in types]
 
 
+def spooled(site: Site) -> list[Path]:
+    blobs = site.data_dir / "blobs"
+    return [path for path in blobs.rglob("*") if path.is_file()] if blobs.exists() else []
+
+
 def test_a_file_published_at_site_a_is_forwarded_to_and_delivered_by_the_node_of_site_b(
     sites: Sites, receiver: Receiver
 ) -> None:
-    node_a = sites.start("node-a", "site-a")
-    node_b = sites.start("node-b", "site-b")
-    feed_id, sub_id = feed_bound_to(node_a, node_b, receiver)
+    central = sites.central()
+    node_a, node_b = sites.edge("edge-a"), sites.edge("edge-b")
+    feed_id, sub_id = feed_bound_to(central, node_a, node_b, receiver)
     data = os.urandom(300_000)
 
-    answer = publish(node_a.url, feed_id, "counters.bin", data, headers={"X-BUS-DR-META": '{"k":"v"}'})
+    answer = publish(url(node_a), feed_id, "counters.bin", data, headers={"X-BUS-DR-META": '{"k":"v"}'})
     assert answer.status_code == 204, answer.text
     publish_id = answer.headers["X-BUS-DR-PUBLISH-ID"]
-    assert publish_id.endswith(".node-a")
+    assert publish_id.endswith(".edge-a")
 
     [delivered] = receiver.wait_for(1, timeout=30)
     assert delivered.body == data
     assert delivered.header("X-BUS-DR-PUBLISH-ID") == publish_id
     assert delivered.header("X-BUS-DR-META") == '{"k":"v"}'
-    wait_until(lambda: node_a.spooled() == [] and node_b.spooled() == [], timeout=30, what="spools emptied")
+    wait_until(lambda: spooled(node_a) == [] and spooled(node_b) == [], timeout=30, what="spools emptied")
     # A fixed wait on purpose: an absence has no condition to await.
     time.sleep(1)  # room for a duplicate
     assert len(receiver.requests) == 1
 
-    # One publish id across both hops: pub at A, the forward to B, the delivery by B.
-    pub, forward, delivery = one_of_each(records_of(node_b, sub_id, publish_id), "pub", "fwd", "del")
-    assert pub["requestURI"].startswith(node_a.url)
-    assert forward["requestURI"] == f"{node_b.url}/internal/forward/{publish_id}"
+    # One publish id across both hops, each recorded by its node and shipped to central: pub and
+    # forward by A, delivery by B.
+    found = logged_at_central(central, sub_id, publish_id, "pub", "fwd", "del")
+    pub, forward, delivery = one_of_each(found, "pub", "fwd", "del")
+    assert pub["requestURI"].startswith(url(node_a)) and pub["node"] == "edge-a"
+    assert forward["requestURI"] == f"{url(node_b)}/internal/forward/{publish_id}"
     assert forward["statusCode"] == 204 and forward["contentLength"] == len(data)
+    assert forward["node"] == "edge-a"
     assert delivery["requestURI"] == f"{receiver.url}/in/counters.bin" and delivery["statusCode"] == 204
-    assert f"holding {publish_id} from node node-a" in node_b.process.log()
+    assert delivery["node"] == "edge-b"
+    assert f"holding {publish_id} from node edge-a" in node_b.log()
     # The forward went as the node identity, which may do nothing else.
-    with httpx.Client(base_url=node_b.url, auth=NODE_IDENTITY, timeout=30) as as_node:
+    with httpx.Client(base_url=url(node_b), auth=NODE_IDENTITY, timeout=30) as as_node:
         assert as_node.get(f"/feed/{feed_id}", headers={"X-BUS-DR-ON-BEHALF-OF": "ops"}).status_code == 403
 
 
 def test_nodes_sharing_the_platform_key_forward_as_svc_node_without_any_configured_identity(
     sites: Sites, receiver: Receiver
 ) -> None:
-    node_a = sites.start("node-a", "site-a", configured_identity=False)
-    node_b = sites.start("node-b", "site-b", configured_identity=False)
-    feed_id, sub_id = feed_bound_to(node_a, node_b, receiver)
-    answer = publish(node_a.url, feed_id, "counters.csv", b"a,b\n1,2\n")
+    central = sites.central()
+    node_a = sites.edge("edge-a", configured_identity=False)
+    node_b = sites.edge("edge-b", configured_identity=False)
+    feed_id, sub_id = feed_bound_to(central, node_a, node_b, receiver)
+    answer = publish(url(node_a), feed_id, "counters.csv", b"a,b\n1,2\n")
     assert answer.status_code == 204, answer.text
     publish_id = answer.headers["X-BUS-DR-PUBLISH-ID"]
     [delivered] = receiver.wait_for(1, timeout=30)
     assert delivered.body == b"a,b\n1,2\n"
-    _pub, forward, _delivery = one_of_each(records_of(node_b, sub_id, publish_id), "pub", "fwd", "del")
+    found = logged_at_central(central, sub_id, publish_id, "pub", "fwd", "del")
+    _pub, forward, _delivery = one_of_each(found, "pub", "fwd", "del")
     assert forward["statusCode"] == 204
     # Node B's access log names who forwarded: the platform's node identity, not the administrator.
     hop = f"PUT /internal/forward/{publish_id} svc.node 204"
-    wait_until(lambda: hop in node_b.process.log(), timeout=30, what="the forward in node-b's access log")
-    assert f"/internal/forward/{publish_id} admin" not in node_b.process.log()
+    wait_until(lambda: hop in node_b.log(), timeout=30, what="the forward in edge-b's access log")
+    assert f"/internal/forward/{publish_id} admin" not in node_b.log()
 
 
 def test_a_forward_to_a_node_that_is_down_is_retried_until_it_is_back(
     sites: Sites, receiver: Receiver
 ) -> None:
-    node_a = sites.start("node-a", "site-a")
-    node_b = sites.start("node-b", "site-b")
-    feed_id, sub_id = feed_bound_to(node_a, node_b, receiver)
-    node_b.process.kill()
+    central = sites.central()
+    node_a, node_b = sites.edge("edge-a"), sites.edge("edge-b")
+    feed_id, sub_id = feed_bound_to(central, node_a, node_b, receiver)
+    node_b.kill()
 
-    answer = publish(node_a.url, feed_id, "late.csv", b"a,b\n1,2\n")
+    answer = publish(url(node_a), feed_id, "late.csv", b"a,b\n1,2\n")
     assert answer.status_code == 204, answer.text
     publish_id = answer.headers["X-BUS-DR-PUBLISH-ID"]
 
-    def failed_forwards() -> list[dict[str, Any]]:
-        return [r for r in records_of(node_a, sub_id, publish_id) if r["type"] == "fwd"]
+    def failed_forwards() -> list[dict[str, Any]]:  # A's own log, at A
+        with node_a.client("distribution") as http:
+            return [r for r in sub_log(http, sub_id, publishId=publish_id) if r["type"] == "fwd"]
 
     wait_until(lambda: len(failed_forwards()) >= 2, timeout=30, what="two failed forwards")
     assert {record["statusCode"] for record in failed_forwards()} == {-1}
-    assert files_held(sites.database_url, node_a.name) == [publish_id], "A keeps the file while B is down"
-    assert files_held(sites.database_url, node_b.name) == []
+    # What each node holds, in its own database.
+    assert files_held(node_a.database_url) == [publish_id], "A keeps the file while B is down"
+    assert files_held(node_b.database_url) == []
     assert receiver.requests == [], "nobody delivers for B meanwhile"
 
     def up() -> dict[str, bool]:
-        with node_a.client() as http:
+        with central.client("distribution") as http:
             return {node["name"]: node["up"] for node in http.get("/internal/nodes").json()}
 
     wait_until(
-        lambda: up() == {"node-a": True, "node-b": False}, timeout=30, what="node-b seen down (no heartbeat)"
+        lambda: up() == {"central": True, "edge-a": True, "edge-b": False},
+        timeout=30,
+        what=lambda: f"edge-b seen down at central (no heartbeat), not {up()}",
     )
 
-    node_b.restart()
+    node_b.start()
     [delivered] = receiver.wait_for(1, timeout=30)
     assert delivered.body == b"a,b\n1,2\n" and delivered.header("X-BUS-DR-PUBLISH-ID") == publish_id
-    wait_until(lambda: files_held(sites.database_url) == [], timeout=30, what="both nodes let go of the file")
+    wait_until(
+        lambda: files_held(node_a.database_url) == files_held(node_b.database_url) == [],
+        timeout=30,
+        what="both nodes let go of the file",
+    )
     # A fixed wait on purpose: an absence has no condition to await: room for a duplicate.
     time.sleep(1)
     assert len(receiver.requests) == 1
-    records = records_of(node_a, sub_id, publish_id)
-    forwards = [record for record in records if record["type"] == "fwd"]  # A's, in A's order
-    # The hop ends at its first success: the last of A's forwards, which are in A's order.
+    found = logged_at_central(central, sub_id, publish_id, "pub", "fwd", "del")
+    forwards = sorted((r for r in found if r["type"] == "fwd"), key=lambda r: r["date"])  # A's alone
+    # The hop ends at its first success: the last of A's forwards.
     assert [record["statusCode"] // 100 == 2 for record in forwards] == [False] * (len(forwards) - 1) + [True]
-    others = [record for record in records if record["type"] != "fwd"]
+    assert len(forwards) >= 3
+    others = [record for record in found if record["type"] != "fwd"]
     _pub, delivery = one_of_each(others, "pub", "del")
     assert delivery["requestURI"] == f"{receiver.url}/in/late.csv" and delivery["statusCode"] == 204
+    assert delivery["node"] == "edge-b"
 
 
 def test_a_publish_at_an_excluded_node_is_redirected_and_a_following_client_completes_it(
     sites: Sites, receiver: Receiver, tmp_path: Path
 ) -> None:
-    node_a = sites.start("node-a", "site-a")
-    node_b = sites.start("node-b", "site-b")
-    with node_a.client() as http:
+    central = sites.central()
+    node_a, node_b = sites.edge("edge-a"), sites.edge("edge-b")
+    with central.client("distribution") as http:
         feed_id, _ = create_feed(http)
-        create_subscription(http, feed_id, url=f"{receiver.url}/in")
-        route = http.put(f"/internal/route/ingress/{feed_id}/{PUBLISHER[0]}", json={"sites": ["site-b"]})
+        sub_id, _ = create_subscription(http, feed_id, url=f"{receiver.url}/in")
+        route = http.put(f"/internal/route/ingress/{feed_id}/{PUBLISHER[0]}", json={"sites": ["edge-b"]})
         assert route.status_code == 200, route.text
+    for edge in (node_a, node_b):
+        wait_known(edge, f"/subs/{sub_id}", "the subscription", **owner_headers())
+        wait_known(edge, f"/internal/route/ingress/{feed_id}/{PUBLISHER[0]}", "the ingress route")
+    wait_node_known(node_a, "edge-b")
 
-    plain = publish(node_a.url, feed_id, "one.txt", b"one")
+    plain = publish(url(node_a), feed_id, "one.txt", b"one")
     assert plain.status_code == 307
-    assert plain.headers["Location"] == f"{node_b.url}/publish/{feed_id}/one.txt"
+    assert plain.headers["Location"] == f"{url(node_b)}/publish/{feed_id}/one.txt"
 
     with httpx.Client(auth=PublisherAuth(*PUBLISHER), follow_redirects=True, timeout=30) as client:
         followed = client.put(
-            f"{node_a.url}/publish/{feed_id}/one.txt",
+            f"{url(node_a)}/publish/{feed_id}/one.txt",
             content=b"one",
             headers={"Content-Type": "text/plain"},
         )
     assert followed.status_code == 204, followed.text
-    assert followed.headers["X-BUS-DR-PUBLISH-ID"].endswith(".node-b")
+    assert followed.headers["X-BUS-DR-PUBLISH-ID"].endswith(".edge-b")
 
     if shutil.which("curl") is None:
         return  # the httpx client above has shown the redirect is followable
@@ -283,7 +285,7 @@ def test_a_publish_at_an_excluded_node_is_redirected_and_a_following_client_comp
     curl = subprocess.run(
         ["curl", "-sS", "--location-trusted", "-u", ":".join(PUBLISHER), "-T", str(body),
          "-H", "Content-Type: text/plain", "-o", "/dev/null", "-w", "%{http_code}",
-         f"{node_a.url}/publish/{feed_id}/two.txt"],
+         f"{url(node_a)}/publish/{feed_id}/two.txt"],
         capture_output=True, text=True, timeout=60, check=False,
     )  # fmt: skip
     assert curl.stdout == "204", curl.stderr
@@ -293,7 +295,7 @@ def test_a_publish_at_an_excluded_node_is_redirected_and_a_following_client_comp
     # A fixed wait on purpose: an absence has no condition to await: room for a duplicate.
     time.sleep(1)
     assert len(receiver.requests) == 2
-    assert all((request.header("X-BUS-DR-PUBLISH-ID") or "").endswith(".node-b") for request in delivered)
+    assert all((request.header("X-BUS-DR-PUBLISH-ID") or "").endswith(".edge-b") for request in delivered)
 
 
 BUS_SETTINGS = {
@@ -303,6 +305,11 @@ BUS_SETTINGS = {
 }
 
 FEED = {"feedName": "pm", "feedVersion": "1", "owner": "ops", "asprClassification": "unclassified"}
+
+
+def fqdn(site: Site) -> str:
+    """The host and port of the site's distribution node, as the bus's ``dr_nodes`` take it."""
+    return url(site).removeprefix("http://")
 
 
 def valid(response: httpx.Response) -> dict[str, Any]:
@@ -315,27 +322,31 @@ def valid(response: httpx.Response) -> dict[str, Any]:
 def test_through_the_bus_controller_a_publisher_at_site_a_reaches_a_subscriber_at_site_b(
     sites: Sites, receiver: Receiver
 ) -> None:
-    node_a = sites.start("node-a", "site-a", bus=True)
-    node_b = sites.start("node-b", "site-b")
-    with node_a.bus() as bus:
-        assert bus.put("/bus", json={**BUS_SETTINGS, "drProvUrl": node_a.url}).status_code == 200
+    central = sites.central(bus=True)  # the bus controller is central, provisioning every site
+    node_a, node_b = sites.edge("edge-a"), sites.edge("edge-b")
+    with central.client("bus", timeout=60) as bus:
+        ok(bus.put("/bus", json={**BUS_SETTINGS, "drProvUrl": url(central)}))
         for node in (node_a, node_b):
-            valid(bus.post("/dr_nodes", json={"svcLocationName": node.site, "fqdn": node.fqdn}))
+            valid(bus.post("/dr_nodes", json={"svcLocationName": node.name, "fqdn": fqdn(node)}))
         feed = valid(bus.post("/feeds", json=FEED))
         feed_id = feed["feedId"]
-        pub = valid(bus.post("/dr_pubs", json={"feedId": feed_id, "svcLocationName": "site-a"}))
+        pub = valid(bus.post("/dr_pubs", json={"feedId": feed_id, "svcLocationName": "edge-a"}))
         sub = valid(
             bus.post(
                 "/dr_subs",
-                json={"feedId": feed_id, "svcLocationName": "site-b", "deliveryURL": f"{receiver.url}/in",
+                json={"feedId": feed_id, "svcLocationName": "edge-b", "deliveryURL": f"{receiver.url}/in",
                       "username": "rx", "userpwd": "rx-pass"},
             )
         )  # fmt: skip
-    assert pub["publishURL"] == f"{node_a.url}/publish/{feed_id}"
-    with node_b.client() as http:
-        assert http.get(f"/internal/route/egress/{sub['subId']}").json()["node"] == "node-b"
-        route = http.get(f"/internal/route/ingress/{feed_id}/{pub['username']}").json()
-        assert route["sites"] == ["site-a"]
+    assert pub["publishURL"] == f"{url(node_a)}/publish/{feed_id}"
+    sub_id = int(sub["subId"])
+    known_everywhere(sub_id, "edge-b", node_a, node_b)
+    ingress = f"/internal/route/ingress/{feed_id}/{pub['username']}"
+    for edge in (node_a, node_b):
+        wait_known(edge, ingress, "the publisher's ingress route")
+        with edge.client("distribution") as http:
+            assert http.get(ingress).json()["sites"] == ["edge-a"]
+    wait_node_known(node_b, "edge-a")
 
     data = os.urandom(200_000)
     credentials = PublisherAuth(pub["username"], pub["userpwd"])
@@ -344,26 +355,24 @@ def test_through_the_bus_controller_a_publisher_at_site_a_reaches_a_subscriber_a
         answer = publisher.put(f"{pub['publishURL']}/pm.bin", content=data)
         assert answer.status_code == 204, answer.text
         publish_id = answer.headers["X-BUS-DR-PUBLISH-ID"]
-        assert publish_id.endswith(".node-a")
+        assert publish_id.endswith(".edge-a")
         [delivered] = receiver.wait_for(1, timeout=30)
         assert delivered.body == data and delivered.header("X-BUS-DR-PUBLISH-ID") == publish_id
-        wait_until(
-            lambda: node_a.spooled() == [] and node_b.spooled() == [], timeout=30, what="spools emptied"
-        )
-        _pub, forward, delivery = one_of_each(
-            records_of(node_b, int(sub["subId"]), publish_id), "pub", "fwd", "del"
-        )
+        wait_until(lambda: spooled(node_a) == [] and spooled(node_b) == [], timeout=30, what="spools emptied")
+        found = logged_at_central(central, sub_id, publish_id, "pub", "fwd", "del")
+        _pub, forward, delivery = one_of_each(found, "pub", "fwd", "del")
         assert forward["statusCode"] == 204 and forward["contentLength"] == len(data)
         assert delivery["requestURI"] == f"{receiver.url}/in/pm.bin" and delivery["statusCode"] == 204
+        assert delivery["node"] == "edge-b"
 
         # At node B the publisher is sent to its own site's node, and a following client gets there.
-        again = f"{node_b.url}/publish/{feed_id}/again.bin"
+        again = f"{url(node_b)}/publish/{feed_id}/again.bin"
         wrong = httpx.put(again, content=b"x", auth=credentials, headers=octets)
         assert wrong.status_code == 307
-        assert wrong.headers["Location"] == f"{node_a.url}/publish/{feed_id}/again.bin"
+        assert wrong.headers["Location"] == f"{url(node_a)}/publish/{feed_id}/again.bin"
         followed = publisher.put(again, content=b"again")
         assert followed.status_code == 204, followed.text
-        assert followed.headers["X-BUS-DR-PUBLISH-ID"].endswith(".node-a")
+        assert followed.headers["X-BUS-DR-PUBLISH-ID"].endswith(".edge-a")
     delivered_twice = receiver.wait_for(2, timeout=30)
     assert sorted(request.body for request in delivered_twice) == sorted([data, b"again"])
     # A fixed wait on purpose: an absence has no condition to await.

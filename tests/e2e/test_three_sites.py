@@ -9,7 +9,7 @@ only; the edges decide from their replicas of the central directory. Over real H
 - a pub client at edge A publishes at its topicURL as its clientIdentity (200), a sub client
   at edge A fetches at its own, and the EDGE_TO_CENTRAL mirror brings every message to central,
   in order, with the defaults of the documented setup;
-- partition for messages: central SIGKILLed, edge A still takes messages for the topic it knows
+- partition for messages: central SIGKILLed for 30 s, edge A still takes messages for the topic it knows
   and, restarted while central is down, starts and serves from its own store; once central is
   back, the mirror brings what edge A acknowledged meanwhile;
 - a membership removed at central is refused at both edges within 2 s;
@@ -42,10 +42,9 @@ BUS_SETTINGS = {
 FQTN = "org.example.bus.lab1.alarms"
 PUBLISHERS = f"{FQTN}.publisher"
 PROPAGATION_S = 2.0  # a change made at central applies at every connected site within this
+PARTITION_S = 30.0  # how long central stays away (the issue's partition)
 BATCH = 25
 TEXT = {"content-type": "text/plain"}
-# Three fqdns that all reach 127.0.0.1, one per cluster (a cluster is known by its fqdn).
-FQDNS = {"central": "127.0.0.1", "edge-a": "localhost", "edge-b": "127.1"}
 
 
 def identities(central: Site, *who: tuple[str, str]) -> None:
@@ -60,7 +59,7 @@ def register(bus: httpx.Client, site: Site, layer: str) -> None:
     ok(bus.post("/svcLocations", json={"svcLocationName": site.name, "svcLayer": layer}))
     cluster = {
         "svcLocationName": site.name,
-        "fqdn": FQDNS[site.name],
+        "fqdn": site.host,  # each site's own loopback address (a cluster is known by its fqdn)
         "topicProtocol": "http",
         "topicPort": site.ports["router"],
     }
@@ -109,7 +108,7 @@ def provision(central: Site, edge_a: Site, edge_b: Site) -> dict[str, str]:
 
         def agent_valid() -> bool:
             agents = ok(
-                bus.get("/bridge", params={"source": "localhost", "target": "127.0.0.1", "detail": "true"})
+                bus.get("/bridge", params={"source": edge_a.host, "target": central.host, "detail": "true"})
             )
             return FQTN in agents["topics"] and agents.get("status", "VALID") == "VALID"
 
@@ -158,8 +157,8 @@ def test_three_sites_publish_fetch_mirror_partition_and_revocation(tmp_path: Pat
         central, edge_a, edge_b = start_sites(sites)
         identities(central, ALICE, BOB, CAROL)
         urls = provision(central, edge_a, edge_b)
-        assert urls[ALICE[0]].startswith(f"http://localhost:{edge_a.ports['router']}/")
-        assert urls[BOB[0]].startswith(f"http://127.0.0.1:{central.ports['router']}/")
+        assert urls[ALICE[0]].startswith(f"{edge_a.url('router')}/")
+        assert urls[BOB[0]].startswith(f"{central.url('router')}/")
 
         # Issue 38, point 1: the pub client publishes at its topicURL as its identity (200), at
         # a router whose own tables hold no membership; the sub client at the edge fetches.
@@ -175,15 +174,27 @@ def test_three_sites_publish_fetch_mirror_partition_and_revocation(tmp_path: Pat
         assert set(codes.values()) == {0}, {site.name: site.log()[-3000:] for site in sites.sites}
 
 
+def publish_until(url: str, who: tuple[str, str], ends: float, sent: list[str]) -> None:
+    """Publish one message at a time, each acknowledged (200), until ``ends`` (monotonic)."""
+    while time.monotonic() < ends:
+        message = f"during {len(sent):04d}"
+        answer = publish(url, who, [message])
+        assert answer.status_code == 200, answer.text
+        sent.append(message)
+        time.sleep(0.1)  # a steady trickle over the partition, not a flood to drain afterwards
+
+
 def partition(central: Site, edge_a: Site, urls: dict[str, str]) -> None:
-    """Central SIGKILLed: edge A takes messages for its topic, from its replica; restarted while
-    central is down, it starts and serves from its own store. Central back: none lost."""
+    """Central SIGKILLed for PARTITION_S: edge A takes messages for its topic, from its replica,
+    all along; restarted halfway, while central is down, it starts and serves from its own store.
+    Central back: none lost."""
     central.kill()
-    during = [f"during {i:03d}" for i in range(50)]
-    publish_all(urls[ALICE[0]], ALICE, during[:25])
+    killed = time.monotonic()
+    during: list[str] = []
+    publish_until(urls[ALICE[0]], ALICE, killed + PARTITION_S / 2, during)
     edge_a.stop()
     edge_a.start()  # central still down: its replica comes from its own database
-    publish_all(urls[ALICE[0]], ALICE, during[25:])
+    publish_until(urls[ALICE[0]], ALICE, killed + PARTITION_S, during)
     health = edge_a.health("router").json()
     # Serving (DEGRADED once central has been away for a long poll and more, saying for how long).
     assert health["status"] in ("UP", "DEGRADED") and "replica of" in health["authz"], health
@@ -242,7 +253,7 @@ def test_an_edge_whose_replica_is_too_old_answers_503_and_its_cluster_turns_inva
                 invalid, 30, lambda: f"cluster INVALID on the bus, not {cluster_status(bus, 'edge-a')}"
             )
             reason = cluster_status(bus, "edge-a")["statusReason"]
-            assert "not serving" in reason and f"localhost:{edge.ports['router']}" in reason, reason
+            assert "not serving" in reason and f"{edge.host}:{edge.ports['router']}" in reason, reason
             assert "NETPLATFORM_AUTHZ_OFFLINE_S" in reason, reason
 
             link.start()

@@ -210,10 +210,10 @@ class LiveServer:
         self.stop()
 
 
-def _listening(port: int) -> socket.socket:
+def _listening(port: int, host: str = "127.0.0.1") -> socket.socket:
     """The port bound and listening here, for a child to serve on (serve_child.py)."""
     try:
-        return bind_socket("127.0.0.1", port)
+        return bind_socket(host, port)
     except SystemExit as error:  # bind_socket's message for a port in use, raised as a test failure
         raise RuntimeError(f"{error}: another process took the port free_port() chose") from None
 
@@ -253,16 +253,21 @@ class ServeProcess:
     bound here (the ports waited for) and inherited by the child (serve_child.py)."""
 
     def __init__(
-        self, env: Mapping[str, str], args: list[str] | None = None, log_path: Path | None = None
+        self,
+        env: Mapping[str, str],
+        args: list[str] | None = None,
+        log_path: Path | None = None,
+        host: str = "127.0.0.1",
     ) -> None:
         self.env = {"NETPLATFORM_SECRET_KEY": TEST_SECRET_KEY, **os.environ, **env}
         self.args = args or []
         self.log_path = log_path
+        self.host = host  # the loopback address its ports are bound on (sites: one per site)
         self.process: subprocess.Popen[bytes] | None = None
 
     def start(self, wait_ports: list[int] | None = None) -> ServeProcess:
         output = open(self.log_path, "ab") if self.log_path else subprocess.DEVNULL  # noqa: SIM115
-        sockets = {port: _listening(port) for port in wait_ports or []}
+        sockets = {port: _listening(port, self.host) for port in wait_ports or []}
         fds = ",".join(f"{port}:{sock.fileno()}" for port, sock in sockets.items())
         try:
             self.process = subprocess.Popen(
@@ -276,7 +281,7 @@ class ServeProcess:
             for sock in sockets.values():
                 sock.close()  # the child's copy alone: the port is free again once the child exits
         for port in sockets:
-            wait_for_service("127.0.0.1", port, process=self.process)
+            wait_for_service(self.host, port, process=self.process)
         return self
 
     def stop(self, sig: int = signal.SIGTERM, timeout: float = 60) -> int:

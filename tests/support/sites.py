@@ -4,10 +4,15 @@ any number of edges, each with its own data directory and database, joined only 
 The central site runs on the test database (:func:`.databases.temporary_database`: PostgreSQL
 when the suite runs on PostgreSQL, else SQLite in its data directory). An edge runs on SQLite in
 its own data directory and is given what docs/operations.md ("Sites") says an edge needs: the
-central site's URL (``NETPLATFORM_AUTHZ_URL``, the central authz service), the platform key
-(every :class:`.servers.ServeProcess` has the tests' ``NETPLATFORM_SECRET_KEY``), its site name
-(``NETPLATFORM_SITE``) and its own database; besides those, only its ports, its instance name
-and what a test adds through ``env``.
+central site's URL (``NETPLATFORM_CENTRAL_URL``, from which it reaches central's authz and
+distribution services), the platform key (every :class:`.servers.ServeProcess` has the tests'
+``NETPLATFORM_SECRET_KEY``), its site name (``NETPLATFORM_SITE``) and its own database; besides
+those, only its ports, its instance name and what a test adds through ``env``.
+
+As the documented setup has it, every site runs a service on the same port; each site is a host
+of its own, here a loopback address of its own (central 127.0.0.1, the edges 127.0.0.2, ...), so
+the central URL is ``http://127.0.0.1`` and an edge reaches central's authz at
+``http://127.0.0.1:<the authz port>``, the port its own NETPLATFORM_AUTHZ_PORT names.
 
 Each site has its own bootstrap administrator, the default ``admin:admin`` of
 ``NETPLATFORM_USERS`` (configuration of that site, never replicated); identities, roles and
@@ -16,7 +21,7 @@ memberships made at central through its authz API reach every edge.
     with site_launcher(tmp_path) as sites:
         central = sites.central()
         edge = sites.edge("edge-a")
-        edge.url("router")  # http://127.0.0.1:<port>
+        edge.url("router")  # http://127.0.0.2:<port>
         edge.wait_synced()  # its first copy of central's directory
 """
 
@@ -49,9 +54,10 @@ class Site:
     database_url: str
     process: ServeProcess
     env: dict[str, str] = field(default_factory=dict)
+    host: str = "127.0.0.1"  # the site's own loopback address
 
     def url(self, service: str) -> str:
-        return f"http://127.0.0.1:{self.ports[service]}"
+        return f"http://{self.host}:{self.ports[service]}"
 
     def client(self, service: str, auth: tuple[str, str] | None = ADMIN, timeout: float = 30) -> httpx.Client:
         return httpx.Client(base_url=self.url(service), auth=auth, timeout=timeout)
@@ -102,6 +108,8 @@ class SiteLauncher:
         self.central_database_url = central_database_url
         self.sites: list[Site] = []
         self.central_site: Site | None = None
+        # One port per service, the same at every site (each site listens on its own address).
+        self.ports: dict[str, int] = {}
 
     def central(
         self,
@@ -128,22 +136,38 @@ class SiteLauncher:
         central: Site | None = None,
         authz_url: str | None = None,
     ) -> Site:
-        """An edge site named ``name``: its own SQLite database in its own data directory,
-        following the central authz service (at ``authz_url`` when given: a path to it that the
-        test can cut, :class:`.links.Link`)."""
+        """An edge site named ``name``: its own SQLite database in its own data directory and
+        its own loopback address, following the central site through ``NETPLATFORM_CENTRAL_URL``
+        alone (through ``authz_url`` for authorization when given: a path to central's authz
+        that the test can cut, :class:`.links.Link`)."""
         source = central or self.central_site
         if source is None:
             raise ValueError("start the central site first")
         data_dir = self.tmp_path / f"{name}-data"
-        edge_env = {"NETPLATFORM_AUTHZ_URL": authz_url or source.url("authz"), **(env or {})}
-        return self._start(name, tuple(services), data_dir, _sqlite_in(data_dir), edge_env)
+        edge_env = {
+            "NETPLATFORM_CENTRAL_URL": f"http://{source.host}",
+            **({"NETPLATFORM_AUTHZ_URL": authz_url} if authz_url else {}),
+            **(env or {}),
+        }
+        host = f"127.0.0.{len(self.sites) + 1}"  # central first, on 127.0.0.1
+        return self._start(name, tuple(services), data_dir, _sqlite_in(data_dir), edge_env, host)
 
     def _start(
-        self, name: str, services: tuple[str, ...], data_dir: Path, database_url: str, env: dict[str, str]
+        self,
+        name: str,
+        services: tuple[str, ...],
+        data_dir: Path,
+        database_url: str,
+        env: dict[str, str],
+        host: str = "127.0.0.1",
     ) -> Site:
-        ports = {service: free_port() for service in services}
+        for service in services:
+            self.ports.setdefault(service, free_port())
         full_env = {
-            **{f"NETPLATFORM_{service.upper()}_PORT": str(port) for service, port in ports.items()},
+            # Every port of the platform, not only its own services': an edge reaches central's
+            # services at these.
+            **{f"NETPLATFORM_{service.upper()}_PORT": str(port) for service, port in self.ports.items()},
+            "NETPLATFORM_HOST": host,
             "NETPLATFORM_DATA_DIR": str(data_dir),
             "NETPLATFORM_DATABASE_URL": database_url,
             "NETPLATFORM_SITE": name,
@@ -152,8 +176,9 @@ class SiteLauncher:
             **env,
         }
         args = [arg for service in services for arg in ("--only", service)]
-        process = ServeProcess(full_env, args, log_path=self.tmp_path / f"{name}.log")
-        site = Site(name, ports, data_dir, database_url, process, full_env)
+        process = ServeProcess(full_env, args, log_path=self.tmp_path / f"{name}.log", host=host)
+        ports = {service: self.ports[service] for service in services}
+        site = Site(name, ports, data_dir, database_url, process, full_env, host)
         self.sites.append(site)
         return site.start()
 

@@ -4,6 +4,10 @@ Every instance running distribution is a node named by ``NETPLATFORM_INSTANCE_NA
 ``NETPLATFORM_SITE``, reached by other nodes and publishers at ``NETPLATFORM_NODE_URL``. It
 registers when it starts, heartbeats every ``node_heartbeat_s`` and marks itself stopped on a
 clean stop; a node whose heartbeat is older than ``node_down_after_s`` (or that stopped) is down.
+At an edge on its own store (distribution/sites/) the other nodes are rows of central's
+provisioning, whose heartbeats stay as they were at central's last provisioning change (a heartbeat
+moves no generation): there another node is up unless it had stopped when last replicated, and
+only central, where every node beats, knows which one went silent.
 The heartbeat also sweeps this node's spooled files that lost their last delivery elsewhere (a
 subscription deleted through another node), since only the holder may remove its blobs.
 """
@@ -67,6 +71,7 @@ class NodeRegistry:
         self.url = (settings.node_url or default_node_url(settings)).rstrip("/")
         self.heartbeat_s = settings.node_heartbeat_s
         self.down_after_ms = int(settings.node_down_after_s * 1000)
+        self.edge = bool(settings.distribution_central_url)
 
     async def start(self) -> None:
         """Register this node (its heartbeat, :meth:`beat`, is a kernel job from then on)."""
@@ -103,8 +108,13 @@ class NodeRegistry:
     def nodes(self, site: str | None = None) -> list[NodeView]:
         records = self.unit.read(lambda repo: repo.nodes.all(site))
         moment = now_ms()
-        return [NodeView(record, record.is_up(moment, self.down_after_ms)) for record in records]
+        return [self._view(record, moment) for record in records]
 
     def node(self, name: str) -> NodeView | None:
         record = self.unit.read(lambda repo: repo.nodes.find(name))
-        return None if record is None else NodeView(record, record.is_up(now_ms(), self.down_after_ms))
+        return None if record is None else self._view(record, now_ms())
+
+    def _view(self, record: NodeRecord, moment: int) -> NodeView:
+        if self.edge and record.name != self.name:  # a replicated row: its heartbeat is not current
+            return NodeView(record, record.stopped_ms is None)
+        return NodeView(record, record.is_up(moment, self.down_after_ms))

@@ -9,6 +9,9 @@ Each field's environment name is its upper-cased name with the ``NETPLATFORM_`` 
 
 from __future__ import annotations
 
+from typing import Self
+
+from pydantic import model_validator
 from pydantic_settings import SettingsConfigDict
 
 from .blueprints import BlueprintsSettings
@@ -44,3 +47,11 @@ class Settings(
     authz have none of their own beyond the kernel's)."""
 
     model_config = SettingsConfigDict(env_prefix="NETPLATFORM_", extra="ignore")
+
+    @model_validator(mode="after")
+    def _follow_central_distribution(self) -> Self:
+        # An edge's one setting (KernelSettings.central_url) names central's distribution service
+        # too: at this site's distribution port, unless NETPLATFORM_DISTRIBUTION_CENTRAL_URL says.
+        if self.central_url and not self.distribution_central_url:
+            self.distribution_central_url = f"{self.central_url}:{self.distribution_port}"
+        return self

@@ -6,6 +6,7 @@ from __future__ import annotations
 import socket
 from pathlib import Path
 from typing import Self
+from urllib.parse import urlsplit
 
 from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -70,6 +71,11 @@ class KernelSettings(BaseSettings):
     # central last answered, then answers 503. It presents authz_user / authz_password there
     # (default: the platform identity svc.node). authz_poll_s: how long one long poll waits.
     authz_url: str | None = None
+    # The one setting of an edge site (docs/operations.md "Sites"): the central site's
+    # ``scheme://host``. Its services are reached at the ports this site has for them (every site
+    # runs a service on the same port): authz_url defaults to ``<central_url>:<authz_port>``
+    # (and distribution_central_url to ``<central_url>:<distribution_port>``) unless set.
+    central_url: str | None = None
     authz_offline_s: float = Field(600.0, gt=0)
     authz_poll_s: float = Field(20.0, gt=0, le=30)
     authz_user: str | None = None
@@ -109,6 +115,17 @@ class KernelSettings(BaseSettings):
     def _tls_files_come_in_pairs(self) -> Self:
         if (self.tls_cert is None) != (self.tls_key is None):
             raise ValueError("NETPLATFORM_TLS_CERT and NETPLATFORM_TLS_KEY must be set together")
+        return self
+
+    @field_validator("central_url")
+    @classmethod
+    def _central_url_names_a_host(cls, value: str | None) -> str | None:
+        return central_base(value) if value else None
+
+    @model_validator(mode="after")
+    def _follow_central(self) -> Self:
+        if self.central_url and not self.authz_url:
+            self.authz_url = f"{self.central_url}:{self.authz_port}"
         return self
 
     @model_validator(mode="after")
@@ -169,3 +186,22 @@ class KernelSettings(BaseSettings):
 
     def first_user(self) -> tuple[str, str]:
         return next(iter(self.user_table.items()))
+
+
+def central_base(url: str) -> str:
+    """``scheme://host`` of NETPLATFORM_CENTRAL_URL; a port or a path is refused, since each
+    service of the central site has a port of its own (the site's port for that service)."""
+    parts = urlsplit(url.strip())
+    try:
+        port = parts.port
+    except ValueError:
+        port = -1
+    if parts.scheme not in ("http", "https") or not parts.hostname or parts.path not in ("", "/"):
+        raise ValueError(f"NETPLATFORM_CENTRAL_URL must be http(s)://host, not {url!r}")
+    if port is not None or parts.query or parts.fragment or parts.username or parts.password:
+        raise ValueError(
+            f"NETPLATFORM_CENTRAL_URL names the central host only (no port: each service is reached at "
+            f"this site's port for it; set NETPLATFORM_AUTHZ_URL or NETPLATFORM_DISTRIBUTION_CENTRAL_URL "
+            f"to name another), not {url!r}"
+        )
+    return f"{parts.scheme}://{parts.netloc}"
