@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import random
 import sys
 import time
 import uuid
@@ -37,14 +36,13 @@ from router_crash import (
     GROUPS,
     MEMBERS,
     PUBLISHERS,
-    RECOVERY_LIMIT_S,
     Traffic,
     complete,
     consumer,
     count,
     create_topic,
+    kill_and_recover,
     publisher,
-    recovered,
 )
 
 from common import ADMIN_HEADERS, Serve, Tally, free_port, run_loop, wait_for
@@ -104,19 +102,8 @@ async def cycles(central: Serve, edge: Serve, count: int, load_s: float, traffic
         if partitioned:
             central.kill()
             traffic.tally.extra["partitioned"] = traffic.tally.extra.get("partitioned", 0) + 1
-        await asyncio.sleep(load_s * random.uniform(0.5, 1.5))  # the kill lands anywhere in a request
-        traffic.down = True
-        edge.kill()
-        await asyncio.sleep(0.3)  # clients meet the closed port
-        restarted = await asyncio.to_thread(edge.start)
-        await asyncio.to_thread(edge.wait_ports)
-        took = await recovered(traffic, restarted)
-        traffic.down = False
-        traffic.tally.cycles = cycle + 1
-        if took is None:
-            traffic.tally.strange(f"cycle {cycle + 1}: no 2xx publish and fetch within {RECOVERY_LIMIT_S} s")
+        if not await kill_and_recover(edge, cycle, load_s, traffic):
             return
-        traffic.tally.recoveries.append(took)
         if partitioned:
             await asyncio.to_thread(central.start)
             await asyncio.to_thread(central.wait_ports)

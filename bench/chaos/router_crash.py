@@ -128,19 +128,27 @@ async def recovered(traffic: Traffic, restarted: float) -> float | None:
 
 async def cycles(router: Serve, count: int, load_s: float, traffic: Traffic) -> None:
     for cycle in range(count):
-        await asyncio.sleep(load_s * random.uniform(0.5, 1.5))  # the kill lands anywhere in a request
-        traffic.down = True
-        router.kill()
-        await asyncio.sleep(0.3)  # clients meet the closed port
-        restarted = await asyncio.to_thread(router.start)
-        await asyncio.to_thread(router.wait_ports)
-        took = await recovered(traffic, restarted)
-        traffic.down = False
-        traffic.tally.cycles = cycle + 1
-        if took is None:
-            traffic.tally.strange(f"cycle {cycle + 1}: no 2xx publish and fetch within {RECOVERY_LIMIT_S} s")
+        if not await kill_and_recover(router, cycle, load_s, traffic):
             return
-        traffic.tally.recoveries.append(took)
+
+
+async def kill_and_recover(router: Serve, cycle: int, load_s: float, traffic: Traffic) -> bool:
+    """One cycle: the router killed during load, restarted, its recovery time recorded (False,
+    and the tally says why, when no publish and fetch succeed again within the limit)."""
+    await asyncio.sleep(load_s * random.uniform(0.5, 1.5))  # the kill lands anywhere in a request
+    traffic.down = True
+    router.kill()
+    await asyncio.sleep(0.3)  # clients meet the closed port
+    restarted = await asyncio.to_thread(router.start)
+    await asyncio.to_thread(router.wait_ports)
+    took = await recovered(traffic, restarted)
+    traffic.down = False
+    traffic.tally.cycles = cycle + 1
+    if took is None:
+        traffic.tally.strange(f"cycle {cycle + 1}: no 2xx publish and fetch within {RECOVERY_LIMIT_S} s")
+        return False
+    traffic.tally.recoveries.append(took)
+    return True
 
 
 def complete(traffic: Traffic) -> bool:
