@@ -341,3 +341,22 @@ def run_loop(
     status = tally.finish()
     scratch.close(failed=tally.failed)
     return status
+
+
+def site(name: str, only: list[str], scratch: Path, **env: str) -> tuple[Serve, dict[str, int]]:
+    """One site's ``netplatform serve`` of ``only`` on free ports, on a SQLite store and a data
+    directory of its own under ``scratch``; ``env`` adds to or overrides its environment."""
+    ports = {service: free_port() for service in only}
+    full = {
+        **{f"NETPLATFORM_{service.upper()}_PORT": str(port) for service, port in ports.items()},
+        "NETPLATFORM_DATA_DIR": str(scratch / f"{name}-data"),
+        "NETPLATFORM_DATABASE_URL": f"sqlite:///{scratch / f'{name}.db'}",
+        "NETPLATFORM_USERS": "admin:admin",
+        "NETPLATFORM_INSTANCE_NAME": name,
+        "NETPLATFORM_SITE": name,
+        "NETPLATFORM_HOST": "127.0.0.1",
+        "NETPLATFORM_ACCESS_LOG": "false",
+        "NETPLATFORM_LOG_LEVEL": "WARNING",
+        **env,
+    }
+    return Serve(full, only, list(ports.values()), scratch / f"{name}.log"), ports

@@ -35,7 +35,8 @@ from typing import Any
 import aiohttp
 from distribution_crash import FAST, PAUSE_S, PUBLISHER, PUBLISHERS, Publishing
 
-from common import ADMIN_HEADERS, HttpsSubscriber, Serve, Tally, free_port, run_loop, wait_for
+import common
+from common import ADMIN_HEADERS, HttpsSubscriber, Serve, Tally, run_loop, wait_for
 
 RECOVERY_LIMIT_S = 60.0
 STALL_S = 60.0
@@ -45,23 +46,14 @@ OWNER = {"X-BUS-DR-ON-BEHALF-OF": "opsteam"}
 def site(
     name: str, only: list[str], scratch: Path, ca_bundle: Path, **env: str
 ) -> tuple[Serve, dict[str, int]]:
-    ports = {service: free_port() for service in only}
-    full = {
-        **{f"NETPLATFORM_{service.upper()}_PORT": str(port) for service, port in ports.items()},
-        "NETPLATFORM_DATA_DIR": str(scratch / f"{name}-data"),
-        "NETPLATFORM_DATABASE_URL": f"sqlite:///{scratch / f'{name}.db'}",
-        "NETPLATFORM_USERS": "admin:admin",
-        "NETPLATFORM_INSTANCE_NAME": name,
-        "NETPLATFORM_SITE": name,
-        "NETPLATFORM_HOST": "127.0.0.1",
+    """common.site with what the file deliveries of this loop need (the subscriber's CA, logs
+    shipped every half second, the distribution crash loop's fast timings)."""
+    extra = {
         "NETPLATFORM_DELIVERY_CA_BUNDLE": str(ca_bundle),
-        "NETPLATFORM_ACCESS_LOG": "false",
-        "NETPLATFORM_LOG_LEVEL": "WARNING",
         "NETPLATFORM_DISTRIBUTION_LOG_SHIP_S": "0.5",
         **FAST,
-        **env,
     }
-    return Serve(full, only, list(ports.values()), scratch / f"{name}.log"), ports
+    return common.site(name, only, scratch, **{**extra, **env})
 
 
 async def answer(http: aiohttp.ClientSession, method: str, url: str, status: int, **kw: Any) -> Any:

@@ -45,28 +45,11 @@ from router_crash import (
     publisher,
 )
 
-from common import ADMIN_HEADERS, Serve, Tally, free_port, run_loop, wait_for
+from common import ADMIN_HEADERS, Serve, Tally, run_loop, site, wait_for
 
 CLIENT = ("collector", "collector-pw-chaos")  # made at central, a member of platform.admin there
 CLIENT_HEADERS = {"Authorization": "Basic " + base64.b64encode(":".join(CLIENT).encode()).decode()}
 DRAIN_S = 60.0  # the embedded engine gives back what a killed router had handed out at its start
-
-
-def site(name: str, only: list[str], scratch: Path, **env: str) -> tuple[Serve, dict[str, int]]:
-    ports = {service: free_port() for service in only}
-    full = {
-        **{f"NETPLATFORM_{service.upper()}_PORT": str(port) for service, port in ports.items()},
-        "NETPLATFORM_DATA_DIR": str(scratch / f"{name}-data"),
-        "NETPLATFORM_DATABASE_URL": f"sqlite:///{scratch / f'{name}.db'}",
-        "NETPLATFORM_USERS": "admin:admin",
-        "NETPLATFORM_INSTANCE_NAME": name,
-        "NETPLATFORM_SITE": name,
-        "NETPLATFORM_HOST": "127.0.0.1",
-        "NETPLATFORM_ACCESS_LOG": "false",
-        "NETPLATFORM_LOG_LEVEL": "WARNING",
-        **env,
-    }
-    return Serve(full, only, list(ports.values()), scratch / f"{name}.log"), ports
 
 
 async def identity_at_central(authz: str) -> None:
