@@ -255,20 +255,28 @@ def _first_reply(manager: Manager, access: DeviceAccess, *, deadline: float) -> 
     within the connection timeout (module doc: a device may drop what comes with the hello)."""
     wait = _PROBE_FIRST_WAIT_S
     while (left := deadline - time.monotonic()) > 0:
-        manager.timeout = min(wait, left)
         try:
-            manager.dispatch(etree.fromstring(_PROBE))
-            break
-        except RPCError:  # an answer all the same: the device reads this session's messages
-            break
+            _probe(manager, access, min(wait, left))
+            return
         except TimeoutExpiredError:
             log.info("%s: no answer to the session's probe within %g s; sent again", access.where, wait)
             wait *= 2
         except (TransportError, OSError) as error:
             raise NetconfFailure(f"{access.where}: SSH: {error}", kind="transport") from None
-    else:
-        raise _timed_out(access)
-    manager.timeout = access.reply_timeout_s
+    raise _timed_out(access)
+
+
+def _probe(manager: Manager, access: DeviceAccess, wait_s: float) -> None:
+    """One probe, answered within ``wait_s`` (an rpc-error is an answer too: the device reads
+    this session's messages); raises what the wait or the transport raised. The manager's own
+    reply timeout is back in place afterwards."""
+    manager.timeout = wait_s
+    try:
+        manager.dispatch(etree.fromstring(_PROBE))
+    except RPCError:
+        pass
+    finally:
+        manager.timeout = access.reply_timeout_s
 
 
 _PROBE_ALIVE_WAIT_S = 2.0
@@ -279,16 +287,11 @@ def alive(manager: Manager, access: DeviceAccess) -> bool:
     device dropped answers nothing, or its transport is already closed)."""
     if not manager.connected:
         return False
-    manager.timeout = min(_PROBE_ALIVE_WAIT_S, access.reply_timeout_s)
     try:
-        manager.dispatch(etree.fromstring(_PROBE))
-    except RPCError:  # an answer all the same
-        pass
+        _probe(manager, access, min(_PROBE_ALIVE_WAIT_S, access.reply_timeout_s))
     except Exception as error:  # a timeout, a closed transport: the session is not used again
         log.info("%s: the kept session did not answer its probe: %r", access.where, error)
         return False
-    finally:
-        manager.timeout = access.reply_timeout_s
     return True
 
 
